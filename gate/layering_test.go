@@ -1,0 +1,42 @@
+package gate_test
+
+import (
+	"os/exec"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// The import direction of DESIGN.md: cmd → runner → reports and
+// runner → gate → semantic; gate and semantic import nothing else from the
+// module.
+var _ = Describe("package layering", func() {
+	It("keeps imports pointing one way", func() {
+		out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Deps " "}}`, "airlock/...").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		allowed := map[string][]string{
+			"airlock/semantic":    {},
+			"airlock/gate":        {"airlock/semantic"},
+			"airlock/reports":     {},
+			"airlock/runner":      {"airlock/gate", "airlock/semantic", "airlock/reports"},
+			"airlock/cmd/airlock": {"airlock/gate", "airlock/semantic", "airlock/reports", "airlock/runner"},
+		}
+		seen := 0
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			pkg, deps, _ := strings.Cut(line, ":")
+			ok, known := allowed[pkg]
+			if !known {
+				// scripts and other tools: only the entry points may import anything.
+				continue
+			}
+			seen++
+			for _, d := range strings.Fields(deps) {
+				if strings.HasPrefix(d, "airlock/") {
+					Expect(ok).To(ContainElement(d), "%s must not import %s", pkg, d)
+				}
+			}
+		}
+		Expect(seen).To(BeNumerically(">=", 3), "go list found too few airlock packages:\n%s", out)
+	})
+})

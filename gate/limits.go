@@ -1,0 +1,49 @@
+package gate
+
+// Default limits, used where a contract leaves a limit at 0.
+const (
+	DefaultMaxBytes        = 1 << 20 // 1 MiB of decoded body
+	DefaultMaxDepth        = 64      // nesting of objects and arrays
+	DefaultMaxNumberLength = 128     // bytes in one number token
+	DefaultMaxStringLength = 1 << 16 // 64 KiB in one unescaped string or member name
+)
+
+// Limits bound the work one response can cause. Each field's zero value
+// means its default; a negative value is a configuration error.
+type Limits struct {
+	// MaxBytes is the largest decoded body, in bytes, that the transport
+	// stage reads; 0 means DefaultMaxBytes (1 MiB). A longer body is refused
+	// with transport.too_large after reading MaxBytes+1 bytes; a gzip body
+	// is counted after inflation.
+	MaxBytes int64 `yaml:"max_bytes" json:"max_bytes"`
+	// MaxDepth is the deepest nesting of objects and arrays the parse stage
+	// accepts (a top-level scalar is depth 0, "[]" depth 1); 0 means
+	// DefaultMaxDepth (64). Deeper input is refused with parse.depth.
+	MaxDepth int `yaml:"max_depth" json:"max_depth"`
+	// MaxNumberLength is the longest number token, in bytes, that the parse
+	// stage accepts; 0 means DefaultMaxNumberLength (128). Longer tokens are
+	// refused with parse.number before any validator sees them.
+	MaxNumberLength int `yaml:"max_number_length" json:"max_number_length"`
+	// MaxStringLength is the longest string or member name, in bytes after
+	// unescaping, that the parse stage accepts; 0 means
+	// DefaultMaxStringLength (64 KiB). Longer ones are refused with
+	// parse.string_too_long.
+	MaxStringLength int `yaml:"max_string_length" json:"max_string_length"`
+}
+
+// withDefaults returns l with every zero field set to its default.
+func (l Limits) withDefaults() Limits {
+	if l.MaxBytes == 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	if l.MaxDepth == 0 {
+		l.MaxDepth = DefaultMaxDepth
+	}
+	if l.MaxNumberLength == 0 {
+		l.MaxNumberLength = DefaultMaxNumberLength
+	}
+	if l.MaxStringLength == 0 {
+		l.MaxStringLength = DefaultMaxStringLength
+	}
+	return l
+}

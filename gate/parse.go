@@ -1,0 +1,273 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Parse decodes body as one strict JSON text and returns its value as
+// map[string]any, []any, string, json.Number (the number's exact text),
+// bool or nil. It is the gate's parse stage, usable on its own.
+//
+// The policy is RFC 8259 plus I-JSON (RFC 7493), with limits:
+//   - a byte order mark (UTF-8, or UTF-16 in either order) at the start is
+//     refused (parse.bom; RFC 8259 §8.1);
+//   - a member name repeated in one object, compared after unescaping, is
+//     refused at any depth (parse.duplicate_member; RFC 7493 §2.3);
+//   - invalid UTF-8 (parse.invalid_utf8) and an escaped lone surrogate
+//     (parse.lone_surrogate) are refused, never replaced by U+FFFD
+//     (RFC 7493 §2.1);
+//   - input that ends inside the value is parse.truncated, anything after the
+//     value other than whitespace is parse.trailing_data, other grammar
+//     errors are parse.syntax;
+//   - nesting deeper than lim.MaxDepth is parse.depth; a number token longer
+//     than lim.MaxNumberLength bytes, or whose magnitude overflows or
+//     underflows IEEE 754 binary64, is parse.number (RFC 7493 §2.2); a
+//     string longer than lim.MaxStringLength bytes once unescaped is
+//     parse.string_too_long.
+//
+// Noncharacters (U+FFFE, U+FDD0, …), U+2028/U+2029 and "\u0000" are accepted:
+// they are well-formed and the schema can refuse them where they matter.
+//
+// A refusal is returned as a *ParseError; Parse never panics on any input.
+func Parse(body []byte, lim Limits) (any, error) {
+	v, r := parse(body, lim.withDefaults())
+	if r != nil {
+		return nil, &ParseError{Reason: r.reason, Offset: r.offset, Message: r.message}
+	}
+	return v, nil
+}
+
+// ParseError is a parse-stage refusal: the reason code, the byte offset in
+// the body where the problem was found, and a message.
+type ParseError struct {
+	Reason  string
+	Offset  int64
+	Message string
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("%s at byte %d: %s", e.Reason, e.Offset, e.Message)
+}
+
+// jsonParser builds the value from jsontext's tokens.
+type jsonParser struct {
+	dec   *jsontext.Decoder
+	lim   Limits
+	names map[string]string // interned member names: arrays of objects repeat them
+}
+
+const maxInterned = 4096
+
+func parse(body []byte, lim Limits) (any, *refusal) {
+	for _, bom := range [][]byte{{0xEF, 0xBB, 0xBF}, {0xFE, 0xFF}, {0xFF, 0xFE}} {
+		if bytes.HasPrefix(body, bom) {
+			return nil, &refusal{reason: ReasonBOM, offset: 0, message: "body starts with a byte order mark"}
+		}
+	}
+	// A *bytes.Buffer lets jsontext read body in place, without a copy.
+	p := jsonParser{dec: jsontext.NewDecoder(bytes.NewBuffer(body)), lim: lim}
+	v, r := p.value(0)
+	if r != nil {
+		return nil, r
+	}
+	off := p.dec.InputOffset()
+	if _, err := p.dec.ReadToken(); err != io.EOF {
+		if err != nil {
+			if se := (*jsontext.SyntacticError)(nil); errors.As(err, &se) {
+				off = se.ByteOffset
+			}
+		}
+		return nil, &refusal{reason: ReasonTrailingData, offset: off, message: "data after the top-level value"}
+	}
+	return v, nil
+}
+
+func (p *jsonParser) value(depth int) (any, *refusal) {
+	switch p.dec.PeekKind() {
+	case '{':
+		if depth >= p.lim.MaxDepth {
+			return nil, p.tooDeep()
+		}
+		if _, err := p.dec.ReadToken(); err != nil {
+			return nil, classify(err)
+		}
+		obj := make(map[string]any)
+		for p.dec.PeekKind() != '}' {
+			raw, err := p.dec.ReadValue()
+			if err != nil {
+				return nil, classify(err)
+			}
+			if raw.Kind() != '"' {
+				return nil, &refusal{reason: ReasonSyntax, offset: p.dec.InputOffset(), message: "member name is not a string"}
+			}
+			name, r := p.str(raw, true)
+			if r != nil {
+				return nil, r
+			}
+			v, r := p.value(depth + 1)
+			if r != nil {
+				return nil, r
+			}
+			obj[name] = v
+		}
+		if _, err := p.dec.ReadToken(); err != nil {
+			return nil, classify(err)
+		}
+		return obj, nil
+	case '[':
+		if depth >= p.lim.MaxDepth {
+			return nil, p.tooDeep()
+		}
+		if _, err := p.dec.ReadToken(); err != nil {
+			return nil, classify(err)
+		}
+		arr := []any{}
+		for p.dec.PeekKind() != ']' {
+			v, r := p.value(depth + 1)
+			if r != nil {
+				return nil, r
+			}
+			arr = append(arr, v)
+		}
+		if _, err := p.dec.ReadToken(); err != nil {
+			return nil, classify(err)
+		}
+		return arr, nil
+	case '"':
+		raw, err := p.dec.ReadValue()
+		if err != nil {
+			return nil, classify(err)
+		}
+		return p.str(raw, false)
+	case '0':
+		raw, err := p.dec.ReadValue()
+		if err != nil {
+			return nil, classify(err)
+		}
+		return p.number(raw)
+	case 't', 'f', 'n':
+		tok, err := p.dec.ReadToken()
+		if err != nil {
+			return nil, classify(err)
+		}
+		if tok.Kind() == 'n' {
+			return nil, nil
+		}
+		return tok.Bool(), nil
+	default:
+		// PeekKind reports 0 on an error or at the end of input; ReadToken
+		// returns that error. Any other kind here ('}' or ']') is misplaced.
+		_, err := p.dec.ReadToken()
+		if err == nil || err == io.EOF {
+			return nil, &refusal{reason: ReasonTruncated, offset: p.dec.InputOffset(), message: "input ends where a value was expected"}
+		}
+		return nil, classify(err)
+	}
+}
+
+func (p *jsonParser) tooDeep() *refusal {
+	return &refusal{
+		reason:  ReasonDepth,
+		offset:  p.dec.InputOffset(),
+		message: fmt.Sprintf("nesting deeper than %d", p.lim.MaxDepth),
+	}
+}
+
+// str unquotes a raw string token that jsontext already checked, enforcing
+// the string length cap on the unescaped bytes.
+func (p *jsonParser) str(raw jsontext.Value, name bool) (string, *refusal) {
+	inner := raw[1 : len(raw)-1]
+	if len(inner) > p.lim.MaxStringLength || bytes.IndexByte(inner, '\\') >= 0 {
+		unq, err := jsontext.AppendUnquote(nil, raw)
+		if err != nil {
+			return "", classify(err)
+		}
+		if len(unq) > p.lim.MaxStringLength {
+			return "", &refusal{
+				reason:  ReasonStringTooLong,
+				offset:  p.dec.InputOffset() - int64(len(raw)),
+				message: fmt.Sprintf("string of %d bytes exceeds the limit of %d", len(unq), p.lim.MaxStringLength),
+			}
+		}
+		return string(unq), nil
+	}
+	if !name {
+		return string(inner), nil
+	}
+	if s, ok := p.names[string(inner)]; ok {
+		return s, nil
+	}
+	s := string(inner)
+	if p.names == nil {
+		p.names = make(map[string]string)
+	}
+	if len(p.names) < maxInterned {
+		p.names[s] = s
+	}
+	return s, nil
+}
+
+// number keeps the token's exact text and enforces the number policy.
+func (p *jsonParser) number(raw jsontext.Value) (any, *refusal) {
+	start := p.dec.InputOffset() - int64(len(raw))
+	if len(raw) > p.lim.MaxNumberLength {
+		return nil, &refusal{
+			reason:  ReasonNumber,
+			offset:  start,
+			message: fmt.Sprintf("number token of %d bytes exceeds the limit of %d", len(raw), p.lim.MaxNumberLength),
+		}
+	}
+	s := string(raw)
+	// Only an exponent can take a token this short outside binary64's range.
+	if strings.IndexAny(s, "eE") >= 0 {
+		f, err := strconv.ParseFloat(s, 64)
+		mantissa := s[:strings.IndexAny(s, "eE")]
+		switch {
+		case err != nil:
+			return nil, &refusal{reason: ReasonNumber, offset: start, message: "number overflows IEEE 754 binary64"}
+		case f == 0 && strings.Trim(mantissa, "-0.") != "":
+			return nil, &refusal{reason: ReasonNumber, offset: start, message: "number underflows IEEE 754 binary64"}
+		}
+	}
+	return json.Number(s), nil
+}
+
+// loneSurrogate matches jsontext's report of a \uD800–\uDFFF escape that is
+// not half of a valid pair.
+var loneSurrogate = regexp.MustCompile(`(?i)(surrogate pair|escape sequence) .*\\u[d][89a-f]`)
+
+// classify maps a jsontext error to a parse reason. jsontext reports invalid
+// UTF-8 and bad escapes through unexported error types, so those two are
+// told apart by message; the conformance tests pin the mapping.
+func classify(err error) *refusal {
+	r := &refusal{reason: ReasonSyntax, offset: -1, message: err.Error()}
+	if se := (*jsontext.SyntacticError)(nil); errors.As(err, &se) {
+		r.offset = se.ByteOffset
+		if se.Err != nil {
+			r.message = se.Err.Error()
+		}
+	}
+	msg := err.Error()
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		r.reason = ReasonTruncated
+	case errors.Is(err, jsontext.ErrDuplicateName):
+		r.reason = ReasonDuplicate
+	case strings.Contains(msg, "invalid UTF-8"):
+		r.reason = ReasonInvalidUTF8
+	case loneSurrogate.MatchString(msg):
+		r.reason = ReasonLoneSurrogate
+	case strings.Contains(msg, "after top-level value"):
+		r.reason = ReasonTrailingData
+	}
+	return r
+}

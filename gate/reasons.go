@@ -1,0 +1,131 @@
+package gate
+
+import "strings"
+
+// Stage names one step of the pipeline, in the fixed order of StageOrder.
+type Stage string
+
+// The pipeline's stages. StageInternal is not a step: it marks a refusal
+// caused by airlock itself (a validator panic), which still fails closed.
+const (
+	StageTransport  Stage = "transport"
+	StageParse      Stage = "parse"
+	StageSchema     Stage = "schema"
+	StageSemantic   Stage = "semantic"
+	StageProjection Stage = "projection"
+	StageInternal   Stage = "internal"
+)
+
+// StageOrder lists the stages in the order the gate runs them.
+var StageOrder = []Stage{StageTransport, StageParse, StageSchema, StageSemantic, StageProjection}
+
+// ErrorCode is the agent-facing, finite error code of a failure envelope.
+type ErrorCode string
+
+// The agent-facing error codes. A contract may narrow the set it emits
+// (contract.yaml error_codes); InvalidResponse is always in it.
+const (
+	NotFound            ErrorCode = "NOT_FOUND"
+	UpstreamUnavailable ErrorCode = "UPSTREAM_UNAVAILABLE"
+	InvalidResponse     ErrorCode = "INVALID_RESPONSE"
+)
+
+// ErrorCodes lists every agent-facing error code.
+var ErrorCodes = []ErrorCode{NotFound, UpstreamUnavailable, InvalidResponse}
+
+// Reason codes: the operator-facing, stable "stage.name" of a refusal.
+// Schema refusals are "schema.<keyword>" (the JSON Schema keyword of the most
+// specific failing cause) and semantic refusals "semantic.<rule name>"; both
+// families are listed once below by their prefix.
+const (
+	ReasonStatus        = "transport.status"
+	ReasonTooLarge      = "transport.too_large"
+	ReasonEmptyBody     = "transport.empty_body"
+	ReasonContentType   = "transport.content_type"
+	ReasonNotJSON       = "transport.not_json"
+	ReasonEncoding      = "transport.encoding"
+	ReasonReadError     = "transport.read_error"
+	ReasonSyntax        = "parse.syntax"
+	ReasonTruncated     = "parse.truncated"
+	ReasonDuplicate     = "parse.duplicate_member"
+	ReasonInvalidUTF8   = "parse.invalid_utf8"
+	ReasonLoneSurrogate = "parse.lone_surrogate"
+	ReasonBOM           = "parse.bom"
+	ReasonTrailingData  = "parse.trailing_data"
+	ReasonDepth         = "parse.depth"
+	ReasonNumber        = "parse.number"
+	ReasonStringTooLong = "parse.string_too_long"
+	ReasonSchemaFamily  = "schema.<keyword>"
+	ReasonSemantic      = "semantic.<rule>"
+	ReasonAgentSchema   = "projection.agent_schema"
+	ReasonPanic         = "internal.validator_panic"
+)
+
+// ReasonInfo documents one reason code (or one family of them).
+type ReasonInfo struct {
+	// Code is the reason, e.g. "parse.duplicate_member"; families end in
+	// "<keyword>" or "<rule>".
+	Code  string `json:"code"`
+	Stage Stage  `json:"stage"`
+	// ErrorCode is the agent-facing code of the failure envelope.
+	ErrorCode ErrorCode `json:"error_code"`
+	// Retryable is the default retry policy: whether the same call may
+	// succeed if made again. A contract may override it per reason.
+	Retryable   bool   `json:"retryable"`
+	Description string `json:"description"`
+}
+
+// registry is the one list of reason codes; docs/reasons.md and the tests
+// read from it (through Reasons).
+var registry = []ReasonInfo{
+	{ReasonStatus, StageTransport, InvalidResponse, false, "The upstream status is not a success. 404 maps to NOT_FOUND; 408, 429 and 5xx map to UPSTREAM_UNAVAILABLE and are retryable; any other non-2xx status is INVALID_RESPONSE."},
+	{ReasonTooLarge, StageTransport, InvalidResponse, false, "The decoded body is longer than limits.max_bytes. Reading stops after max_bytes+1 bytes; a gzip body is counted after inflation."},
+	{ReasonEmptyBody, StageTransport, UpstreamUnavailable, true, "A success status with an empty body (zero bytes, or only JSON whitespace)."},
+	{ReasonContentType, StageTransport, InvalidResponse, false, "The Content-Type is missing, unparsable or not in the contract's allowlist (default application/json and application/*+json)."},
+	{ReasonNotJSON, StageTransport, InvalidResponse, false, "The body starts like HTML or XML (\"<\" after optional whitespace), whatever the Content-Type says: a proxy or error page, not the upstream's answer."},
+	{ReasonEncoding, StageTransport, InvalidResponse, false, "The Content-Encoding is not identity or gzip, or the gzip stream is corrupt."},
+	{ReasonReadError, StageTransport, UpstreamUnavailable, true, "Reading the body failed midway (connection reset, timeout)."},
+	{ReasonSyntax, StageParse, InvalidResponse, false, "The body is not JSON text per RFC 8259 (a bad token, a missing delimiter, a non-string member name)."},
+	{ReasonTruncated, StageParse, UpstreamUnavailable, true, "The body ends inside a value: the response was cut short."},
+	{ReasonDuplicate, StageParse, InvalidResponse, false, "An object repeats a member name, compared after unescaping (RFC 8259 §4, RFC 7493 §2.3)."},
+	{ReasonInvalidUTF8, StageParse, InvalidResponse, false, "The body is not well-formed UTF-8 (RFC 8259 §8.1, RFC 7493 §2.1)."},
+	{ReasonLoneSurrogate, StageParse, InvalidResponse, false, "A string escapes a UTF-16 surrogate that is not part of a pair, e.g. \"\\ud800\" (RFC 7493 §2.1)."},
+	{ReasonBOM, StageParse, InvalidResponse, false, "The body starts with a byte order mark (RFC 8259 §8.1 forbids emitting one)."},
+	{ReasonTrailingData, StageParse, InvalidResponse, false, "Something other than whitespace follows the first JSON value."},
+	{ReasonDepth, StageParse, InvalidResponse, false, "Objects and arrays nest deeper than limits.max_depth."},
+	{ReasonNumber, StageParse, InvalidResponse, false, "A number token is longer than limits.max_number_length bytes, or its magnitude is outside IEEE 754 binary64 (overflows to ±Inf or underflows to 0; RFC 7493 §2.2)."},
+	{ReasonStringTooLong, StageParse, InvalidResponse, false, "A string or member name is longer than limits.max_string_length bytes once unescaped."},
+	{ReasonSchemaFamily, StageSchema, InvalidResponse, false, "The value fails the upstream version's JSON Schema; <keyword> is the keyword of the most specific failing cause (additionalProperties, required, type, enum, const, format, maxLength, pattern, oneOf, false, …)."},
+	{ReasonSemantic, StageSemantic, InvalidResponse, false, "A semantic rule of the contract refused the value; <rule> is the rule's name in contract.yaml (binding, context match, freshness, membership or custom)."},
+	{ReasonAgentSchema, StageProjection, InvalidResponse, false, "The projected agent data fails the contract's closed agent-facing schema."},
+	{ReasonPanic, StageInternal, InvalidResponse, false, "The schema validator panicked on this value; the panic is recovered and the response refused."},
+}
+
+// Reasons returns a copy of the reason registry, in pipeline order.
+func Reasons() []ReasonInfo { return append([]ReasonInfo(nil), registry...) }
+
+// LookupReason returns the registry entry for a reason code; a
+// "schema.<keyword>" or "semantic.<rule>" code returns its family's entry.
+func LookupReason(code string) (ReasonInfo, bool) {
+	for _, r := range registry {
+		if r.Code == code {
+			return r, true
+		}
+	}
+	switch {
+	case strings.HasPrefix(code, "schema.") && len(code) > len("schema."):
+		return LookupReason(ReasonSchemaFamily)
+	case strings.HasPrefix(code, "semantic.") && len(code) > len("semantic."):
+		return LookupReason(ReasonSemantic)
+	}
+	return ReasonInfo{}, false
+}
+
+// StageOf returns the stage a reason code belongs to ("" when unknown).
+func StageOf(code string) Stage {
+	r, ok := LookupReason(code)
+	if !ok {
+		return ""
+	}
+	return r.Stage
+}

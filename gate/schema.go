@@ -1,0 +1,163 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"airlock/semantic"
+)
+
+// ErrOutsideContract is wrapped by the error of any $ref (or $schema) that
+// names a document the schema loader was not given: a file:// path, an
+// https:// URL, anything. The gate never reads a file the contract did not
+// name and never performs network I/O.
+var ErrOutsideContract = errors.New("reference outside the contract's own schema files")
+
+// ConfinedLoader is a jsonschema.URLLoader that serves only the documents it
+// holds, keyed by absolute URL; every other URL fails with an error wrapping
+// ErrOutsideContract and naming the URL.
+type ConfinedLoader map[string]any
+
+// Load implements jsonschema.URLLoader.
+func (l ConfinedLoader) Load(url string) (any, error) {
+	if doc, ok := l[url]; ok {
+		return doc, nil
+	}
+	return nil, fmt.Errorf("%w: %s", ErrOutsideContract, url)
+}
+
+// NewSchemaCompiler returns a compiler configured as the gate's schema stage
+// compiles contracts: JSON Schema draft 2020-12 when a schema has no
+// $schema, format assertion on (JSON Schema Validation 2020-12 §7.2.2), the
+// "date-time" format checked by semantic.ParseTimestamp so that the schema
+// and semantic stages agree, and loader as the only source of documents
+// (nil means none: every $ref outside the compiled document fails).
+func NewSchemaCompiler(loader ConfinedLoader) *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	c.RegisterFormat(&jsonschema.Format{Name: "date-time", Validate: func(v any) error {
+		s, ok := v.(string)
+		if !ok {
+			return nil // format applies to strings only
+		}
+		_, err := semantic.ParseTimestamp(s)
+		return err
+	}})
+	if loader == nil {
+		loader = ConfinedLoader{}
+	}
+	c.UseLoader(loader)
+	return c
+}
+
+// schemaFailure is the most specific cause of a validation error.
+type schemaFailure struct {
+	keyword          string // e.g. "additionalProperties"
+	keywordLocation  string // absolute keyword location
+	instanceLocation string // RFC 6901
+	message          string
+}
+
+var printer = message.NewPrinter(language.English)
+
+// validate runs sch.Validate under recover: jsonschema v6.0.3 panics on some
+// huge numbers, and a panic must be a refusal, never a crash.
+func validate(sch *jsonschema.Schema, v any) (f *schemaFailure, panicked error) {
+	defer func() {
+		if p := recover(); p != nil {
+			f, panicked = nil, fmt.Errorf("validator panic: %v", p)
+		}
+	}()
+	err := sch.Validate(v)
+	if err == nil {
+		return nil, nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return &schemaFailure{keyword: "invalid", message: err.Error()}, nil
+	}
+	leaf := mostSpecific(ve)
+	return &schemaFailure{
+		keyword:          keywordOf(leaf),
+		keywordLocation:  keywordLocation(leaf),
+		instanceLocation: instanceLocation(leaf.InstanceLocation),
+		message:          leaf.ErrorKind.LocalizedString(printer),
+	}, nil
+}
+
+// mostSpecific walks down to one leaf cause. Where a oneOf or anyOf failed
+// in every branch, it follows the branch with the fewest failures (the
+// branch the value came closest to matching, first on a tie); elsewhere it
+// follows the first cause, in the validator's keyword order.
+func mostSpecific(e *jsonschema.ValidationError) *jsonschema.ValidationError {
+	for len(e.Causes) > 0 {
+		next := e.Causes[0]
+		switch e.ErrorKind.(type) {
+		case *kind.OneOf, *kind.AnyOf:
+			best := leaves(next)
+			for _, c := range e.Causes[1:] {
+				if n := leaves(c); n < best {
+					next, best = c, n
+				}
+			}
+		}
+		e = next
+	}
+	return e
+}
+
+func leaves(e *jsonschema.ValidationError) int {
+	if len(e.Causes) == 0 {
+		return 1
+	}
+	n := 0
+	for _, c := range e.Causes {
+		n += leaves(c)
+	}
+	return n
+}
+
+// subschemaKeywords are keywords whose value is a schema: a false schema
+// reached through one of them is reported under that keyword.
+var subschemaKeywords = []string{
+	"additionalProperties", "unevaluatedProperties", "unevaluatedItems",
+	"items", "contains", "propertyNames", "not", "if", "then", "else",
+}
+
+func keywordOf(e *jsonschema.ValidationError) string {
+	if p := e.ErrorKind.KeywordPath(); len(p) > 0 {
+		return p[0]
+	}
+	if _, ok := e.ErrorKind.(*kind.FalseSchema); ok {
+		_, frag, _ := strings.Cut(e.SchemaURL, "#")
+		toks := strings.Split(frag, "/")
+		if last := toks[len(toks)-1]; slices.Contains(subschemaKeywords, last) {
+			return last
+		}
+		return "false"
+	}
+	return "invalid"
+}
+
+func keywordLocation(e *jsonschema.ValidationError) string {
+	loc := e.SchemaURL
+	if !strings.Contains(loc, "#") {
+		loc += "#"
+	}
+	for _, k := range e.ErrorKind.KeywordPath() {
+		loc += "/" + semantic.EscapeToken(k)
+	}
+	return loc
+}
+
+func instanceLocation(toks []string) string {
+	return semantic.Pointer(toks).String()
+}

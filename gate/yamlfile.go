@@ -1,0 +1,152 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// ConfigError is a configuration error (exit code 2): a manifest, sidecar or
+// schema file that is unreadable, malformed, or names something that does
+// not exist. File is the path as given, Line and Column are 1-based (0 when
+// unknown), Key is the offending key's RFC 6901 location when known.
+type ConfigError struct {
+	File   string
+	Line   int
+	Column int
+	Key    string
+	Msg    string
+	Err    error
+}
+
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ":%d", e.Column)
+		}
+	}
+	b.WriteString(": ")
+	if e.Key != "" {
+		fmt.Fprintf(&b, "%s: ", e.Key)
+	}
+	b.WriteString(e.Msg)
+	if e.Err != nil && e.Msg == "" {
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error, so errors.Is and errors.As see it.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// yamlError is what goccy/go-yaml's syntax, type, duplicate-key and
+// unknown-field errors have in common.
+type yamlError interface {
+	GetMessage() string
+	GetToken() *token.Token
+}
+
+// DecodeYAML decodes one strict YAML document into v (a pointer to a struct
+// with yaml tags):
+//   - a duplicate key, at any depth, is an error;
+//   - when schema is non-nil the document is first validated against it (the
+//     published JSON Schema of the format), so a wrong type or a missing
+//     field is reported with the schema's words;
+//   - a key v does not declare is an error;
+//   - the error is a *ConfigError naming file, line and column.
+func DecodeYAML(file string, data []byte, schema *jsonschema.Schema, v any) error {
+	astFile, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return yamlConfigError(file, err)
+	}
+	if schema != nil {
+		var generic any
+		if err := yaml.Unmarshal(data, &generic); err != nil {
+			return yamlConfigError(file, err)
+		}
+		doc, err := toJSONValue(generic)
+		if err != nil {
+			return &ConfigError{File: file, Msg: err.Error()}
+		}
+		if f, panicErr := validate(schema, doc); panicErr != nil {
+			return &ConfigError{File: file, Msg: panicErr.Error()}
+		} else if f != nil {
+			line, col := lineOf(astFile, f.instanceLocation)
+			return &ConfigError{File: file, Line: line, Column: col, Key: f.instanceLocation, Msg: f.message}
+		}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data), yaml.Strict())
+	if err := dec.Decode(v); err != nil {
+		return yamlConfigError(file, err)
+	}
+	return nil
+}
+
+func yamlConfigError(file string, err error) error {
+	var ye yamlError
+	if errors.As(err, &ye) {
+		ce := &ConfigError{File: file, Msg: ye.GetMessage(), Err: err}
+		if t := ye.GetToken(); t != nil && t.Position != nil {
+			ce.Line, ce.Column = t.Position.Line, t.Position.Column
+		}
+		return ce
+	}
+	return &ConfigError{File: file, Msg: err.Error(), Err: err}
+}
+
+// toJSONValue round-trips a YAML value through JSON so that the schema sees
+// JSON types (json.Number for numbers, map[string]any for mappings).
+func toJSONValue(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("not representable as JSON: %v", err)
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var out any
+	if err := d.Decode(&out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// lineOf finds the line and column of the node at an RFC 6901 location in a
+// parsed YAML file; it falls back to the nearest ancestor that exists.
+func lineOf(f *ast.File, pointer string) (int, int) {
+	if len(f.Docs) == 0 {
+		return 0, 0
+	}
+	var toks []string
+	if pointer != "" {
+		toks = strings.Split(pointer[1:], "/")
+	}
+	for n := len(toks); n >= 0; n-- {
+		b := (&yaml.PathBuilder{}).Root()
+		for _, t := range toks[:n] {
+			t = strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
+			if i, err := strconv.Atoi(t); err == nil && i >= 0 {
+				b = b.Index(uint(i))
+			} else {
+				b = b.Child(t)
+			}
+		}
+		node, err := b.Build().FilterFile(f)
+		if err == nil && node != nil && node.GetToken() != nil && node.GetToken().Position != nil {
+			p := node.GetToken().Position
+			return p.Line, p.Column
+		}
+	}
+	return 1, 1
+}
