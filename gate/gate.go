@@ -54,6 +54,10 @@ type Verdict struct {
 	Retryable bool
 	// Output is the agent output: the success or the failure envelope.
 	Output []byte
+	// Body is the decoded body the gate read (at most the byte limit plus
+	// one byte; after gzip inflation). It is for the operator and the
+	// harness, never for the agent.
+	Body []byte
 	// Audit is the operator's record of this verdict.
 	Audit AuditRecord
 }
@@ -100,7 +104,7 @@ func (c *Contract) Check(resp Response, call Call) (*Verdict, error) {
 		data, r = c.stages(u, body, call.Request, now)
 	}
 
-	v := &Verdict{Audit: AuditRecord{
+	v := &Verdict{Body: body, Audit: AuditRecord{
 		Time:            now.UTC().Format(time.RFC3339Nano),
 		Tool:            c.Tool,
 		ContractVersion: c.Version,

@@ -64,6 +64,7 @@ type schemaFailure struct {
 	keywordLocation  string // absolute keyword location
 	instanceLocation string // RFC 6901
 	message          string
+	member           string // additionalProperties: the first member not allowed
 }
 
 var printer = message.NewPrinter(language.English)
@@ -85,12 +86,16 @@ func validate(sch *jsonschema.Schema, v any) (f *schemaFailure, panicked error) 
 		return &schemaFailure{keyword: "invalid", message: err.Error()}, nil
 	}
 	leaf := mostSpecific(ve)
-	return &schemaFailure{
+	f = &schemaFailure{
 		keyword:          keywordOf(leaf),
 		keywordLocation:  keywordLocation(leaf),
 		instanceLocation: instanceLocation(leaf.InstanceLocation),
 		message:          leaf.ErrorKind.LocalizedString(printer),
-	}, nil
+	}
+	if ap, ok := leaf.ErrorKind.(*kind.AdditionalProperties); ok && len(ap.Properties) > 0 {
+		f.member = ap.Properties[0]
+	}
+	return f, nil
 }
 
 // mostSpecific walks down to one leaf cause. Where a oneOf or anyOf failed

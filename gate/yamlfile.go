@@ -13,6 +13,8 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"airlock/semantic"
 )
 
 // ConfigError is a configuration error (exit code 2): a manifest, sidecar or
@@ -83,8 +85,12 @@ func DecodeYAML(file string, data []byte, schema *jsonschema.Schema, v any) erro
 		if f, panicErr := validate(schema, doc); panicErr != nil {
 			return &ConfigError{File: file, Msg: panicErr.Error()}
 		} else if f != nil {
-			line, col := lineOf(astFile, f.instanceLocation)
-			return &ConfigError{File: file, Line: line, Column: col, Key: f.instanceLocation, Msg: f.message}
+			key := f.instanceLocation
+			if f.member != "" { // an unknown key: point at it, not at its parent
+				key += "/" + semantic.EscapeToken(f.member)
+			}
+			line, col := lineOf(astFile, key)
+			return &ConfigError{File: file, Line: line, Column: col, Key: key, Msg: f.message}
 		}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data), yaml.Strict())

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"airlock/reports"
+	"airlock/runner"
+)
+
+func newRunCmd() *cobra.Command {
+	var (
+		opts                runner.Options
+		junitFile, jsonFile string
+		color               string
+	)
+	cmd := &cobra.Command{
+		Use:   "run [flags]",
+		Short: "Check every fixture of the bundled or given contracts, suite by suite",
+		Long: `run walks FIXTURES/<tool>/<upstream-version>/{accepted,near-miss,historical,recorded}/,
+runs each fixture through the gate of SCHEMAS/<tool>/contract.yaml, and checks the parse,
+schema, semantic and projection suites separately, plus the no-leak proof for every fixture.
+
+It prints one line per tool and suite, then each failure; --junit and --json write reports.
+--update writes or refreshes golden agent outputs (<name>.agent.json) of admitted fixtures
+only, never bodies or sidecars, and prints what changed.
+
+Exit codes: 0 all passed, 1 any failure, 2 usage or configuration error, 3 internal error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			res, err := runner.Run(opts)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			for _, u := range res.Updated {
+				fmt.Fprintln(out, reports.Line(u))
+			}
+			useColor := color == "always" || color == "auto" && isTerminal(out)
+			if err := reports.WriteConsole(out, &res.Run, reports.ConsoleOptions{Color: useColor}); err != nil {
+				return internalErr(err)
+			}
+			if junitFile != "" {
+				if err := writeReport(junitFile, func(w io.Writer) error { return reports.WriteJUnit(w, &res.Run) }); err != nil {
+					return internalErr(err)
+				}
+			}
+			if jsonFile != "" {
+				if err := writeReport(jsonFile, func(w io.Writer) error { return reports.WriteJSON(w, &res.Run) }); err != nil {
+					return internalErr(err)
+				}
+			}
+			if _, failed, _ := res.Run.Counts(); failed > 0 {
+				return &exitError{code: ExitFindings, err: fmt.Errorf("%d failed", failed)}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.SchemasDir, "schemas", "schemas", "directory holding one folder per tool contract")
+	f.StringVar(&opts.FixturesDir, "fixtures", "fixtures", "directory holding the fixture trees")
+	f.StringSliceVar(&opts.Filter.Tools, "tool", nil, "only these tools (repeatable or comma-separated)")
+	f.StringSliceVar(&opts.Filter.UpstreamVersions, "upstream-version", nil, "only these upstream versions")
+	f.StringSliceVar(&opts.Filter.Kinds, "kind", nil, "only these kinds: accepted, near-miss, historical, recorded")
+	f.StringSliceVar(&opts.Suites, "suite", nil, "only these suites: parse, schema, semantic, projection, no-leak")
+	f.BoolVar(&opts.Update, "update", false, "write or refresh golden agent outputs of admitted fixtures")
+	f.IntVar(&opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
+	f.StringVar(&junitFile, "junit", "", "write a JUnit XML report to FILE")
+	f.StringVar(&jsonFile, "json", "", "write machine-readable results to FILE (schemas/results.schema.json)")
+	f.StringVar(&color, "color", "auto", "colour the console summary: auto (only on a terminal), always, never")
+	return cmd
+}
+
+// writeReport writes a report through a temporary file and a rename, so a
+// failed write never leaves a partial report.
+func writeReport(path string, write func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".airlock-report-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,95 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ConsoleOptions control the console summary.
+type ConsoleOptions struct {
+	// Color adds ANSI colours; set it only when writing to a terminal.
+	Color bool
+	// MaxFailures caps how many failures are listed; 0 means 50.
+	MaxFailures int
+}
+
+// WriteConsole writes one line per tool and suite with its counts, then each
+// failure (fixture path, expected, actual, a short diff), then the totals.
+// Texts from fixtures pass through Clean, so no upstream byte is printed raw.
+func WriteConsole(w io.Writer, run *Run, opts ConsoleOptions) error {
+	paint := func(code, s string) string {
+		if !opts.Color {
+			return s
+		}
+		return "\x1b[" + code + "m" + s + "\x1b[0m"
+	}
+	max := opts.MaxFailures
+	if max == 0 {
+		max = 50
+	}
+	var b strings.Builder
+	for _, g := range run.Groups() {
+		mark := paint("32", "ok  ")
+		if g.Failed > 0 {
+			mark = paint("31", "FAIL")
+		}
+		fmt.Fprintf(&b, "%s %-28s %4d passed %4d failed %4d unchecked\n",
+			mark, Line(g.Tool+"."+g.Suite), g.Passed, g.Failed, g.Unchecked)
+	}
+	shown := 0
+	for _, c := range run.Cases {
+		if c.Status == Passed {
+			continue
+		}
+		if shown == max {
+			fmt.Fprintf(&b, "… more not shown (see the JUnit or JSON report)\n")
+			break
+		}
+		shown++
+		label := paint("31", "FAIL")
+		if c.Status == Unchecked {
+			label = paint("33", "UNCHECKED")
+		}
+		fmt.Fprintf(&b, "\n%s %s [%s]\n", label, Line(c.File), Line(c.Suite))
+		fmt.Fprintf(&b, "  expected: %s\n  actual:   %s\n", Line(c.Expected), Line(c.Actual))
+		if c.Message != "" {
+			fmt.Fprintf(&b, "  %s\n", Line(c.Message))
+		}
+		if c.Detail != "" {
+			for _, l := range strings.Split(Clean(c.Detail, 2048, true), "\n") {
+				fmt.Fprintf(&b, "    %s\n", l)
+			}
+		}
+	}
+	p, f, u := run.Counts()
+	fmt.Fprintf(&b, "\n%d testcases: %d passed, %d failed, %d unchecked (%.2fs)\n", len(run.Cases), p, f, u, run.Duration.Seconds())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// resultsVersion is the version of the JSON results format.
+const resultsVersion = 1
+
+// WriteJSON writes the run as JSON per schemas/results.schema.json.
+func WriteJSON(w io.Writer, run *Run) error {
+	p, f, u := run.Counts()
+	cases := make([]Case, len(run.Cases))
+	for i, c := range run.Cases {
+		c.Name, c.File, c.Message = Line(c.Name), Line(c.File), Line(c.Message)
+		c.Expected, c.Actual, c.Detail = Line(c.Expected), Line(c.Actual), Block(c.Detail)
+		cases[i] = c
+	}
+	doc := struct {
+		Version   int    `json:"version"`
+		Passed    int    `json:"passed"`
+		Failed    int    `json:"failed"`
+		Unchecked int    `json:"unchecked"`
+		Duration  int64  `json:"duration_ns"`
+		Cases     []Case `json:"cases"`
+	}{resultsVersion, p, f, u, run.Duration.Nanoseconds(), cases}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

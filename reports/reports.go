@@ -1,0 +1,122 @@
+// Package reports writes the results of an airlock run for people and
+// tools: JUnit XML (GitLab, Jenkins, GitHub Actions reporters), a JSON
+// results file whose schema is published as schemas/results.schema.json,
+// and a console summary. Every text that may carry upstream bytes passes
+// through Clean, the one place where output is sanitised.
+package reports
+
+import (
+	"sort"
+	"time"
+)
+
+// Status is a testcase's result.
+type Status string
+
+// Testcase statuses. Unchecked marks a fixture without an expectation to
+// check (a near-miss that names no reason): visible, never a pass.
+const (
+	Passed    Status = "passed"
+	Failed    Status = "failed"
+	Unchecked Status = "unchecked"
+)
+
+// Case is one testcase: one fixture in one suite.
+type Case struct {
+	Tool            string `json:"tool"`
+	UpstreamVersion string `json:"upstream_version"`
+	// Kind is the fixture's folder: accepted, near-miss, historical, recorded.
+	Kind string `json:"kind"`
+	// Suite is parse, schema, semantic, projection or no-leak.
+	Suite string `json:"suite"`
+	// Name is the fixture's file name; File its path as discovered.
+	Name   string `json:"name"`
+	File   string `json:"file"`
+	Status Status `json:"status"`
+	// Expected and Actual are outcomes: "admitted" or a reason code.
+	Expected string `json:"expected"`
+	Actual   string `json:"actual"`
+	// Message is a one-line summary of a failure; Detail may hold a diff.
+	Message string `json:"message,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+	// Duration is the fixture's time through the gate and the suite checks.
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// Classname is JUnit's classname for the case: tool.upstream-version.kind.
+func (c Case) Classname() string { return c.Tool + "." + c.UpstreamVersion + "." + c.Kind }
+
+// Run is a whole run's results, in a deterministic order.
+type Run struct {
+	Cases []Case `json:"cases"`
+	// Duration is the wall time of the run.
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// Group is the cases of one tool and suite (one JUnit testsuite).
+type Group struct {
+	Tool, Suite               string
+	Cases                     []Case
+	Passed, Failed, Unchecked int
+	Duration                  time.Duration
+}
+
+// SuiteOrder is the order suites are reported in.
+var SuiteOrder = []string{"parse", "schema", "semantic", "projection", "no-leak", "mutation"}
+
+func suiteRank(s string) int {
+	for i, x := range SuiteOrder {
+		if x == s {
+			return i
+		}
+	}
+	return len(SuiteOrder)
+}
+
+// Groups splits the run into one group per tool and suite, sorted by tool
+// then suite order; cases keep their run order inside a group.
+func (r *Run) Groups() []*Group {
+	index := map[[2]string]*Group{}
+	var out []*Group
+	for _, c := range r.Cases {
+		k := [2]string{c.Tool, c.Suite}
+		g := index[k]
+		if g == nil {
+			g = &Group{Tool: c.Tool, Suite: c.Suite}
+			index[k] = g
+			out = append(out, g)
+		}
+		g.Cases = append(g.Cases, c)
+		g.Duration += c.Duration
+		switch c.Status {
+		case Passed:
+			g.Passed++
+		case Failed:
+			g.Failed++
+		default:
+			g.Unchecked++
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Tool != out[j].Tool {
+			return out[i].Tool < out[j].Tool
+		}
+		return suiteRank(out[i].Suite) < suiteRank(out[j].Suite)
+	})
+	return out
+}
+
+// Counts returns the run's totals.
+func (r *Run) Counts() (passed, failed, unchecked int) {
+	for _, c := range r.Cases {
+		switch c.Status {
+		case Passed:
+			passed++
+		case Failed:
+			failed++
+		default:
+			unchecked++
+		}
+	}
+	return
+}

@@ -1,0 +1,259 @@
+package runner
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"airlock/gate"
+	"airlock/semantic"
+)
+
+// MinLeakToken is the shortest raw token, in bytes, the leak check looks
+// for: shorter ones ("ok", "id", 1) occur by chance.
+const MinLeakToken = 4
+
+// Leak is one raw-body token found in the agent output where it may not be.
+type Leak struct {
+	// Token is the decoded raw token (a member name, string or number).
+	Token string
+	// Pointer is its RFC 6901 location in the raw body (for a member name,
+	// the member's location).
+	Pointer string
+	// OutputPointer is where it shows up in the agent output.
+	OutputPointer string
+}
+
+func (l Leak) String() string {
+	return fmt.Sprintf("raw token %q at %s appears in the agent output at %s", l.Token, l.Pointer, l.OutputPointer)
+}
+
+// LeakCheck proves that no rejected byte reaches the agent output of an
+// admitted response (DESIGN.md, "Suites and what they prove"). Every
+// member name, string and number token of at least MinLeakToken bytes in
+// the raw body that lies outside every projected path is forbidden. The
+// agent output may hold a forbidden token only
+//   - as a name or constant the envelope or the agent-facing schema define
+//     (Constants: "outcome", "success", the agent field names, enum values…),
+//     or the tool name and request id in their envelope members;
+//   - inside data.<field> when that value equals what the field's projection
+//     pointer selects in the raw body (a value copied from a projected path).
+//
+// Tokens are compared decoded, so an escaped spelling cannot hide a copy; an
+// output string that contains a forbidden token as a substring leaks too.
+type LeakCheck struct {
+	Tool       string
+	RequestID  string
+	Projection []gate.ProjectionField
+	// Constants are the names and constants the agent-facing schema and the
+	// envelope define.
+	Constants map[string]bool
+}
+
+// envelopeNames are the member names and constants of both envelopes.
+var envelopeNames = []string{"tool", "request_id", "outcome", "success", "failure", "data", "error", "code", "retryable"}
+
+// Find returns the leaks of output against raw, in output order. Both must
+// be JSON; raw is the already admitted body.
+func (lc *LeakCheck) Find(raw, output []byte) ([]Leak, error) {
+	rawValue, err := gate.Parse(raw, gate.Limits{MaxBytes: int64(len(raw)) + 1, MaxDepth: 10000, MaxNumberLength: 1 << 20, MaxStringLength: len(raw) + 1})
+	if err != nil {
+		return nil, fmt.Errorf("raw body: %w", err)
+	}
+	outValue, err := gate.Parse(output, gate.Limits{MaxBytes: int64(len(output)) + 1, MaxDepth: 10000, MaxNumberLength: 1 << 20, MaxStringLength: len(output) + 1})
+	if err != nil {
+		return nil, fmt.Errorf("agent output: %w", err)
+	}
+	forbidden := map[string]string{}
+	lc.collect(rawValue, nil, forbidden)
+	if len(forbidden) == 0 {
+		return nil, nil
+	}
+	var leaks []Leak
+	check := func(tok, at string) {
+		if lc.Constants[tok] {
+			return
+		}
+		for f, ptr := range forbidden {
+			if strings.Contains(tok, f) {
+				leaks = append(leaks, Leak{Token: f, Pointer: ptr, OutputPointer: at})
+			}
+		}
+	}
+	env, ok := outValue.(map[string]any)
+	if !ok {
+		walkTokens(outValue, "", check)
+		return sortLeaks(leaks), nil
+	}
+	for _, k := range sortedKeys(env) {
+		at := "/" + semantic.EscapeToken(k)
+		if !isEnvelopeName(k) {
+			check(k, at)
+		}
+		switch v := env[k]; {
+		case k == "tool" && v == lc.Tool, k == "request_id" && v == lc.RequestID,
+			k == "outcome" && (v == "success" || v == "failure"):
+		case k == "data":
+			lc.checkData(rawValue, v, at, check)
+		default:
+			walkTokens(v, at, check)
+		}
+	}
+	return sortLeaks(leaks), nil
+}
+
+func (lc *LeakCheck) checkData(raw, data any, at string, check func(tok, at string)) {
+	obj, ok := data.(map[string]any)
+	if !ok {
+		walkTokens(data, at, check)
+		return
+	}
+	for _, field := range sortedKeys(obj) {
+		fat := at + "/" + semantic.EscapeToken(field)
+		check(field, fat)
+		if lc.copied(raw, field, obj[field]) {
+			continue
+		}
+		walkTokens(obj[field], fat, check)
+	}
+}
+
+// copied reports whether v equals what field's projection selects in raw.
+func (lc *LeakCheck) copied(raw any, field string, v any) bool {
+	for _, f := range lc.Projection {
+		if f.Field == field {
+			src, ok := gate.Expand(raw, f.Pointer)
+			return ok && reflect.DeepEqual(src, v)
+		}
+	}
+	return false
+}
+
+// collect gathers the raw tokens outside every projected path.
+func (lc *LeakCheck) collect(v any, path []string, out map[string]string) {
+	if lc.projected(path) {
+		return
+	}
+	add := func(tok string, p []string) {
+		if len(tok) >= MinLeakToken {
+			if _, seen := out[tok]; !seen {
+				out[tok] = semantic.Pointer(p).String()
+			}
+		}
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			p := append(path[:len(path):len(path)], k)
+			add(k, p)
+			lc.collect(x[k], p, out)
+		}
+	case []any:
+		for i, el := range x {
+			lc.collect(el, append(path[:len(path):len(path)], fmt.Sprint(i)), out)
+		}
+	case string:
+		add(x, path)
+	case json.Number:
+		add(string(x), path)
+	}
+}
+
+// projected reports whether path lies at or under a projection pointer
+// ("*" matches any array index).
+func (lc *LeakCheck) projected(path []string) bool {
+	for _, f := range lc.Projection {
+		if len(path) < len(f.Pointer) {
+			continue
+		}
+		match := true
+		for i, t := range f.Pointer {
+			if t != path[i] && (t != "*" || !isIndex(path[i])) {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// walkTokens calls fn for every member name, string and number in v.
+func walkTokens(v any, at string, fn func(tok, at string)) {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			kat := at + "/" + semantic.EscapeToken(k)
+			fn(k, kat)
+			walkTokens(x[k], kat, fn)
+		}
+	case []any:
+		for i, el := range x {
+			walkTokens(el, fmt.Sprintf("%s/%d", at, i), fn)
+		}
+	case string:
+		fn(x, at)
+	case json.Number:
+		fn(string(x), at)
+	}
+}
+
+func isEnvelopeName(k string) bool { return slices.Contains(envelopeNames, k) }
+
+// SchemaConstants returns every member name and string in a JSON Schema
+// document (property names, enum values, consts, …) plus the envelope's
+// names: what an agent output may contain without having copied it.
+func SchemaConstants(schemaJSON []byte) (map[string]bool, error) {
+	doc, err := gate.Parse(schemaJSON, gate.Limits{MaxBytes: int64(len(schemaJSON)) + 1, MaxDepth: 512})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, n := range envelopeNames {
+		out[n] = true
+	}
+	for _, c := range gate.ErrorCodes {
+		out[string(c)] = true
+	}
+	walkTokens(doc, "", func(tok, _ string) { out[tok] = true })
+	return out, nil
+}
+
+// sortLeaks orders leaks by output location, then token, for stable reports.
+func sortLeaks(l []Leak) []Leak {
+	slices.SortFunc(l, func(a, b Leak) int {
+		return cmp.Or(strings.Compare(a.OutputPointer, b.OutputPointer), strings.Compare(a.Token, b.Token))
+	})
+	return l
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := slices.Collect(maps.Keys(m))
+	slices.Sort(keys)
+	return keys
+}
+
+// envelopeEqual reports whether a refused fixture's output is exactly the
+// failure envelope for its tool and request.
+func envelopeEqual(output []byte, tool, requestID string, code gate.ErrorCode, retryable bool) bool {
+	return bytes.Equal(output, gate.FailureEnvelope(tool, requestID, code, retryable))
+}

@@ -1,0 +1,413 @@
+// Package runner is airlock's harness: it discovers fixture trees of
+// accepted, near-miss, historical and recorded responses per tool and
+// upstream version, runs each through the gate, and checks the parse,
+// schema, semantic and projection suites separately plus the no-leak proof
+// for every fixture. Results go to package reports.
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"airlock/gate"
+	"airlock/reports"
+)
+
+// Suites, in report order.
+const (
+	SuiteParse      = "parse"
+	SuiteSchema     = "schema"
+	SuiteSemantic   = "semantic"
+	SuiteProjection = "projection"
+	SuiteNoLeak     = "no-leak"
+)
+
+// Suites lists the suites a run can select.
+var Suites = []string{SuiteParse, SuiteSchema, SuiteSemantic, SuiteProjection, SuiteNoLeak}
+
+// Options configure a run.
+type Options struct {
+	// SchemasDir holds one folder per tool contract; FixturesDir the trees.
+	SchemasDir  string
+	FixturesDir string
+	Filter      Filter
+	// Suites selects suites by name; empty means all.
+	Suites []string
+	// Update writes or refreshes the golden agent output of every fixture
+	// that is expected admitted and is admitted. Bodies and sidecars are
+	// never touched.
+	Update bool
+	// Workers is the number of fixtures checked at once; 0 means
+	// runtime.GOMAXPROCS(0).
+	Workers int
+	// Contract loading options (custom rules).
+	Gate gate.Options
+}
+
+// Result is a finished run.
+type Result struct {
+	Run reports.Run
+	// Fixtures is how many fixtures were checked.
+	Fixtures int
+	// Updated lists the goldens written by Update, with "created" or
+	// "updated".
+	Updated []string
+}
+
+// Run loads the contracts, discovers the fixtures and checks them in
+// parallel; the report order is deterministic (tool, upstream version,
+// kind, name). A configuration error anywhere (contract, sidecar, tree)
+// returns a *gate.ConfigError; every fixture's own failure is a failed
+// testcase in the result, never an error.
+func Run(opts Options) (*Result, error) {
+	start := time.Now()
+	list, err := gate.LoadContracts(opts.SchemasDir, opts.Gate)
+	if err != nil {
+		return nil, err
+	}
+	contracts := map[string]*gate.Contract{}
+	for _, c := range list {
+		contracts[c.Tool] = c
+	}
+	for _, t := range opts.Filter.Tools {
+		if contracts[t] == nil {
+			return nil, &gate.ConfigError{File: filepath.Join(opts.SchemasDir, t), Msg: fmt.Sprintf("no contract for tool %q", t)}
+		}
+	}
+	for _, s := range opts.Suites {
+		if !slices.Contains(Suites, s) {
+			return nil, &gate.ConfigError{File: "--suite", Msg: fmt.Sprintf("unknown suite %q (want one of %v)", s, Suites)}
+		}
+	}
+	fixtures, err := Discover(opts.FixturesDir, contracts, opts.Filter)
+	if err != nil {
+		return nil, err
+	}
+	ctx := &runContext{opts: opts, contracts: contracts, start: start, constants: map[string]map[string]bool{}}
+	for _, c := range list {
+		b, err := os.ReadFile(filepath.Join(c.Dir, c.Manifest.AgentSchema))
+		if err != nil {
+			return nil, &gate.ConfigError{File: filepath.Join(c.Dir, c.Manifest.AgentSchema), Err: err}
+		}
+		if ctx.constants[c.Tool], err = SchemaConstants(b); err != nil {
+			return nil, &gate.ConfigError{File: filepath.Join(c.Dir, c.Manifest.AgentSchema), Err: err}
+		}
+	}
+
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	outs := make([]fixtureResult, len(fixtures))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				outs[i] = ctx.check(fixtures[i])
+			}
+		}()
+	}
+	for i := range fixtures {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	res := &Result{Fixtures: len(fixtures)}
+	var cfgErrs []error
+	for _, o := range outs {
+		if o.err != nil {
+			cfgErrs = append(cfgErrs, o.err)
+			continue
+		}
+		res.Run.Cases = append(res.Run.Cases, o.cases...)
+		if o.updated != "" {
+			res.Updated = append(res.Updated, o.updated)
+		}
+	}
+	if len(cfgErrs) > 0 {
+		return res, errors.Join(cfgErrs...)
+	}
+	res.Run.Duration = time.Since(start)
+	return res, nil
+}
+
+type runContext struct {
+	opts      Options
+	contracts map[string]*gate.Contract
+	start     time.Time
+	constants map[string]map[string]bool
+}
+
+type fixtureResult struct {
+	cases   []reports.Case
+	updated string
+	err     error
+}
+
+func (rc *runContext) wants(suite string) bool {
+	return len(rc.opts.Suites) == 0 || slices.Contains(rc.opts.Suites, suite)
+}
+
+// suiteOf maps a stage to the suite that owns its refusals.
+func suiteOf(stage gate.Stage) string {
+	switch stage {
+	case gate.StageTransport, gate.StageParse:
+		return SuiteParse
+	case gate.StageSchema, gate.StageInternal:
+		return SuiteSchema
+	case gate.StageSemantic:
+		return SuiteSemantic
+	}
+	return SuiteProjection
+}
+
+// check runs one fixture through the gate and its suites.
+func (rc *runContext) check(f Fixture) fixtureResult {
+	t0 := time.Now()
+	meta := f.defaults
+	if f.Meta != "" {
+		m, err := readMeta(f.Meta)
+		if err != nil {
+			return fixtureResult{err: err}
+		}
+		meta = merge(meta, m)
+	}
+	where := f.Meta
+	if where == "" {
+		where = f.Body
+	}
+	exp, err := resolve(meta, f.Kind, where, rc.start)
+	if err != nil {
+		return fixtureResult{err: err}
+	}
+	body, err := os.ReadFile(f.Body)
+	if err != nil {
+		return fixtureResult{err: &gate.ConfigError{File: f.Body, Msg: "cannot read fixture body", Err: err}}
+	}
+	c := rc.contracts[f.Tool]
+	v, err := c.Check(gate.Response{
+		Status:          exp.status,
+		ContentType:     exp.contentType,
+		ContentEncoding: exp.contentEncoding,
+		Body:            bytes.NewReader(body),
+		Source:          f.Body,
+	}, gate.Call{UpstreamVersion: f.UpstreamVersion, Request: exp.request, Now: exp.now})
+	if err != nil {
+		return fixtureResult{err: &gate.ConfigError{File: where, Msg: err.Error(), Err: err}}
+	}
+
+	actual := "admitted"
+	if !v.Admitted {
+		actual = v.Reason
+	}
+	expected := exp.outcome
+	if exp.reason != "" {
+		expected = exp.reason
+	}
+	var out fixtureResult
+	add := func(suite string, status reports.Status, msg, detail string) {
+		if !rc.wants(suite) {
+			return
+		}
+		out.cases = append(out.cases, reports.Case{
+			Tool: f.Tool, UpstreamVersion: f.UpstreamVersion, Kind: f.Kind, Suite: suite,
+			Name: f.Name, File: f.Body, Status: status,
+			Expected: expected, Actual: actual, Message: msg, Detail: detail,
+		})
+	}
+
+	refusedIn := ""
+	if !v.Admitted {
+		refusedIn = suiteOf(v.Stage)
+	}
+	switch {
+	case exp.outcome == "admitted":
+		// Each stage's suite: it passes when the gate got past that stage.
+		for _, s := range []string{SuiteParse, SuiteSchema, SuiteSemantic} {
+			switch {
+			case refusedIn == s:
+				add(s, reports.Failed, fmt.Sprintf("expected admitted, refused by %s", v.Reason), auditDetail(v))
+			case refusedIn != "" && slices.Index(Suites, refusedIn) < slices.Index(Suites, s):
+				add(s, reports.Unchecked, "not reached: refused earlier by "+v.Reason, "")
+			default:
+				add(s, reports.Passed, "", "")
+			}
+		}
+		switch {
+		case refusedIn == SuiteProjection:
+			add(SuiteProjection, reports.Failed, fmt.Sprintf("expected admitted, refused by %s", v.Reason), auditDetail(v))
+		case refusedIn != "":
+			add(SuiteProjection, reports.Unchecked, "not reached: refused earlier by "+v.Reason, "")
+		default:
+			status, msg, detail, updated := rc.projectionCase(f, c, v)
+			out.updated = updated
+			add(SuiteProjection, status, msg, detail)
+		}
+	case exp.reason == "":
+		// A refusal without a stated reason cannot be checked.
+		suite := refusedIn
+		if suite == "" {
+			suite = SuiteParse
+		}
+		msg := "the fixture names no expected reason (expect.reason in its sidecar)"
+		if v.Admitted && exp.outcome == "refused" {
+			add(suite, reports.Failed, "expected a refusal, admitted", "")
+		} else {
+			add(suite, reports.Unchecked, msg, "")
+		}
+	default:
+		suite := suiteOf(gate.StageOf(exp.reason))
+		switch {
+		case v.Admitted:
+			add(suite, reports.Failed, fmt.Sprintf("expected refusal %s, admitted", exp.reason), "agent output: "+string(v.Output))
+		case v.Reason != exp.reason:
+			add(suite, reports.Failed, fmt.Sprintf("expected refusal %s, refused by %s", exp.reason, v.Reason), auditDetail(v))
+		default:
+			add(suite, reports.Passed, "", "")
+		}
+	}
+
+	// no-leak, for every fixture.
+	if rc.wants(SuiteNoLeak) {
+		status, msg, detail := rc.noLeak(f, c, v, exp)
+		add(SuiteNoLeak, status, msg, detail)
+	}
+	d := time.Since(t0)
+	for i := range out.cases {
+		out.cases[i].Duration = d
+	}
+	return out
+}
+
+func auditDetail(v *gate.Verdict) string {
+	a := v.Audit
+	s := fmt.Sprintf("stage: %s\nreason: %s\n", a.Stage, a.Reason)
+	if a.KeywordLocation != "" {
+		s += "keyword location: " + a.KeywordLocation + "\n"
+	}
+	if a.InstanceLocation != "" {
+		s += "instance location: " + a.InstanceLocation + "\n"
+	}
+	if a.Offset >= 0 {
+		s += fmt.Sprintf("byte offset: %d\n", a.Offset)
+	}
+	if a.Message != "" {
+		s += "message: " + a.Message + "\n"
+	}
+	return s
+}
+
+// projectionCase checks an admitted fixture's agent output against its
+// golden and the agent-facing schema, writing the golden under Update.
+func (rc *runContext) projectionCase(f Fixture, c *gate.Contract, v *gate.Verdict) (reports.Status, string, string, string) {
+	data, err := agentData(v.Output)
+	if err != nil {
+		return reports.Failed, "agent output is not a success envelope: " + err.Error(), "", ""
+	}
+	if err := c.AgentSchema().Validate(data); err != nil {
+		return reports.Failed, "agent output fails the agent-facing schema", err.Error(), ""
+	}
+	golden, err := os.ReadFile(f.Golden)
+	switch {
+	case err != nil && !os.IsNotExist(err):
+		return reports.Failed, "cannot read golden: " + err.Error(), "", ""
+	case rc.opts.Update && (err != nil || !bytes.Equal(bytes.TrimRight(golden, "\n"), v.Output)):
+		what := "updated"
+		if err != nil {
+			what = "created"
+		}
+		if werr := writeAtomic(f.Golden, append(slices.Clone(v.Output), '\n')); werr != nil {
+			return reports.Failed, "cannot write golden: " + werr.Error(), "", ""
+		}
+		return reports.Passed, "", "", what + " " + f.Golden
+	case err != nil:
+		return reports.Failed, "no golden agent output " + filepath.Base(f.Golden) + " (write it with airlock run --update)", "", ""
+	}
+	if want := bytes.TrimRight(golden, "\n"); !bytes.Equal(want, v.Output) {
+		return reports.Failed, "agent output differs from the golden " + filepath.Base(f.Golden),
+			"-golden +actual\n" + cmp.Diff(jsonOrText(want), jsonOrText(v.Output)), ""
+	}
+	return reports.Passed, "", "", ""
+}
+
+// noLeak checks that no rejected byte reaches the agent output.
+func (rc *runContext) noLeak(f Fixture, c *gate.Contract, v *gate.Verdict, exp resolved) (reports.Status, string, string) {
+	if !v.Admitted {
+		if !envelopeEqual(v.Output, c.Tool, exp.request.ID, v.ErrorCode, v.Retryable) || !slices.Contains(gate.ErrorCodes, v.ErrorCode) {
+			return reports.Failed, "refused output is not exactly the failure envelope", "agent output: " + string(v.Output)
+		}
+		return reports.Passed, "", ""
+	}
+	proj, _ := c.Projection(f.UpstreamVersion)
+	lc := LeakCheck{Tool: c.Tool, RequestID: exp.request.ID, Projection: proj, Constants: rc.constants[c.Tool]}
+	leaks, err := lc.Find(v.Body, v.Output)
+	if err != nil {
+		return reports.Failed, "leak check could not run: " + err.Error(), ""
+	}
+	if len(leaks) > 0 {
+		detail := ""
+		for _, l := range leaks {
+			detail += l.String() + "\n"
+		}
+		return reports.Failed, fmt.Sprintf("%d raw token(s) leak into the agent output, first: %s", len(leaks), leaks[0]), detail
+	}
+	return reports.Passed, "", ""
+}
+
+func agentData(output []byte) (any, error) {
+	v, err := gate.Parse(output, gate.Limits{MaxBytes: int64(len(output)) + 1})
+	if err != nil {
+		return nil, err
+	}
+	env, ok := v.(map[string]any)
+	if !ok || env["outcome"] != "success" {
+		return nil, errors.New(`no "outcome":"success"`)
+	}
+	data, ok := env["data"]
+	if !ok {
+		return nil, errors.New(`no "data" member`)
+	}
+	return data, nil
+}
+
+// jsonOrText decodes b for a structural diff, or keeps it as text.
+func jsonOrText(b []byte) any {
+	if v, err := gate.Parse(b, gate.Limits{MaxBytes: int64(len(b)) + 1}); err == nil {
+		return v
+	}
+	return string(b)
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// folder and a rename, so a crash never leaves a partial golden.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".airlock-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
