@@ -42,6 +42,8 @@ fuzz:
 # Refresh the published copies of airlock's own schemas.
 schemas: build
 	$(BIN) schema contract > schemas/contract.schema.json
+	$(BIN) schema fixture-meta > schemas/fixture-meta.schema.json
+	$(BIN) schema results > schemas/results.schema.json
 
 clean:
 	rm -rf bin out bench.out

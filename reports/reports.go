@@ -6,6 +6,7 @@
 package reports
 
 import (
+	_ "embed"
 	"sort"
 	"time"
 )
@@ -120,3 +121,10 @@ func (r *Run) Counts() (passed, failed, unchecked int) {
 	}
 	return
 }
+
+//go:embed results.schema.json
+var resultsSchemaJSON []byte
+
+// ResultsSchema returns the published JSON Schema of WriteJSON's output, the
+// same bytes as schemas/results.schema.json.
+func ResultsSchema() []byte { return append([]byte(nil), resultsSchemaJSON...) }

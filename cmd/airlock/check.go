@@ -12,17 +12,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"airlock/gate"
+	"airlock/reports"
+	"airlock/runner"
 	"airlock/semantic"
 )
 
 func newCheckCmd() *cobra.Command {
 	var (
-		tool, version, schemasDir       string
-		requestID, requestFile          string
-		contextPairs                    []string
-		contentType, encoding, source   string
-		status                          int
-		clock, auditFile                string
+		tool, version, schemasDir     string
+		requestID, requestFile        string
+		contextPairs                  []string
+		contentType, encoding, source string
+		status                        int
+		clock, auditFile              string
 	)
 	cmd := &cobra.Command{
 		Use:   "check --tool NAME --request-id ID [flags] [BODY_FILE | -]",
@@ -159,16 +161,27 @@ func writeAudit(stderr io.Writer, file string, record []byte) error {
 
 func newSchemaCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "schema contract",
+		Use:   "schema contract|fixture-meta|results",
 		Short: "Print a published JSON Schema of airlock's own formats",
-		Args:  cobra.ExactArgs(1),
+		Long: `schema prints one of airlock's published JSON Schemas (also in schemas/):
+  contract       schemas/<tool>/contract.yaml
+  fixture-meta   fixture sidecars <name>.meta.yaml and defaults.meta.yaml
+  results        airlock run --json output`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var doc []byte
 			switch args[0] {
 			case "contract":
-				_, err := cmd.OutOrStdout().Write(gate.ManifestSchema())
-				return err
+				doc = gate.ManifestSchema()
+			case "fixture-meta":
+				doc = runner.MetaSchema()
+			case "results":
+				doc = reports.ResultsSchema()
+			default:
+				return usageErr("unknown schema %q (have: contract, fixture-meta, results)", args[0])
 			}
-			return usageErr("unknown schema %q (have: contract)", args[0])
+			_, err := cmd.OutOrStdout().Write(doc)
+			return err
 		},
 	}
 }
