@@ -63,6 +63,16 @@ type jsonParser struct {
 	dec   *jsontext.Decoder
 	lim   Limits
 	names map[string]string // interned member names: arrays of objects repeat them
+	// members and elems are stacks of the open objects' members and open
+	// arrays' elements: each object and array is built once its size is
+	// known, so no map or slice is grown and copied on the way.
+	members []member
+	elems   []any
+}
+
+type member struct {
+	name  string
+	value any
 }
 
 const maxInterned = 4096
@@ -100,7 +110,7 @@ func (p *jsonParser) value(depth int) (any, *refusal) {
 		if _, err := p.dec.ReadToken(); err != nil {
 			return nil, classify(err)
 		}
-		obj := make(map[string]any)
+		base := len(p.members)
 		for p.dec.PeekKind() != '}' {
 			raw, err := p.dec.ReadValue()
 			if err != nil {
@@ -117,11 +127,17 @@ func (p *jsonParser) value(depth int) (any, *refusal) {
 			if r != nil {
 				return nil, r
 			}
-			obj[name] = v
+			p.members = append(p.members, member{name, v})
 		}
 		if _, err := p.dec.ReadToken(); err != nil {
 			return nil, classify(err)
 		}
+		obj := make(map[string]any, len(p.members)-base)
+		for _, m := range p.members[base:] {
+			obj[m.name] = m.value
+		}
+		clear(p.members[base:])
+		p.members = p.members[:base]
 		return obj, nil
 	case '[':
 		if depth >= p.lim.MaxDepth {
@@ -130,17 +146,21 @@ func (p *jsonParser) value(depth int) (any, *refusal) {
 		if _, err := p.dec.ReadToken(); err != nil {
 			return nil, classify(err)
 		}
-		arr := []any{}
+		base := len(p.elems)
 		for p.dec.PeekKind() != ']' {
 			v, r := p.value(depth + 1)
 			if r != nil {
 				return nil, r
 			}
-			arr = append(arr, v)
+			p.elems = append(p.elems, v)
 		}
 		if _, err := p.dec.ReadToken(); err != nil {
 			return nil, classify(err)
 		}
+		arr := make([]any, len(p.elems)-base)
+		copy(arr, p.elems[base:])
+		clear(p.elems[base:])
+		p.elems = p.elems[:base]
 		return arr, nil
 	case '"':
 		raw, err := p.dec.ReadValue()
