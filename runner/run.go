@@ -29,6 +29,7 @@ const (
 	SuiteSemantic   = "semantic"
 	SuiteProjection = "projection"
 	SuiteNoLeak     = "no-leak"
+	SuiteMutation   = "mutation"
 )
 
 // Suites lists the suites a run can select.
@@ -69,61 +70,14 @@ type Result struct {
 // returns a *gate.ConfigError; every fixture's own failure is a failed
 // testcase in the result, never an error.
 func Run(opts Options) (*Result, error) {
-	start := time.Now()
-	list, err := gate.LoadContracts(opts.SchemasDir, opts.Gate)
+	rc, fixtures, err := setup(opts)
 	if err != nil {
 		return nil, err
 	}
-	contracts := map[string]*gate.Contract{}
-	for _, c := range list {
-		contracts[c.Tool] = c
-	}
-	for _, t := range opts.Filter.Tools {
-		if contracts[t] == nil {
-			return nil, &gate.ConfigError{File: filepath.Join(opts.SchemasDir, t), Msg: fmt.Sprintf("no contract for tool %q", t)}
-		}
-	}
-	for _, s := range opts.Suites {
-		if !slices.Contains(Suites, s) {
-			return nil, &gate.ConfigError{File: "--suite", Msg: fmt.Sprintf("unknown suite %q (want one of %v)", s, Suites)}
-		}
-	}
-	fixtures, err := Discover(opts.FixturesDir, contracts, opts.Filter)
-	if err != nil {
-		return nil, err
-	}
-	ctx := &runContext{opts: opts, contracts: contracts, start: start, constants: map[string]map[string]bool{}}
-	for _, c := range list {
-		b, err := os.ReadFile(filepath.Join(c.Dir, c.Manifest.AgentSchema))
-		if err != nil {
-			return nil, &gate.ConfigError{File: filepath.Join(c.Dir, c.Manifest.AgentSchema), Err: err}
-		}
-		if ctx.constants[c.Tool], err = SchemaConstants(b); err != nil {
-			return nil, &gate.ConfigError{File: filepath.Join(c.Dir, c.Manifest.AgentSchema), Err: err}
-		}
-	}
+	start := rc.start
 
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	outs := make([]fixtureResult, len(fixtures))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				outs[i] = ctx.check(fixtures[i])
-			}
-		}()
-	}
-	for i := range fixtures {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	forEach(len(fixtures), opts.Workers, func(i int) { outs[i] = rc.check(fixtures[i]) })
 
 	res := &Result{Fixtures: len(fixtures)}
 	var cfgErrs []error
@@ -142,6 +96,69 @@ func Run(opts Options) (*Result, error) {
 	}
 	res.Run.Duration = time.Since(start)
 	return res, nil
+}
+
+// forEach calls fn(i) for i in [0, n) on workers goroutines (0 means
+// GOMAXPROCS) and returns when all calls have returned.
+func forEach(n, workers int, fn func(i int)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, max(n, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// setup loads the contracts, checks the selection and discovers fixtures.
+func setup(opts Options) (*runContext, []Fixture, error) {
+	start := time.Now()
+	list, err := gate.LoadContracts(opts.SchemasDir, opts.Gate)
+	if err != nil {
+		return nil, nil, err
+	}
+	contracts := map[string]*gate.Contract{}
+	for _, c := range list {
+		contracts[c.Tool] = c
+	}
+	for _, t := range opts.Filter.Tools {
+		if contracts[t] == nil {
+			return nil, nil, &gate.ConfigError{File: filepath.Join(opts.SchemasDir, t), Msg: fmt.Sprintf("no contract for tool %q", t)}
+		}
+	}
+	for _, s := range opts.Suites {
+		if !slices.Contains(Suites, s) {
+			return nil, nil, &gate.ConfigError{File: "--suite", Msg: fmt.Sprintf("unknown suite %q (want one of %v)", s, Suites)}
+		}
+	}
+	fixtures, err := Discover(opts.FixturesDir, contracts, opts.Filter)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx := &runContext{opts: opts, contracts: contracts, start: start, constants: map[string]map[string]bool{}}
+	for _, c := range list {
+		b, err := os.ReadFile(filepath.Join(c.Dir, c.Manifest.AgentSchema))
+		if err != nil {
+			return nil, nil, &gate.ConfigError{File: filepath.Join(c.Dir, c.Manifest.AgentSchema), Err: err}
+		}
+		if ctx.constants[c.Tool], err = SchemaConstants(b); err != nil {
+			return nil, nil, &gate.ConfigError{File: filepath.Join(c.Dir, c.Manifest.AgentSchema), Err: err}
+		}
+	}
+
+	return ctx, fixtures, nil
 }
 
 type runContext struct {
@@ -174,14 +191,21 @@ func suiteOf(stage gate.Stage) string {
 	return SuiteProjection
 }
 
-// check runs one fixture through the gate and its suites.
-func (rc *runContext) check(f Fixture) fixtureResult {
-	t0 := time.Now()
+// prepared is a fixture with its metadata resolved and its body read.
+type prepared struct {
+	exp   resolved
+	body  []byte
+	where string // the sidecar, or the body when there is none
+}
+
+// prepare resolves a fixture's metadata and reads its body; every problem
+// is a *gate.ConfigError.
+func (rc *runContext) prepare(f Fixture) (prepared, error) {
 	meta := f.defaults
 	if f.Meta != "" {
 		m, err := readMeta(f.Meta)
 		if err != nil {
-			return fixtureResult{err: err}
+			return prepared{}, err
 		}
 		meta = merge(meta, m)
 	}
@@ -191,22 +215,42 @@ func (rc *runContext) check(f Fixture) fixtureResult {
 	}
 	exp, err := resolve(meta, f.Kind, where, rc.start)
 	if err != nil {
-		return fixtureResult{err: err}
+		return prepared{}, err
 	}
 	body, err := os.ReadFile(f.Body)
 	if err != nil {
-		return fixtureResult{err: &gate.ConfigError{File: f.Body, Msg: "cannot read fixture body", Err: err}}
+		return prepared{}, &gate.ConfigError{File: f.Body, Msg: "cannot read fixture body", Err: err}
 	}
-	c := rc.contracts[f.Tool]
-	v, err := c.Check(gate.Response{
-		Status:          exp.status,
-		ContentType:     exp.contentType,
-		ContentEncoding: exp.contentEncoding,
+	return prepared{exp: exp, body: body, where: where}, nil
+}
+
+// gateCheck runs body through the fixture's contract under exp.
+func (rc *runContext) gateCheck(f Fixture, exp resolved, body []byte, status int, contentType, encoding string) (*gate.Verdict, error) {
+	v, err := rc.contracts[f.Tool].Check(gate.Response{
+		Status:          status,
+		ContentType:     contentType,
+		ContentEncoding: encoding,
 		Body:            bytes.NewReader(body),
 		Source:          f.Body,
 	}, gate.Call{UpstreamVersion: f.UpstreamVersion, Request: exp.request, Now: exp.now})
 	if err != nil {
-		return fixtureResult{err: &gate.ConfigError{File: where, Msg: err.Error(), Err: err}}
+		return nil, &gate.ConfigError{File: f.Body, Msg: err.Error(), Err: err}
+	}
+	return v, nil
+}
+
+// check runs one fixture through the gate and its suites.
+func (rc *runContext) check(f Fixture) fixtureResult {
+	t0 := time.Now()
+	p, err := rc.prepare(f)
+	if err != nil {
+		return fixtureResult{err: err}
+	}
+	exp := p.exp
+	c := rc.contracts[f.Tool]
+	v, err := rc.gateCheck(f, exp, p.body, exp.status, exp.contentType, exp.contentEncoding)
+	if err != nil {
+		return fixtureResult{err: err}
 	}
 
 	actual := "admitted"

@@ -56,7 +56,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newCheckCmd(), newRunCmd(), newSchemaCmd(), newReasonsCmd())
+	root.AddCommand(newCheckCmd(), newRunCmd(), newMutateCmd(), newSchemaCmd(), newReasonsCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}
 	})

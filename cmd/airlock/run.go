@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,7 @@ func newRunCmd() *cobra.Command {
 		opts                runner.Options
 		junitFile, jsonFile string
 		color               string
+		mutate              bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run [flags]",
@@ -33,9 +35,26 @@ only, never bodies or sidecars, and prints what changed.
 Exit codes: 0 all passed, 1 any failure, 2 usage or configuration error, 3 internal error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, err := runner.Run(opts)
-			if err != nil {
-				return err
+			// The mutation suite comes from runner.Mutate, the others from runner.Run.
+			wantMutation := mutate && (len(opts.Suites) == 0 || slices.Contains(opts.Suites, runner.SuiteMutation))
+			if slices.Contains(opts.Suites, runner.SuiteMutation) && !mutate {
+				return usageErr("--suite mutation needs --mutate")
+			}
+			runOpts := opts
+			runOpts.Suites = slices.DeleteFunc(slices.Clone(opts.Suites), func(s string) bool { return s == runner.SuiteMutation })
+			res := &runner.Result{}
+			if len(opts.Suites) == 0 || len(runOpts.Suites) > 0 {
+				var err error
+				if res, err = runner.Run(runOpts); err != nil {
+					return err
+				}
+			}
+			if wantMutation {
+				rep, err := runner.Mutate(runner.MutateOptions{Options: runOpts})
+				if err != nil {
+					return err
+				}
+				res.Run.Cases = append(res.Run.Cases, rep.Cases()...)
 			}
 			out := cmd.OutOrStdout()
 			for _, u := range res.Updated {
@@ -67,7 +86,8 @@ Exit codes: 0 all passed, 1 any failure, 2 usage or configuration error, 3 inter
 	f.StringSliceVar(&opts.Filter.Tools, "tool", nil, "only these tools (repeatable or comma-separated)")
 	f.StringSliceVar(&opts.Filter.UpstreamVersions, "upstream-version", nil, "only these upstream versions")
 	f.StringSliceVar(&opts.Filter.Kinds, "kind", nil, "only these kinds: accepted, near-miss, historical, recorded")
-	f.StringSliceVar(&opts.Suites, "suite", nil, "only these suites: parse, schema, semantic, projection, no-leak")
+	f.StringSliceVar(&opts.Suites, "suite", nil, "only these suites: parse, schema, semantic, projection, no-leak, mutation (with --mutate)")
+	f.BoolVar(&mutate, "mutate", false, "add the mutation suite: mutants of every admitted fixture (see airlock mutate)")
 	f.BoolVar(&opts.Update, "update", false, "write or refresh golden agent outputs of admitted fixtures")
 	f.IntVar(&opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
 	f.StringVar(&junitFile, "junit", "", "write a JUnit XML report to FILE")

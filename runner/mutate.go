@@ -1,0 +1,408 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+
+	"airlock/gate"
+	"airlock/reports"
+)
+
+// DefaultMaxMutants is the default cap of mutants per fixture.
+const DefaultMaxMutants = 400
+
+// MutateOptions configure Mutate. SchemasDir, FixturesDir, Filter, Workers
+// and Gate mean what they mean in Options.
+type MutateOptions struct {
+	Options
+	// Seed makes the choice of mutants under the cap reproducible; 0 means 1.
+	Seed uint64
+	// MaxPerFixture caps the mutants of one fixture; 0 means
+	// DefaultMaxMutants, a negative value means no cap.
+	MaxPerFixture int
+}
+
+// Outcome classifies one mutant's proof.
+type Outcome string
+
+// Mutant outcomes. Only Killed counts toward the score.
+const (
+	// Killed: refused for a reason of the family it was built to trip, its
+	// output exactly the failure envelope, its canary nowhere in it.
+	Killed Outcome = "killed"
+	// Survived: admitted. A hole in the contract.
+	Survived Outcome = "survived"
+	// WrongReason: refused, but by another stage or reason.
+	WrongReason Outcome = "wrong_reason"
+	// Leaked: refused, but the output is not the exact failure envelope or
+	// carries the canary.
+	Leaked Outcome = "leaked"
+)
+
+// MutantResult is one mutant and what the gate did with it.
+type MutantResult struct {
+	Fixture Fixture
+	Mutant  Mutant
+	Outcome Outcome
+	// Actual is "admitted" or the gate's reason.
+	Actual string
+	// Problem says what failed, for anything but Killed.
+	Problem string
+}
+
+// Diff is a go-cmp diff of the original against the mutant.
+func (r MutantResult) Diff() string {
+	return cmp.Diff(r.Mutant.Before, r.Mutant.After)
+}
+
+// Score is the mutation score of one contract and upstream version.
+type Score struct {
+	Tool, UpstreamVersion string
+	Generated, Killed     int
+	// ByFamily counts generated and killed mutants per family.
+	ByFamily map[string][2]int
+}
+
+// Ratio is killed / generated (1 when nothing was generated).
+func (s Score) Ratio() float64 {
+	if s.Generated == 0 {
+		return 1
+	}
+	return float64(s.Killed) / float64(s.Generated)
+}
+
+// MutationReport is the result of Mutate.
+type MutationReport struct {
+	Results []MutantResult
+	Scores  []Score
+	// Skipped lists fixtures whose original was not admitted, with why.
+	Skipped []string
+}
+
+// Survivors returns the results that are not Killed.
+func (r *MutationReport) Survivors() []MutantResult {
+	var out []MutantResult
+	for _, x := range r.Results {
+		if x.Outcome != Killed {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Mutate derives near-miss mutants from every accepted and historical
+// fixture the gate admits and proves each one: refused for the family it
+// was built to trip, its agent output exactly the failure envelope, its
+// canary nowhere in that output. Results are in fixture then generation
+// order; configuration errors are *gate.ConfigError values.
+func Mutate(opts MutateOptions) (*MutationReport, error) {
+	if opts.Seed == 0 {
+		opts.Seed = 1
+	}
+	if opts.MaxPerFixture == 0 {
+		opts.MaxPerFixture = DefaultMaxMutants
+	}
+	opts.Options.Suites = nil
+	rc, fixtures, err := setup(opts.Options)
+	if err != nil {
+		return nil, err
+	}
+	fixtures = slices.DeleteFunc(fixtures, func(f Fixture) bool {
+		return f.Kind != KindAccepted && f.Kind != KindHistorical
+	})
+	type perFixture struct {
+		results []MutantResult
+		skipped string
+		err     error
+	}
+	outs := make([]perFixture, len(fixtures))
+	docs := map[string]*schemaDocs{}
+	for tool, c := range rc.contracts {
+		docs[tool] = newSchemaDocs(c.Dir)
+	}
+	forEach(len(fixtures), opts.Workers, func(i int) {
+		res, skipped, err := rc.mutateFixture(fixtures[i], docs[fixtures[i].Tool], opts)
+		outs[i] = perFixture{res, skipped, err}
+	})
+
+	rep := &MutationReport{}
+	var errs []error
+	scores := map[[2]string]*Score{}
+	var order [][2]string
+	for i, o := range outs {
+		if o.err != nil {
+			errs = append(errs, o.err)
+			continue
+		}
+		if o.skipped != "" {
+			rep.Skipped = append(rep.Skipped, fixtures[i].Body+": "+o.skipped)
+			continue
+		}
+		k := [2]string{fixtures[i].Tool, fixtures[i].UpstreamVersion}
+		s := scores[k]
+		if s == nil {
+			s = &Score{Tool: k[0], UpstreamVersion: k[1], ByFamily: map[string][2]int{}}
+			scores[k] = s
+			order = append(order, k)
+		}
+		for _, r := range o.results {
+			fam := s.ByFamily[r.Mutant.Family]
+			s.Generated++
+			fam[0]++
+			if r.Outcome == Killed {
+				s.Killed++
+				fam[1]++
+			}
+			s.ByFamily[r.Mutant.Family] = fam
+		}
+		rep.Results = append(rep.Results, o.results...)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	for _, k := range order {
+		rep.Scores = append(rep.Scores, *scores[k])
+	}
+	return rep, nil
+}
+
+func (rc *runContext) mutateFixture(f Fixture, docs *schemaDocs, opts MutateOptions) ([]MutantResult, string, error) {
+	p, err := rc.prepare(f)
+	if err != nil {
+		return nil, "", err
+	}
+	if p.exp.outcome != "admitted" {
+		return nil, "expected refused", nil
+	}
+	orig, err := rc.gateCheck(f, p.exp, p.body, p.exp.status, p.exp.contentType, p.exp.contentEncoding)
+	if err != nil {
+		return nil, "", err
+	}
+	if !orig.Admitted {
+		return nil, "not admitted (" + orig.Reason + ")", nil
+	}
+	c := rc.contracts[f.Tool]
+	value, err := gate.Parse(orig.Body, c.Limits())
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: admitted body does not parse: %w", f.Body, err)
+	}
+	uv := c.Manifest.UpstreamVersions[f.UpstreamVersion]
+	var rules []RuleSpecView
+	for _, r := range uv.Rules {
+		switch {
+		case r.Binding != nil:
+			rules = append(rules, RuleSpecView{r.Name, r.Binding.Pointer, true})
+		case r.Context != nil:
+			rules = append(rules, RuleSpecView{r.Name, r.Context.Pointer, true})
+		case r.Membership != nil:
+			rules = append(rules, RuleSpecView{r.Name, r.Membership.Pointer, true})
+		case r.Freshness != nil:
+			rules = append(rules, RuleSpecView{r.Name, r.Freshness.Pointer, false})
+		}
+	}
+	// Canaries and the sample depend on the fixture's place in its tree, not
+	// on where the tree is checked out.
+	key := f.Tool + "/" + f.UpstreamVersion + "/" + f.Kind + "/" + f.Name
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	m := &mutator{
+		raw:      orig.Body,
+		value:    value,
+		limits:   c.Limits(),
+		rules:    rules,
+		request:  p.exp.request,
+		facts:    func(loc []string) facts { return docs.at(uv.Schema, loc) },
+		canaryID: fmt.Sprintf("%08x", h.Sum32()),
+	}
+	m.generate()
+	mutants := limitMutants(m.out, opts.MaxPerFixture, opts.Seed, key)
+
+	results := make([]MutantResult, 0, len(mutants))
+	for _, mu := range mutants {
+		status, ct := p.exp.status, p.exp.contentType
+		if mu.Status != 0 {
+			status = mu.Status
+		}
+		if mu.ContentType != "" {
+			ct = mu.ContentType
+		}
+		v, err := rc.gateCheck(f, p.exp, mu.Body, status, ct, "")
+		if err != nil {
+			return nil, "", err
+		}
+		r := MutantResult{Fixture: f, Mutant: mu, Actual: "admitted", Outcome: Killed}
+		switch {
+		case v.Admitted:
+			r.Outcome, r.Problem = Survived, "admitted: "+mu.Hint+" would refuse it"
+		case !bytes.Equal(v.Output, gate.FailureEnvelope(c.Tool, p.exp.request.ID, v.ErrorCode, v.Retryable)):
+			r.Actual, r.Outcome, r.Problem = v.Reason, Leaked, "refused output is not exactly the failure envelope"
+		case mu.Canary != "" && bytes.Contains(v.Output, []byte(mu.Canary)):
+			r.Actual, r.Outcome, r.Problem = v.Reason, Leaked, "the canary "+mu.Canary+" reached the agent output"
+		case !mu.expects(v.Reason):
+			r.Actual, r.Outcome, r.Problem = v.Reason, WrongReason, fmt.Sprintf("refused by %s, expected %s", v.Reason, strings.Join(mu.Expect, " or "))
+		default:
+			r.Actual = v.Reason
+		}
+		if v.Admitted && mu.Canary != "" && bytes.Contains(v.Output, []byte(mu.Canary)) {
+			r.Problem += "; its canary reached the agent output"
+		}
+		results = append(results, r)
+	}
+	return results, "", nil
+}
+
+// Cases turns mutation results into testcases of the "mutation" suite.
+func (r *MutationReport) Cases() []reports.Case {
+	out := make([]reports.Case, 0, len(r.Results))
+	for _, x := range r.Results {
+		c := reports.Case{
+			Tool: x.Fixture.Tool, UpstreamVersion: x.Fixture.UpstreamVersion, Kind: x.Fixture.Kind,
+			Suite: SuiteMutation, Name: x.Fixture.Name + "#" + x.Mutant.ID, File: x.Fixture.Body,
+			Status: reports.Passed, Expected: strings.Join(x.Mutant.Expect, " | "), Actual: x.Actual,
+		}
+		if x.Outcome != Killed {
+			c.Status = reports.Failed
+			c.Message = string(x.Outcome) + ": " + x.Problem
+			c.Detail = "hint: " + x.Mutant.Hint + "\n-original +mutant\n" + x.Diff()
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// writeMutant writes one result as a near-miss fixture under dir
+// (dir/<tool>/<upstream-version>/near-miss/<stem>.<mutant>.json plus a
+// sidecar with the fixture's request, clock, status and content type and the
+// expected reason: the mutant's intended reason for a survivor, the gate's
+// actual reason otherwise). An existing file is never overwritten. It
+// returns the body's path.
+func (rc *runContext) writeMutant(dir string, x MutantResult) (string, error) {
+	p, err := rc.prepare(x.Fixture)
+	if err != nil {
+		return "", err
+	}
+	folder := filepath.Join(dir, x.Fixture.Tool, x.Fixture.UpstreamVersion, KindNearMiss)
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		return "", err
+	}
+	stem := x.Fixture.Stem + "." + slug(x.Mutant.ID)
+	ext := ".json"
+	if x.Mutant.Kind == "html_error_page" {
+		ext = ".html"
+	}
+	reason := x.Actual
+	if x.Outcome == Survived || x.Outcome == Leaked {
+		reason = x.Mutant.Reason
+	}
+	status, ct := p.exp.status, p.exp.contentType
+	if x.Mutant.Status != 0 {
+		status = x.Mutant.Status
+	}
+	if x.Mutant.ContentType != "" {
+		ct = x.Mutant.ContentType
+	}
+	var meta strings.Builder
+	fmt.Fprintf(&meta, "# Generated by airlock mutate from %s.\n", filepath.ToSlash(x.Fixture.Body))
+	fmt.Fprintf(&meta, "status: %d\ncontent_type: %q\n", status, ct)
+	fmt.Fprintf(&meta, "request:\n  id: %q\n", p.exp.request.ID)
+	if len(p.exp.request.Context) > 0 {
+		meta.WriteString("  context:\n")
+		for _, k := range sortedStringKeys(p.exp.request.Context) {
+			fmt.Fprintf(&meta, "    %q: %q\n", k, p.exp.request.Context[k])
+		}
+	}
+	fmt.Fprintf(&meta, "clock: %q\n", p.exp.now.UTC().Format("2006-01-02T15:04:05.999999999Z07:00"))
+	fmt.Fprintf(&meta, "expect: {outcome: refused, reason: %q}\n", reason)
+	fmt.Fprintf(&meta, "notes: %q\n", "mutation "+x.Mutant.ID+" ("+string(x.Outcome)+"); hint: "+x.Mutant.Hint)
+
+	body := filepath.Join(folder, stem+ext)
+	side := filepath.Join(folder, stem+MetaSuffix)
+	for _, f := range []string{body, side} {
+		if _, err := os.Lstat(f); err == nil {
+			return "", fmt.Errorf("%s exists; not overwritten", f)
+		}
+	}
+	if err := createNew(body, x.Mutant.Body); err != nil {
+		return "", err
+	}
+	if err := createNew(side, []byte(meta.String())); err != nil {
+		os.Remove(body)
+		return "", err
+	}
+	return body, nil
+}
+
+// WriteMutants writes the given results as near-miss fixtures under dir;
+// see writeMutant. It returns the bodies written and the results it skipped
+// (existing files) as messages.
+func WriteMutants(opts MutateOptions, dir string, results []MutantResult) (written, skipped []string, err error) {
+	opts.Options.Suites = nil
+	rc, _, err := setup(opts.Options)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, x := range results {
+		path, err := rc.writeMutant(dir, x)
+		if err != nil {
+			if os.IsExist(err) || strings.Contains(err.Error(), "not overwritten") {
+				skipped = append(skipped, err.Error())
+				continue
+			}
+			return written, skipped, err
+		}
+		written = append(written, path)
+	}
+	return written, skipped, nil
+}
+
+// createNew writes data to a new file through a temporary file and a hard
+// link, which fails when path exists: no partial file, no overwrite.
+func createNew(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".airlock-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Link(tmp.Name(), path)
+}
+
+// slug makes a mutant id usable in a file name.
+func slug(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return strings.Trim(b.String(), "_")
+}
+
+func sortedStringKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
