@@ -124,7 +124,9 @@ func writeMutationReport(w io.Writer, rep *runner.MutationReport, maxShown int) 
 		for k := range hints {
 			keys = append(keys, k)
 		}
-		sort.Slice(keys, func(i, j int) bool { return hints[keys[i]] > hints[keys[j]] || hints[keys[i]] == hints[keys[j]] && keys[i] < keys[j] })
+		sort.Slice(keys, func(i, j int) bool {
+			return hints[keys[i]] > hints[keys[j]] || hints[keys[i]] == hints[keys[j]] && keys[i] < keys[j]
+		})
 		fmt.Fprintln(w, "\nwhat would close them:")
 		for _, k := range keys {
 			fmt.Fprintf(w, "  %4d  %s\n", hints[k], reports.Line(k))
