@@ -50,6 +50,7 @@ type Manifest struct {
 	Version          string                     `yaml:"version"`
 	Description      string                     `yaml:"description"`
 	Current          string                     `yaml:"current"`
+	Protocol         string                     `yaml:"protocol"`
 	AgentSchema      string                     `yaml:"agent_schema"`
 	ErrorCodes       []ErrorCode                `yaml:"error_codes"`
 	ContentTypes     []string                   `yaml:"content_types"`
@@ -68,12 +69,12 @@ type UpstreamVersion struct {
 
 // RuleSpec is one semantic rule in the manifest: a name and exactly one kind.
 type RuleSpec struct {
-	Name       string          `yaml:"name"`
-	Binding    *PointerSpec    `yaml:"binding"`
-	Context    *KeyedSpec      `yaml:"context"`
-	Freshness  *FreshnessSpec  `yaml:"freshness"`
-	Membership *KeyedSpec      `yaml:"membership"`
-	Custom     string          `yaml:"custom"`
+	Name       string         `yaml:"name"`
+	Binding    *PointerSpec   `yaml:"binding"`
+	Context    *KeyedSpec     `yaml:"context"`
+	Freshness  *FreshnessSpec `yaml:"freshness"`
+	Membership *KeyedSpec     `yaml:"membership"`
+	Custom     string         `yaml:"custom"`
 }
 
 // PointerSpec names one location in the validated value.

@@ -149,6 +149,11 @@ func (c *Contract) stages(u *upstream, body []byte, req semantic.Request, now ti
 	if r != nil {
 		return nil, r
 	}
+	if c.Manifest.Protocol == ProtocolMCP {
+		if value, r = unwrapMCP(value); r != nil {
+			return nil, r
+		}
+	}
 	if r := schemaStage(u.schema, value); r != nil {
 		return nil, r
 	}

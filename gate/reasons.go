@@ -45,6 +45,7 @@ const (
 	ReasonNotJSON       = "transport.not_json"
 	ReasonEncoding      = "transport.encoding"
 	ReasonReadError     = "transport.read_error"
+	ReasonMCPToolError  = "transport.mcp_tool_error"
 	ReasonSyntax        = "parse.syntax"
 	ReasonTruncated     = "parse.truncated"
 	ReasonDuplicate     = "parse.duplicate_member"
@@ -55,6 +56,7 @@ const (
 	ReasonDepth         = "parse.depth"
 	ReasonNumber        = "parse.number"
 	ReasonStringTooLong = "parse.string_too_long"
+	ReasonMCPResult     = "parse.mcp_result"
 	ReasonSchemaFamily  = "schema.<keyword>"
 	ReasonSemantic      = "semantic.<rule>"
 	ReasonAgentSchema   = "projection.agent_schema"
@@ -85,6 +87,7 @@ var registry = []ReasonInfo{
 	{ReasonNotJSON, StageTransport, InvalidResponse, false, "The body starts like HTML or XML (\"<\" after optional whitespace), whatever the Content-Type says: a proxy or error page, not the upstream's answer."},
 	{ReasonEncoding, StageTransport, InvalidResponse, false, "The Content-Encoding is not identity or gzip, or the gzip stream is corrupt."},
 	{ReasonReadError, StageTransport, UpstreamUnavailable, true, "Reading the body failed midway (connection reset, timeout)."},
+	{ReasonMCPToolError, StageTransport, UpstreamUnavailable, false, "An MCP tool result with isError: true (contracts with protocol: mcp): the upstream's own failure, passed on as an upstream failure envelope rather than a schema refusal."},
 	{ReasonSyntax, StageParse, InvalidResponse, false, "The body is not JSON text per RFC 8259 (a bad token, a missing delimiter, a non-string member name)."},
 	{ReasonTruncated, StageParse, UpstreamUnavailable, true, "The body ends inside a value: the response was cut short."},
 	{ReasonDuplicate, StageParse, InvalidResponse, false, "An object repeats a member name, compared after unescaping (RFC 8259 §4, RFC 7493 §2.3)."},
@@ -95,6 +98,7 @@ var registry = []ReasonInfo{
 	{ReasonDepth, StageParse, InvalidResponse, false, "Objects and arrays nest deeper than limits.max_depth."},
 	{ReasonNumber, StageParse, InvalidResponse, false, "A number token is longer than limits.max_number_length bytes, or its magnitude is outside IEEE 754 binary64 (overflows to ±Inf or underflows to 0; RFC 7493 §2.2)."},
 	{ReasonStringTooLong, StageParse, InvalidResponse, false, "A string or member name is longer than limits.max_string_length bytes once unescaped."},
+	{ReasonMCPResult, StageParse, InvalidResponse, false, "Contracts with protocol: mcp: the body is not an MCP CallToolResult object, isError is not a boolean, content is not an array, or structuredContent is missing (0, false and null count as present)."},
 	{ReasonSchemaFamily, StageSchema, InvalidResponse, false, "The value fails the upstream version's JSON Schema; <keyword> is the keyword of the most specific failing cause (additionalProperties, required, type, enum, const, format, maxLength, pattern, oneOf, false, …)."},
 	{ReasonSemantic, StageSemantic, InvalidResponse, false, "A semantic rule of the contract refused the value; <rule> is the rule's name in contract.yaml (binding, context match, freshness, membership or custom)."},
 	{ReasonAgentSchema, StageProjection, InvalidResponse, false, "The projected agent data fails the contract's closed agent-facing schema."},

@@ -195,17 +195,23 @@ func (rc *runContext) mutateFixture(f Fixture, docs *schemaDocs, opts MutateOpti
 		return nil, "", fmt.Errorf("%s: admitted body does not parse: %w", f.Body, err)
 	}
 	uv := c.Manifest.UpstreamVersions[f.UpstreamVersion]
+	// For an MCP contract, rules and schema facts are relative to
+	// structuredContent while mutants change the whole CallToolResult.
+	prefix := ""
+	if c.Protocol() == gate.ProtocolMCP {
+		prefix = "/structuredContent"
+	}
 	var rules []RuleSpecView
 	for _, r := range uv.Rules {
 		switch {
 		case r.Binding != nil:
-			rules = append(rules, RuleSpecView{r.Name, r.Binding.Pointer, true})
+			rules = append(rules, RuleSpecView{r.Name, prefix + r.Binding.Pointer, true})
 		case r.Context != nil:
-			rules = append(rules, RuleSpecView{r.Name, r.Context.Pointer, true})
+			rules = append(rules, RuleSpecView{r.Name, prefix + r.Context.Pointer, true})
 		case r.Membership != nil:
-			rules = append(rules, RuleSpecView{r.Name, r.Membership.Pointer, true})
+			rules = append(rules, RuleSpecView{r.Name, prefix + r.Membership.Pointer, true})
 		case r.Freshness != nil:
-			rules = append(rules, RuleSpecView{r.Name, r.Freshness.Pointer, false})
+			rules = append(rules, RuleSpecView{r.Name, prefix + r.Freshness.Pointer, false})
 		}
 	}
 	// Canaries and the sample depend on the fixture's place in its tree, not
@@ -214,12 +220,20 @@ func (rc *runContext) mutateFixture(f Fixture, docs *schemaDocs, opts MutateOpti
 	h := fnv.New32a()
 	h.Write([]byte(key))
 	m := &mutator{
-		raw:      orig.Body,
-		value:    value,
-		limits:   c.Limits(),
-		rules:    rules,
-		request:  p.exp.request,
-		facts:    func(loc []string) facts { return docs.at(uv.Schema, loc) },
+		raw:     orig.Body,
+		value:   value,
+		limits:  c.Limits(),
+		rules:   rules,
+		request: p.exp.request,
+		facts: func(loc []string) facts {
+			if prefix != "" {
+				if len(loc) == 0 || loc[0] != "structuredContent" {
+					return facts{maxLength: -1}
+				}
+				loc = loc[1:]
+			}
+			return docs.at(uv.Schema, loc)
+		},
 		canaryID: fmt.Sprintf("%08x", h.Sum32()),
 	}
 	m.generate()

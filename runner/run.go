@@ -20,6 +20,7 @@ import (
 
 	"airlock/gate"
 	"airlock/reports"
+	"airlock/semantic"
 )
 
 // Suites, in report order.
@@ -395,7 +396,7 @@ func (rc *runContext) noLeak(f Fixture, c *gate.Contract, v *gate.Verdict, exp r
 		}
 		return reports.Passed, "", ""
 	}
-	proj, _ := c.Projection(f.UpstreamVersion)
+	proj := rawProjection(c, f.UpstreamVersion)
 	lc := LeakCheck{Tool: c.Tool, RequestID: exp.request.ID, Projection: proj, Constants: rc.constants[c.Tool]}
 	leaks, err := lc.Find(v.Body, v.Output)
 	if err != nil {
@@ -454,4 +455,18 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// rawProjection returns a version's projection as pointers into the raw
+// body: for an MCP contract they are prefixed with /structuredContent.
+func rawProjection(c *gate.Contract, version string) []gate.ProjectionField {
+	proj, _ := c.Projection(version)
+	if c.Protocol() != gate.ProtocolMCP {
+		return proj
+	}
+	out := make([]gate.ProjectionField, len(proj))
+	for i, f := range proj {
+		out[i] = gate.ProjectionField{Field: f.Field, Pointer: append(semantic.Pointer{"structuredContent"}, f.Pointer...)}
+	}
+	return out
 }
