@@ -90,6 +90,12 @@ func SanitizeMessage(s string, max int) string {
 			piece = s[i : i+size]
 		}
 		if b.Len()+len(piece) > max-len("…") {
+			// Cut only when the rest does not fit whole (an escape is at most 4 bytes per input byte).
+			if b.Len()+len(s)-i <= max {
+				if rest := SanitizeMessage(s[i:], 4*(len(s)-i)+len("…")); b.Len()+len(rest) <= max {
+					return b.String() + rest
+				}
+			}
 			b.WriteString("…")
 			return b.String()
 		}
@@ -101,15 +107,23 @@ func SanitizeMessage(s string, max int) string {
 
 var secretParam = regexp.MustCompile(`(?i)(token|secret|passw|key|credential|auth|sig|session)`)
 
+// secretText finds what url.Parse cannot show RedactSource: a password or a
+// secret-looking parameter in a URL that does not parse, inside a command
+// line, in a query pair Query drops (bad escape, ";") or in a fragment.
+var secretText = regexp.MustCompile(`(?i)(://[^/?#@\s:]*:)[^/?#@\s]*(@)|([?&;#][^=&;#\s]*(?:token|secret|passw|key|credential|auth|sig|session)[^=&;#\s]*=)[^&;#\s]*`)
+
+func redactText(s string) string { return secretText.ReplaceAllString(s, "${1}${3}REDACTED${2}") }
+
 // RedactSource removes credentials from a source description before it is
 // recorded: a URL's userinfo password and the values of query parameters
 // whose names look secret (token, secret, password, key, credential, auth,
-// signature, session) become "REDACTED". Non-URL sources are returned
-// sanitised and capped.
+// signature, session) become "REDACTED". A source that is not a URL (a
+// command line) or does not parse gets the same redaction by pattern. The
+// result is sanitised and capped.
 func RedactSource(src string) string {
 	u, err := url.Parse(src)
 	if err != nil || u.Scheme == "" || u.Host == "" {
-		return SanitizeMessage(src, MaxAuditMessage)
+		return SanitizeMessage(redactText(src), MaxAuditMessage)
 	}
 	if u.User != nil {
 		if _, has := u.User.Password(); has {
@@ -127,5 +141,5 @@ func RedactSource(src string) string {
 	if changed {
 		u.RawQuery = q.Encode()
 	}
-	return SanitizeMessage(u.String(), MaxAuditMessage)
+	return SanitizeMessage(redactText(u.String()), MaxAuditMessage)
 }

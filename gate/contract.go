@@ -302,6 +302,13 @@ func (c *Contract) compiler() (*jsonschema.Compiler, error) {
 			return nil, &ConfigError{File: f, Line: line, Column: col, Msg: "not strict JSON: " + pe.Reason + ": " + pe.Message, Err: err}
 		}
 		loader[c.baseURL+filepath.Base(f)] = doc
+		// A file with an absolute $id is also served under it, so that a
+		// relative $ref resolved against that $id still finds its sibling.
+		if obj, ok := doc.(map[string]any); ok {
+			if id, ok := obj["$id"].(string); ok && strings.Contains(id, "://") {
+				loader[strings.TrimSuffix(id, "#")] = doc
+			}
+		}
 	}
 	return NewSchemaCompiler(loader), nil
 }

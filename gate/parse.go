@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -60,9 +61,10 @@ func (e *ParseError) Error() string {
 
 // jsonParser builds the value from jsontext's tokens.
 type jsonParser struct {
-	dec   *jsontext.Decoder
-	lim   Limits
-	names map[string]string // interned member names: arrays of objects repeat them
+	dec    *jsontext.Decoder
+	lim    Limits
+	names  map[string]string // interned member names: arrays of objects repeat them
+	values map[string]any    // shared short string values (see strValue)
 	// members and elems are stacks of the open objects' members and open
 	// arrays' elements: each object and array is built once its size is
 	// known, so no map or slice is grown and copied on the way.
@@ -77,14 +79,57 @@ type member struct {
 
 const maxInterned = 4096
 
+// parsers holds idle parsers, so that a call reuses a decoder's state and
+// the scratch stacks of an earlier one instead of allocating them.
+var parsers = sync.Pool{New: func() any {
+	return &jsonParser{dec: jsontext.NewDecoder(noInput)}
+}}
+
+// noInput is what an idle parser's decoder reads, so that the pool holds no
+// reference to a body.
+var noInput = strings.NewReader("")
+
+// maxPooledStack is the largest scratch stack, in entries, kept for reuse;
+// larger ones are dropped rather than pinned in the pool.
+const maxPooledStack = 1 << 10
+
+// release makes p idle and returns it to the pool, keeping no reference to
+// the body or to any value built from it.
+func (p *jsonParser) release() {
+	p.dec.Reset(noInput)
+	clear(p.members)
+	clear(p.elems)
+	p.members, p.elems = p.members[:0], p.elems[:0]
+	if cap(p.members) > maxPooledStack {
+		p.members = nil
+	}
+	if cap(p.elems) > maxPooledStack {
+		p.elems = nil
+	}
+	if len(p.names) > maxPooledStack {
+		p.names = nil
+	} else {
+		clear(p.names)
+	}
+	if len(p.values) > maxPooledStack {
+		p.values = nil
+	} else {
+		clear(p.values)
+	}
+	parsers.Put(p)
+}
+
 func parse(body []byte, lim Limits) (any, *refusal) {
 	for _, bom := range [][]byte{{0xEF, 0xBB, 0xBF}, {0xFE, 0xFF}, {0xFF, 0xFE}} {
 		if bytes.HasPrefix(body, bom) {
 			return nil, &refusal{reason: ReasonBOM, offset: 0, message: "body starts with a byte order mark"}
 		}
 	}
+	p := parsers.Get().(*jsonParser)
+	defer p.release()
+	p.lim = lim
 	// A *bytes.Buffer lets jsontext read body in place, without a copy.
-	p := jsonParser{dec: jsontext.NewDecoder(bytes.NewBuffer(body)), lim: lim}
+	p.dec.Reset(bytes.NewBuffer(body))
 	v, r := p.value(0)
 	if r != nil {
 		return nil, r
@@ -167,7 +212,7 @@ func (p *jsonParser) value(depth int) (any, *refusal) {
 		if err != nil {
 			return nil, classify(err)
 		}
-		return p.str(raw, false)
+		return p.strValue(raw)
 	case '0':
 		raw, err := p.dec.ReadValue()
 		if err != nil {
@@ -236,6 +281,32 @@ func (p *jsonParser) str(raw jsontext.Value, name bool) (string, *refusal) {
 	return s, nil
 }
 
+// maxSharedString is the longest string value, in bytes, that a parse
+// shares between equal occurrences: short strings (states, kinds, names)
+// repeat across the elements of an array.
+const maxSharedString = 16
+
+// strValue is str for a string value. Equal short strings without escapes
+// share one boxed value, which saves two allocations per repeat; strings
+// are immutable, so the sharing cannot be observed.
+func (p *jsonParser) strValue(raw jsontext.Value) (any, *refusal) {
+	inner := raw[1 : len(raw)-1]
+	if len(inner) > maxSharedString || bytes.IndexByte(inner, '\\') >= 0 {
+		return p.str(raw, false)
+	}
+	if v, ok := p.values[string(inner)]; ok {
+		return v, nil
+	}
+	var v any = string(inner)
+	if p.values == nil {
+		p.values = make(map[string]any)
+	}
+	if len(p.values) < maxInterned {
+		p.values[v.(string)] = v
+	}
+	return v, nil
+}
+
 // number keeps the token's exact text and enforces the number policy.
 func (p *jsonParser) number(raw jsontext.Value) (any, *refusal) {
 	start := p.dec.InputOffset() - int64(len(raw))
@@ -247,10 +318,11 @@ func (p *jsonParser) number(raw jsontext.Value) (any, *refusal) {
 		}
 	}
 	s := string(raw)
-	// Only an exponent can take a token this short outside binary64's range.
-	if strings.IndexAny(s, "eE") >= 0 {
+	// Without an exponent only a token of over 300 bytes (max_number_length
+	// allows 4096) can lie outside binary64's range.
+	if strings.IndexAny(s, "eE") >= 0 || len(s) > 300 {
 		f, err := strconv.ParseFloat(s, 64)
-		mantissa := s[:strings.IndexAny(s, "eE")]
+		mantissa := s[:strings.IndexAny(s+"e", "eE")]
 		switch {
 		case err != nil:
 			return nil, &refusal{reason: ReasonNumber, offset: start, message: "number overflows IEEE 754 binary64"}

@@ -93,7 +93,7 @@ func validate(sch *jsonschema.Schema, v any) (f *schemaFailure, panicked error) 
 		message:          leaf.ErrorKind.LocalizedString(printer),
 	}
 	if ap, ok := leaf.ErrorKind.(*kind.AdditionalProperties); ok && len(ap.Properties) > 0 {
-		f.member = ap.Properties[0]
+		f.member = slices.Min(ap.Properties)
 	}
 	return f, nil
 }
@@ -101,7 +101,9 @@ func validate(sch *jsonschema.Schema, v any) (f *schemaFailure, panicked error) 
 // mostSpecific walks down to one leaf cause. Where a oneOf or anyOf failed
 // in every branch, it follows the branch with the fewest failures (the
 // branch the value came closest to matching, first on a tie); elsewhere it
-// follows the first cause, in the validator's keyword order.
+// follows the first cause, in the validator's keyword order, at the smallest
+// instance location (the validator visits members in map order), so that the
+// same value always gets the same reason.
 func mostSpecific(e *jsonschema.ValidationError) *jsonschema.ValidationError {
 	for len(e.Causes) > 0 {
 		next := e.Causes[0]
@@ -111,6 +113,12 @@ func mostSpecific(e *jsonschema.ValidationError) *jsonschema.ValidationError {
 			for _, c := range e.Causes[1:] {
 				if n := leaves(c); n < best {
 					next, best = c, n
+				}
+			}
+		default: // causes for different members come in map order: take the first location
+			for _, c := range e.Causes[1:] {
+				if slices.Compare(c.InstanceLocation, next.InstanceLocation) < 0 {
+					next = c
 				}
 			}
 		}

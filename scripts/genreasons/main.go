@@ -1,7 +1,15 @@
 package main
-import ("fmt";"airlock/gate";"strings")
-func main(){
- fmt.Println("# Reason codes\n\nEvery refusal carries one reason code, `stage.name`, for the operator (audit record, reports).\nThe agent sees only the error code and whether to retry. The codes are stable API; the list\nbelow is kept equal to the registry in `gate/reasons.go` by a test, and `airlock reasons` prints it.\n\nRetryable is the default policy; a contract overrides it per reason with `retryable:` in\n`contract.yaml`. A contract that narrows `error_codes` turns any other code into\n`INVALID_RESPONSE`.\n")
- fmt.Println("| reason | stage | error code | retryable | meaning |\n| --- | --- | --- | --- | --- |")
- for _,r:=range gate.Reasons(){ fmt.Printf("| `%s` | %s | %s | %v | %s |\n", r.Code, r.Stage, r.ErrorCode, r.Retryable, strings.ReplaceAll(r.Description,"|","\\|")) }
+
+import (
+	"airlock/gate"
+	"fmt"
+	"strings"
+)
+
+func main() {
+	fmt.Print("# Reason codes\n\nEvery refusal carries one reason code, `stage.name`, for the operator (audit record, reports).\nThe agent sees only the error code and whether to retry. The codes are stable API; the list\nbelow is kept equal to the registry in `gate/reasons.go` by a test, and `airlock reasons` prints it.\n\nRetryable is the default policy; a contract overrides it per reason with `retryable:` in\n`contract.yaml`. A contract that narrows `error_codes` turns any other code into\n`INVALID_RESPONSE`.\n\n")
+	fmt.Println("| reason | stage | error code | retryable | meaning |\n| --- | --- | --- | --- | --- |")
+	for _, r := range gate.Reasons() {
+		fmt.Printf("| `%s` | %s | %s | %v | %s |\n", r.Code, r.Stage, r.ErrorCode, r.Retryable, strings.ReplaceAll(r.Description, "|", "\\|"))
+	}
 }
