@@ -4,9 +4,10 @@
 GO       ?= go
 BIN      := bin/airlock
 PKGS     := ./...
-BENCHTIME ?= 2s
+BENCHTIME ?= 1s
+BENCHCOUNT ?= 6
 
-.PHONY: all build run test lint bench fuzz schemas clean
+.PHONY: all build run test lint bench fuzz schemas clean mcp-everything
 
 all: build
 
@@ -27,11 +28,25 @@ lint:
 test: lint
 	$(GO) test -count=1 $(PKGS)
 
+# The public MCP server the record specs start over stdio, pinned, installed
+# from npm into .ci/node (git-ignored). The specs find it there, or through
+# $$AIRLOCK_MCP_EVERYTHING; without it they are skipped, except under CI=true.
+MCP_EVERYTHING_VERSION ?= 2026.8.31
+MCP_EVERYTHING_PKG     := .ci/node/node_modules/@modelcontextprotocol/server-everything
+mcp-everything:
+	@v=$$(node -p "require('./$(MCP_EVERYTHING_PKG)/package.json').version" 2>/dev/null); \
+	  if [ "$$v" != "$(MCP_EVERYTHING_VERSION)" ]; then \
+	    npm install --prefix .ci/node --no-save --no-audit --no-fund --loglevel=error \
+	      @modelcontextprotocol/server-everything@$(MCP_EVERYTHING_VERSION); \
+	  fi
+
 # Benchmarks: the gate against encoding/json+schema on ~2 KB and ~200 KB
-# results, then the ratio table.
+# results (BENCHCOUNT runs each; the ratio table takes medians), then the
+# runner (fixtures/s, peak heap) and the mutation engine (mutants/s).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./gate | tee bench.out
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./gate | tee bench.out
 	$(GO) run ./scripts/benchratio < bench.out
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./runner
 
 # Run each fuzz target for FUZZTIME (default 30s).
 FUZZTIME ?= 30s
@@ -44,6 +59,8 @@ schemas: build
 	$(BIN) schema contract > schemas/contract.schema.json
 	$(BIN) schema fixture-meta > schemas/fixture-meta.schema.json
 	$(BIN) schema results > schemas/results.schema.json
+	$(BIN) schema diff > schemas/diff.schema.json
+	$(BIN) schema drift > schemas/drift.schema.json
 
 clean:
 	rm -rf bin out bench.out

@@ -2,13 +2,12 @@ package gate
 
 import (
 	_ "embed"
-	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/goccy/go-yaml/parser"
@@ -39,9 +38,6 @@ var manifestSchema = func() *jsonschema.Schema {
 	}
 	return c.MustCompile(url)
 }()
-
-// schemaFileLimits are the parse limits for schema files of a contract.
-var schemaFileLimits = Limits{MaxBytes: 8 << 20, MaxDepth: 512, MaxNumberLength: 512, MaxStringLength: 1 << 20}
 
 // Manifest is the decoded contract.yaml; its format is published as
 // schemas/contract.schema.json, which documents each field.
@@ -116,7 +112,7 @@ type Contract struct {
 	agentSchema  *jsonschema.Schema
 	versions     map[string]*upstream
 	current      string
-	baseURL      string
+	schemas      *SchemaDir
 }
 
 type upstream struct {
@@ -200,7 +196,6 @@ func LoadContract(dir string, opts Options) (*Contract, error) {
 		errorCodes:   m.ErrorCodes,
 		versions:     map[string]*upstream{},
 		current:      m.Current,
-		baseURL:      "file://" + filepath.ToSlash(abs) + "/",
 	}
 	cfgErr := func(key, msg string) error {
 		line, col := 0, 0
@@ -224,19 +219,20 @@ func LoadContract(dir string, opts Options) (*Contract, error) {
 		}
 	}
 
-	compiler, err := c.compiler()
+	schemas, err := LoadSchemaDir(dir)
 	if err != nil {
 		return nil, err
 	}
+	if len(schemas.Broken) > 0 { // every file of the contract must be strict JSON
+		urls := slices.Sorted(maps.Keys(schemas.Broken))
+		return nil, schemas.Broken[urls[0]]
+	}
+	c.schemas = schemas
 	compile := func(key, name string) (*jsonschema.Schema, error) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			return nil, cfgErr(key, fmt.Sprintf("schema file %q not found in %s", name, dir))
 		}
-		s, err := compiler.Compile(c.baseURL + name)
-		if err != nil {
-			return nil, &ConfigError{File: filepath.Join(dir, name), Msg: c.relative(err.Error()), Err: compileErr(err)}
-		}
-		return s, nil
+		return schemas.Compile(name)
 	}
 	if c.agentSchema, err = compile("/agent_schema", m.AgentSchema); err != nil {
 		return nil, err
@@ -281,49 +277,8 @@ func LoadContract(dir string, opts Options) (*Contract, error) {
 	return c, nil
 }
 
-// compiler preloads every *.json file of the contract directory as a
-// resource; the loader serves nothing else.
-func (c *Contract) compiler() (*jsonschema.Compiler, error) {
-	files, err := filepath.Glob(filepath.Join(c.Dir, "*.json"))
-	if err != nil {
-		return nil, &ConfigError{File: c.Dir, Err: err}
-	}
-	loader := ConfinedLoader{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, &ConfigError{File: f, Msg: "cannot read schema file", Err: err}
-		}
-		doc, err := Parse(b, schemaFileLimits)
-		if err != nil {
-			var pe *ParseError
-			errors.As(err, &pe)
-			line, col := lineCol(b, pe.Offset)
-			return nil, &ConfigError{File: f, Line: line, Column: col, Msg: "not strict JSON: " + pe.Reason + ": " + pe.Message, Err: err}
-		}
-		loader[c.baseURL+filepath.Base(f)] = doc
-		// A file with an absolute $id is also served under it, so that a
-		// relative $ref resolved against that $id still finds its sibling.
-		if obj, ok := doc.(map[string]any); ok {
-			if id, ok := obj["$id"].(string); ok && strings.Contains(id, "://") {
-				loader[strings.TrimSuffix(id, "#")] = doc
-			}
-		}
-	}
-	return NewSchemaCompiler(loader), nil
-}
-
 // relative shortens the contract's absolute file URLs in a message.
-func (c *Contract) relative(s string) string { return strings.ReplaceAll(s, c.baseURL, "") }
-
-// compileErr keeps ErrOutsideContract reachable through errors.Is: the
-// compiler's own error types do not all unwrap.
-func compileErr(err error) error {
-	if strings.Contains(err.Error(), ErrOutsideContract.Error()) && !errors.Is(err, ErrOutsideContract) {
-		return fmt.Errorf("%w: %v", ErrOutsideContract, err)
-	}
-	return err
-}
+func (c *Contract) relative(s string) string { return c.schemas.Relative(s) }
 
 // lineCol converts a byte offset into a 1-based line and column.
 func lineCol(b []byte, off int64) (int, int) {

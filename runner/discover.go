@@ -30,10 +30,14 @@ type Fixture struct {
 	// Name is the body's file name; Stem the name without its extension.
 	Name string
 	Stem string
-	// Body, Meta and Golden are paths; Meta and Golden may not exist.
+	// Body, Meta, Golden and OutputSchema are paths; Meta, Golden and
+	// OutputSchema may not exist.
 	Body   string
 	Meta   string
 	Golden string
+	// OutputSchema is the MCP tool's outputSchema saved by airlock record
+	// beside the body (<stem>.output-schema.json).
+	OutputSchema string
 	// defaults is the merged directory defaults above the fixture.
 	defaults *Meta
 }
@@ -178,6 +182,12 @@ func fixturesIn(dir, tool, ver, kind string, defaults *Meta) ([]Fixture, error) 
 			}
 			continue
 		}
+		if stem, ok := strings.CutSuffix(name, OutputSchemaSuffix); ok {
+			if !bodies[stem] {
+				return nil, &gate.ConfigError{File: path, Msg: "MCP output schema without a body file " + stem + ".<ext>"}
+			}
+			continue
+		}
 		stem := bodyStem(name)
 		if other, dup := stems[stem]; dup {
 			return nil, &gate.ConfigError{File: path, Msg: fmt.Sprintf("two bodies share the name %q (%s); sidecars could not tell them apart", stem, other)}
@@ -191,6 +201,9 @@ func fixturesIn(dir, tool, ver, kind string, defaults *Meta) ([]Fixture, error) 
 		}
 		if names[stem+MetaSuffix] {
 			f.Meta = filepath.Join(dir, stem+MetaSuffix)
+		}
+		if names[stem+OutputSchemaSuffix] {
+			f.OutputSchema = filepath.Join(dir, stem+OutputSchemaSuffix)
 		}
 		out = append(out, f)
 	}
@@ -206,5 +219,5 @@ func bodyStem(name string) string {
 }
 
 func isSidecar(name string) bool {
-	return name == DefaultsFile || strings.HasSuffix(name, MetaSuffix) || strings.HasSuffix(name, GoldenSuffix)
+	return name == DefaultsFile || strings.HasSuffix(name, MetaSuffix) || strings.HasSuffix(name, GoldenSuffix) || strings.HasSuffix(name, OutputSchemaSuffix)
 }

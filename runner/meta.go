@@ -22,6 +22,11 @@ const (
 	defaultStatus = 200
 )
 
+// OutputSchemaSuffix names an MCP tool's outputSchema that airlock record
+// saves beside a body (<stem>.output-schema.json); discovery treats it like
+// a sidecar, never as a body.
+const OutputSchemaSuffix = ".output-schema.json"
+
 //go:embed meta.schema.json
 var metaSchemaJSON []byte
 
@@ -52,6 +57,9 @@ type Meta struct {
 	Clock           *string      `yaml:"clock"`
 	Expect          *Expect      `yaml:"expect"`
 	Notes           string       `yaml:"notes"`
+	// Recorded is the provenance airlock record writes; it never changes
+	// how a fixture is judged.
+	Recorded *Provenance `yaml:"recorded"`
 }
 
 // MetaRequest is the request part of a Meta.
@@ -117,6 +125,9 @@ func merge(base, top *Meta) *Meta {
 	}
 	if top.Notes != "" {
 		out.Notes = top.Notes
+	}
+	if top.Recorded != nil {
+		out.Recorded = top.Recorded
 	}
 	if top.Request != nil {
 		r := MetaRequest{}

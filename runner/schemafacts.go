@@ -2,7 +2,6 @@ package runner
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -36,10 +35,11 @@ type schemaDocs struct {
 // result is read-only and safe to share between goroutines.
 func newSchemaDocs(dir string) *schemaDocs {
 	d := &schemaDocs{dir: dir, docs: map[string]any{}}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	for _, f := range files {
-		if b, err := os.ReadFile(f); err == nil {
-			d.docs[filepath.Base(f)], _ = gate.Parse(b, gate.Limits{MaxBytes: 8 << 20, MaxDepth: 512, MaxNumberLength: 512, MaxStringLength: 1 << 20})
+	if sd, err := gate.LoadSchemaDir(dir); err == nil {
+		for url, doc := range sd.Docs {
+			if name, ok := strings.CutPrefix(url, sd.BaseURL); ok {
+				d.docs[name] = doc
+			}
 		}
 	}
 	return d

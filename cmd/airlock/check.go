@@ -161,12 +161,14 @@ func writeAudit(stderr io.Writer, file string, record []byte) error {
 
 func newSchemaCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "schema contract|fixture-meta|results",
+		Use:   "schema contract|fixture-meta|results|diff|drift",
 		Short: "Print a published JSON Schema of airlock's own formats",
 		Long: `schema prints one of airlock's published JSON Schemas (also in schemas/):
   contract       schemas/<tool>/contract.yaml
   fixture-meta   fixture sidecars <name>.meta.yaml and defaults.meta.yaml
-  results        airlock run --json output`,
+  results        airlock run --json output
+  diff           airlock diff --format json output
+  drift          airlock drift --json output`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var doc []byte
@@ -177,8 +179,12 @@ func newSchemaCmd() *cobra.Command {
 				doc = runner.MetaSchema()
 			case "results":
 				doc = reports.ResultsSchema()
+			case "diff":
+				doc = reports.DiffSchema()
+			case "drift":
+				doc = reports.DriftSchema()
 			default:
-				return usageErr("unknown schema %q (have: contract, fixture-meta, results)", args[0])
+				return usageErr("unknown schema %q (have: contract, fixture-meta, results, diff, drift)", args[0])
 			}
 			_, err := cmd.OutOrStdout().Write(doc)
 			return err

@@ -57,6 +57,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newCheckCmd(), newRunCmd(), newMutateCmd(), newSchemaCmd(), newReasonsCmd())
+	root.AddCommand(newRecordCmd(), newPromoteCmd())
+	root.AddCommand(newDiffCmd(), newDriftCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: err}
 	})

@@ -1,0 +1,249 @@
+package reports
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Level classifies a schema change from the consumer's side: the agent or
+// adapter reads what the producer sends.
+type Level string
+
+// Change levels, most severe first.
+const (
+	// Breaking: the producer may now send something a consumer written for
+	// the old schema cannot rely on or does not expect.
+	Breaking Level = "breaking"
+	// ContractChange: the promise changed in a way someone must decide on
+	// (e.g. a new member in a closed object), though nothing the old
+	// consumer relied on is gone.
+	ContractChange Level = "contract-change"
+	// Compatible: every response of the new schema was acceptable to the
+	// old one, or nothing observable changed.
+	Compatible Level = "compatible"
+)
+
+// Levels lists the levels, most severe first.
+var Levels = []Level{Breaking, ContractChange, Compatible}
+
+// Change is one classified difference between two schemas.
+type Change struct {
+	// Rule is the stable rule id, e.g. "response-property-type-changed".
+	Rule  string `json:"rule"`
+	Level Level  `json:"level"`
+	// Instance is the instance location the change applies to: an RFC 6901
+	// JSON Pointer into the response, "*" standing for every array element;
+	// "" is the whole response.
+	Instance string `json:"instance"`
+	// OldPointer and NewPointer are the keyword locations of the change in
+	// each schema, JSON Pointers from the schema's root through any $ref
+	// (like JSON Schema's keywordLocation). Where a keyword exists on one
+	// side only, the other side points at the enclosing schema.
+	OldPointer string `json:"old_pointer"`
+	NewPointer string `json:"new_pointer"`
+	// Message is one sentence for people.
+	Message string `json:"message"`
+}
+
+// Comparison is the changes between one pair of schemas.
+type Comparison struct {
+	// Name says what was compared, e.g. "deploy_status upstream v0 → v1".
+	Name string `json:"name"`
+	// Old and New are the schema files compared.
+	Old     string   `json:"old"`
+	New     string   `json:"new"`
+	Changes []Change `json:"changes"`
+}
+
+// Diff is the result of airlock diff: one or more comparisons.
+type Diff struct {
+	Comparisons []Comparison `json:"comparisons"`
+}
+
+// Count returns how many changes have level l.
+func (d *Diff) Count(l Level) int {
+	n := 0
+	for _, c := range d.Comparisons {
+		n += countLevel(c.Changes, l)
+	}
+	return n
+}
+
+// Breaking reports whether any change is breaking.
+func (d *Diff) Breaking() bool { return d.Count(Breaking) > 0 }
+
+func countLevel(changes []Change, l Level) int {
+	n := 0
+	for _, c := range changes {
+		if c.Level == l {
+			n++
+		}
+	}
+	return n
+}
+
+// diffVersion is the version of the JSON diff format.
+const diffVersion = 1
+
+//go:embed diff.schema.json
+var diffSchemaJSON []byte
+
+// DiffSchema returns the published JSON Schema of WriteDiffJSON's output,
+// the same bytes as schemas/diff.schema.json.
+func DiffSchema() []byte { return append([]byte(nil), diffSchemaJSON...) }
+
+// cleanChange makes every text of a change safe for a report.
+func cleanChange(c Change) Change {
+	c.Rule, c.Instance = Line(c.Rule), Line(c.Instance)
+	c.OldPointer, c.NewPointer, c.Message = Line(c.OldPointer), Line(c.NewPointer), Line(c.Message)
+	return c
+}
+
+func cleanComparisons(in []Comparison) []Comparison {
+	out := make([]Comparison, len(in))
+	for i, cmp := range in {
+		cmp.Name, cmp.Old, cmp.New = Line(cmp.Name), Line(cmp.Old), Line(cmp.New)
+		changes := make([]Change, len(cmp.Changes))
+		for j, c := range cmp.Changes {
+			changes[j] = cleanChange(c)
+		}
+		cmp.Changes = changes
+		out[i] = cmp
+	}
+	return out
+}
+
+// WriteDiffJSON writes d per schemas/diff.schema.json.
+func WriteDiffJSON(w io.Writer, d *Diff) error {
+	doc := struct {
+		Version        int          `json:"version"`
+		Breaking       int          `json:"breaking"`
+		ContractChange int          `json:"contract_change"`
+		Compatible     int          `json:"compatible"`
+		Comparisons    []Comparison `json:"comparisons"`
+	}{diffVersion, d.Count(Breaking), d.Count(ContractChange), d.Count(Compatible), cleanComparisons(d.Comparisons)}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// WriteDiffText writes d for a terminal or a log: a header per comparison,
+// two lines per change (level, rule and message; then the pointers in
+// each schema), and the totals.
+func WriteDiffText(w io.Writer, d *Diff) error {
+	var b strings.Builder
+	for i, cmp := range cleanComparisons(d.Comparisons) {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s: %s → %s\n", cmp.Name, cmp.Old, cmp.New)
+		if len(cmp.Changes) == 0 {
+			b.WriteString("  no changes\n")
+		}
+		for _, c := range cmp.Changes {
+			fmt.Fprintf(&b, "  %-15s %-42s %s\n", c.Level, c.Rule, c.Message)
+			fmt.Fprintf(&b, "  %-15s old %s  new %s\n", "", pointerText(c.OldPointer), pointerText(c.NewPointer))
+		}
+	}
+	fmt.Fprintf(&b, "\n%s\n", diffTotals(d))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteDiffMarkdown writes d as Markdown for a pull request: the totals,
+// then a table of changes per comparison.
+func WriteDiffMarkdown(w io.Writer, d *Diff) error {
+	var b strings.Builder
+	b.WriteString("# airlock diff\n\n")
+	fmt.Fprintf(&b, "%s\n", diffTotals(d))
+	for _, cmp := range d.Comparisons {
+		fmt.Fprintf(&b, "\n## %s\n\n%s → %s\n\n", mdText(cmp.Name), mdCode(cmp.Old), mdCode(cmp.New))
+		writeChangeTable(&b, cmp.Changes)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeChangeTable writes a Markdown table of changes, or a line saying
+// there are none.
+func writeChangeTable(b *strings.Builder, changes []Change) {
+	if len(changes) == 0 {
+		b.WriteString("No changes.\n")
+		return
+	}
+	b.WriteString("| level | rule | instance | old | new | message |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, c := range changes {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", levelMark(c.Level), mdCode(c.Rule),
+			mdCode(instanceText(c.Instance)), mdCode(pointerText(c.OldPointer)), mdCode(pointerText(c.NewPointer)), mdText(c.Message))
+	}
+}
+
+func levelMark(l Level) string {
+	switch l {
+	case Breaking:
+		return "❌ breaking"
+	case ContractChange:
+		return "⚠️ contract-change"
+	}
+	return "✅ " + string(l)
+}
+
+func diffTotals(d *Diff) string {
+	n := 0
+	for _, c := range d.Comparisons {
+		n += len(c.Changes)
+	}
+	return fmt.Sprintf("%d change(s): %d breaking, %d contract-change, %d compatible",
+		n, d.Count(Breaking), d.Count(ContractChange), d.Count(Compatible))
+}
+
+// instanceText shows the root instance location, "", as "(root)".
+func instanceText(p string) string {
+	if p == "" {
+		return "(root)"
+	}
+	return p
+}
+
+// pointerText shows the root schema location, "", as "#".
+func pointerText(p string) string {
+	if p == "" {
+		return "#"
+	}
+	return p
+}
+
+// mdText makes s safe as Markdown text inside a table cell: one line,
+// cleaned, with the characters that would start markup or HTML escaped.
+func mdText(s string) string {
+	s = Line(s)
+	r := strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "&", "&amp;", "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`)
+	return r.Replace(s)
+}
+
+// mdCode makes s a Markdown code span (safe inside a table cell): cleaned,
+// fenced with more backticks than it contains, pipes escaped.
+func mdCode(s string) string {
+	s = Line(s)
+	if s == "" {
+		return ""
+	}
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	pad := ""
+	if longest > 0 || strings.HasPrefix(s, " ") {
+		pad = " "
+	}
+	return fence + pad + strings.ReplaceAll(s, "|", `\|`) + pad + fence
+}

@@ -1,0 +1,68 @@
+// Command gendiffrules prints docs/diff.md from the diff rule registry:
+//
+//	go run ./scripts/gendiffrules > docs/diff.md
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"airlock/runner"
+)
+
+const intro = "# airlock diff\n\n" +
+	"`airlock diff` compares two JSON Schemas and classifies every change from the **consumer's\n" +
+	"side**: the agent or the adapter *reads* what the upstream sends. Whatever lets the producer\n" +
+	"send something the old schema refused is `breaking` (a new enum value, a larger `maxLength`,\n" +
+	"a dropped `required`, an opened object, a new `oneOf` alternative); whatever only narrows what\n" +
+	"may arrive is `compatible`; a change someone must decide on although nothing the consumer\n" +
+	"relied on is gone is a `contract-change` (a new member of a closed object, optional or not:\n" +
+	"never silent).\n\n" +
+	"```sh\n" +
+	"airlock diff old.schema.json new.schema.json            # two schema files\n" +
+	"airlock diff old/deploy_status schemas/deploy_status    # two contract folders\n" +
+	"airlock diff --tool deploy_status v0 v1                 # two upstream versions of one contract\n" +
+	"airlock diff --format json|markdown ...                 # default: text\n" +
+	"```\n\n" +
+	"- **Inputs.** A schema file may `$ref` the `*.json` files of its own folder and nothing else\n" +
+	"  (no network, no other folder, the same confinement as contracts); it is parsed with the\n" +
+	"  gate's strict JSON rules and compiled as the gate compiles contracts (draft 2020-12 unless\n" +
+	"  `$schema` says otherwise). Two contract folders compare their agent-facing schemas, then\n" +
+	"  each upstream version present in both. `--tool NAME` (with `--schemas DIR`) compares two\n" +
+	"  upstream versions of `DIR/NAME/contract.yaml`.\n" +
+	"- **How.** `$ref`s are resolved first (recursive schemas end: a pair of definitions already\n" +
+	"  being compared is not entered again); `$ref` targets and `allOf` members that apply to one\n" +
+	"  instance location are merged; `oneOf`/`anyOf` are distributed into alternatives, each new\n" +
+	"  alternative paired with the old one closest to it. A new alternative that some old one\n" +
+	"  already covers (no breaking difference) is compared with it, not reported as added.\n" +
+	"  Keywords the diff does not classify (`not`, `if`/`then`/`else`, `patternProperties`, …) are\n" +
+	"  still compared, and a change in them is reported as breaking for someone to review.\n" +
+	"- **Each change** has a rule id from the registry below (stable API), its level, the\n" +
+	"  instance location (a JSON Pointer into the response, `*` for every array element or\n" +
+	"  additional member, empty for the whole response), the JSON Pointer of the change in each\n" +
+	"  schema (its keyword location from the schema's root, through any `$ref`, as in JSON\n" +
+	"  Schema's `keywordLocation`; where a keyword exists on one side only, the other side points\n" +
+	"  at the enclosing schema), and one sentence.\n" +
+	"- **Output.** Text (default), `--format markdown` (for a pull request) or `--format json`,\n" +
+	"  whose format is published as `schemas/diff.schema.json` (`airlock schema diff`).\n" +
+	"- **Exit codes.** `0` no breaking change, `1` at least one, `2` usage or configuration error\n" +
+	"  (a missing file, a `$ref` outside the folder, a file that is not strict JSON, an unknown\n" +
+	"  upstream version), `3` internal error.\n\n" +
+	"`airlock drift` uses the same comparison between consecutive upstream versions of a\n" +
+	"contract ([drift.md](drift.md)).\n\n" +
+	"## Rules\n\n" +
+	"The list below is generated from the registry in `runner/diffrules.go`\n" +
+	"(`go run ./scripts/gendiffrules > docs/diff.md`) and kept equal to it by a test.\n\n"
+
+func main() {
+	fmt.Print(intro)
+	fmt.Println("| rule | level | meaning |\n| --- | --- | --- |")
+	for _, r := range runner.DiffRules() {
+		fmt.Println(row(r))
+	}
+}
+
+// row is one rule's table row.
+func row(r runner.DiffRule) string {
+	return fmt.Sprintf("| `%s` | %s | %s |", r.ID, r.Level, strings.ReplaceAll(r.Description, "|", `\|`))
+}
