@@ -383,8 +383,9 @@ func checkURL(s string) error {
 }
 
 // checkWritable fails with ErrUnwritable when dir cannot be created or
-// written: its nearest existing ancestor is not a folder, or not writable.
-// It creates nothing, so a run that records nothing leaves no empty folder.
+// written: its nearest existing ancestor is not a folder, or a probe file
+// cannot be created in it. It leaves nothing behind, so a run that records
+// nothing leaves no empty folder.
 func checkWritable(dir string) error {
 	p := dir
 	for {
@@ -393,9 +394,12 @@ func checkWritable(dir string) error {
 			if !info.IsDir() {
 				return fmt.Errorf("%w: %s cannot be created: %s is not a folder", ErrUnwritable, dir, p)
 			}
-			if err := syscall.Access(p, 0x2|0x1); err != nil { // W_OK|X_OK
+			probe, err := os.CreateTemp(p, ".airlock-probe-*")
+			if err != nil {
 				return fmt.Errorf("%w: %s is not writable: %v", ErrUnwritable, p, err)
 			}
+			probe.Close()
+			os.Remove(probe.Name())
 			return nil
 		}
 		if !os.IsNotExist(err) && !errors.Is(err, syscall.ENOTDIR) {

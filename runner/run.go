@@ -374,7 +374,7 @@ func (rc *runContext) projectionCase(f Fixture, c *gate.Contract, v *gate.Verdic
 		if err != nil {
 			what = "created"
 		}
-		if werr := writeAtomic(f.Golden, v.Output); werr != nil {
+		if werr := writeAtomic(f.Golden, append(slices.Clone(v.Output), '\n')); werr != nil {
 			return reports.Failed, "cannot write golden: " + werr.Error(), "", ""
 		}
 		return reports.Passed, "", "", what + " " + f.Golden

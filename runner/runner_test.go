@@ -226,7 +226,7 @@ var _ = Describe("airlock run", func() {
 		Expect(res.Updated[0]).To(HavePrefix("created "))
 		got, err := os.ReadFile(filepath.Join(dir, "fixtures/note_status/v1/accepted/open.agent.json"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(string(got)).To(Equal(goodOutput))
+		Expect(string(got)).To(Equal(goodOutput + "\n"))
 		Expect(filepath.Join(dir, "fixtures/note_status/v1/near-miss/dup.agent.json")).NotTo(BeAnExistingFile())
 		body, _ := os.ReadFile(filepath.Join(dir, "fixtures/note_status/v1/accepted/open.json"))
 		Expect(string(body)).To(Equal(goodBody))

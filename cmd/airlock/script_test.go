@@ -31,10 +31,11 @@ func TestMain(m *testing.M) {
 
 // TestScript runs the CLI scripts in testdata/script at the repository root.
 //
-// Each script starts in $WORK holding a copy of the repository's schemas/
-// directory ($WORK/schemas), so scripts pass --schemas $WORK/schemas and may
-// add broken contracts beside the bundled ones without touching the
-// repository.
+// Each script starts in $WORK holding copies of the repository's schemas/
+// and fixtures/ directories ($WORK/schemas, $WORK/bundled_fixtures; a script's
+// own fixtures/ stays its own), so scripts pass
+// --schemas $WORK/schemas and may add broken contracts beside the bundled
+// ones without touching the repository.
 //
 // Besides testscript's own commands, scripts have:
 //
@@ -54,13 +55,20 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fixtures, err := filepath.Abs(filepath.Join("..", "..", "fixtures"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("..", "..", "testdata", "script"),
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       *update,
 		Setup: func(env *testscript.Env) error {
-			return os.CopyFS(filepath.Join(env.WorkDir, "schemas"), os.DirFS(schemas))
+			if err := os.CopyFS(filepath.Join(env.WorkDir, "schemas"), os.DirFS(schemas)); err != nil {
+				return err
+			}
+			return os.CopyFS(filepath.Join(env.WorkDir, "bundled_fixtures"), os.DirFS(fixtures))
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":  cmdExitCode,
