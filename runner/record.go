@@ -711,6 +711,8 @@ func linkNew(src, dst string) error {
 }
 
 // upstreamErr wraps an upstream failure, saying "timed out" for a deadline.
+// Libraries quote the URL they failed on, credentials and all, so the
+// message goes through gate.RedactSource's patterns.
 func upstreamErr(ctx context.Context, timeout time.Duration, what string, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%w: %s: timed out after %s; nothing recorded", ErrUpstream, what, timeout)
@@ -718,5 +720,13 @@ func upstreamErr(ctx context.Context, timeout time.Duration, what string, err er
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return fmt.Errorf("%w: %s: interrupted; nothing recorded", ErrUpstream, what)
 	}
-	return fmt.Errorf("%w: %s: %v; nothing recorded", ErrUpstream, what, err)
+	return fmt.Errorf("%w: %s: %s; nothing recorded", ErrUpstream, what, gate.RedactSource(err.Error()))
+}
+
+// scrubbed replaces raw (a URL with its credentials) by red in err's text.
+func scrubbed(err error, raw, red string) error {
+	if err == nil || raw == "" || raw == red {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), raw, red))
 }

@@ -27,6 +27,8 @@ type mcpSession struct {
 	source    string
 	redacted  []Redaction
 	reqHeader map[string]string
+	// scrub takes the server's URL, credentials and all, out of an error.
+	scrub func(error) error
 	// schemas maps tool name → its outputSchema as sent (nil: none); listed
 	// is false until tools/list has been read.
 	schemas map[string][]byte
@@ -164,11 +166,13 @@ func (rec *recorder) mcpSession(ctx context.Context, c *MCPCall) (*mcpSession, e
 	s := &mcpSession{
 		wire:    &wireCapture{methods: map[any]string{}, results: map[string][]json.RawMessage{}},
 		schemas: map[string][]byte{},
+		scrub:   func(err error) error { return err },
 	}
 	var transport mcp.Transport
 	if c.URL != "" {
 		u, redacted := rec.redactURL(c.URL)
 		s.source, s.redacted = "mcp "+u, redacted
+		s.scrub = func(err error) error { return scrubbed(err, c.URL, u) }
 		var found []Redaction
 		s.reqHeader, found = rec.redactHeader(c.Header, RedactedHeader)
 		s.redacted = append(s.redacted, found...)
@@ -193,7 +197,7 @@ func (rec *recorder) mcpSession(ctx context.Context, c *MCPCall) (*mcpSession, e
 	client := mcp.NewClient(&mcp.Implementation{Name: "airlock", Version: gate.Version}, nil)
 	session, err := client.Connect(ctx, &captureTransport{inner: transport, wire: s.wire}, nil)
 	if err != nil {
-		return nil, upstreamErr(ctx, rec.opts.Timeout, s.source+": connecting", err)
+		return nil, upstreamErr(ctx, rec.opts.Timeout, s.source+": connecting", s.scrub(err))
 	}
 	s.session = session
 	rec.mcp[key] = s
@@ -209,7 +213,7 @@ func (s *mcpSession) outputSchema(ctx context.Context, tool string) (schema []by
 		var decoded []*mcp.Tool
 		for t, err := range s.session.Tools(ctx, nil) {
 			if err != nil {
-				return nil, false, err
+				return nil, false, s.scrub(err)
 			}
 			decoded = append(decoded, t)
 		}
@@ -293,7 +297,7 @@ func (rec *recorder) fetchMCP(ctx context.Context, c *MCPCall) (*capture, error)
 		if callErr == nil {
 			callErr = fmt.Errorf("no result on the wire")
 		}
-		return nil, upstreamErr(ctx, rec.opts.Timeout, what, callErr)
+		return nil, upstreamErr(ctx, rec.opts.Timeout, what, s.scrub(callErr))
 	}
 	got := &capture{
 		status:       0,
@@ -315,7 +319,7 @@ func (rec *recorder) fetchMCP(ctx context.Context, c *MCPCall) (*capture, error)
 		got.warnings = append(got.warnings, "tools/list does not offer "+c.Tool+": no output schema saved")
 	}
 	if callErr != nil {
-		got.warnings = append(got.warnings, "the MCP SDK could not decode the result ("+gate.SanitizeMessage(callErr.Error(), 200)+"); the bytes are recorded as sent")
+		got.warnings = append(got.warnings, "the MCP SDK could not decode the result ("+gate.RedactSource(gate.SanitizeMessage(s.scrub(callErr).Error(), 200))+"); the bytes are recorded as sent")
 	}
 	return got, nil
 }

@@ -189,7 +189,7 @@ var _ = Describe("airlock record from MCP", func() {
 			Expect(byName(res, "paris.json", runner.SuiteParse).Status).To(BeEquivalentTo("passed"))
 			Expect(passed).To(BeNumerically(">=", 10))
 			golden, _ := os.ReadFile(filepath.Join(accepted, "chicago.agent.json"))
-			Expect(string(golden)).To(Equal(`{"tool":"weather","request_id":"req-chicago","outcome":"success","data":{"conditions":"Light rain / drizzle","humidity":82,"temperature":36}}`))
+			Expect(string(golden)).To(Equal(`{"tool":"weather","request_id":"req-chicago","outcome":"success","data":{"conditions":"Light rain / drizzle","humidity":82,"temperature":36}}` + "\n"))
 		})
 
 		It("records the environment-listing tool with its secrets redacted", func() {
@@ -225,6 +225,24 @@ var _ = Describe("airlock record from MCP", func() {
 			raw, _ := os.ReadFile(results[0].Body)
 			Expect(string(raw)).To(ContainSubstring(secret))
 		})
+	})
+
+	It("keeps the server URL's credentials out of a connection error, and records nothing", func() {
+		gone := httptest.NewServer(http.NotFoundHandler())
+		url := strings.Replace(gone.URL, "http://", "http://bot:"+secretAuth[7:]+"@", 1) + "/mcp?token=" + secretQuery
+		gone.Close()
+		dir := tree(map[string]string{"fixtures/.keep": ""})
+		results, err := runner.Record(context.Background(), runner.RecordOptions{
+			SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
+			Tool: "account", UpstreamVersion: "v1", Timeout: 5 * time.Second,
+			Calls: []runner.RecordCall{{Name: "u1", MCP: &runner.MCPCall{URL: url, Tool: "lookup"}}},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(results[0].Err).To(MatchError(ContainSubstring("connecting")))
+		for _, s := range allSecrets {
+			Expect(results[0].Err.Error()).NotTo(ContainSubstring(s))
+		}
+		Expect(filesUnder(dir)).To(Equal([]string{"fixtures/.keep"}))
 	})
 
 	It("records over streamable HTTP, raw result and outputSchema, credentials and secret arguments redacted", func() {
