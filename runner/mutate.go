@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -304,9 +303,6 @@ func (rc *runContext) writeMutant(dir string, x MutantResult) (string, error) {
 		return "", err
 	}
 	folder := filepath.Join(dir, x.Fixture.Tool, x.Fixture.UpstreamVersion, KindNearMiss)
-	if err := os.MkdirAll(folder, 0o755); err != nil {
-		return "", err
-	}
 	stem := x.Fixture.Stem + "." + slug(x.Mutant.ID)
 	ext := ".json"
 	if x.Mutant.Kind == "html_error_page" {
@@ -339,16 +335,7 @@ func (rc *runContext) writeMutant(dir string, x MutantResult) (string, error) {
 
 	body := filepath.Join(folder, stem+ext)
 	side := filepath.Join(folder, stem+MetaSuffix)
-	for _, f := range []string{body, side} {
-		if _, err := os.Lstat(f); err == nil {
-			return "", fmt.Errorf("%s exists; not overwritten", f)
-		}
-	}
-	if err := createNew(body, x.Mutant.Body); err != nil {
-		return "", err
-	}
-	if err := createNew(side, []byte(meta.String())); err != nil {
-		os.Remove(body)
+	if err := createAll(folder, []newFile{{body, x.Mutant.Body}, {side, []byte(meta.String())}}); err != nil {
 		return "", err
 	}
 	return body, nil
@@ -366,7 +353,7 @@ func WriteMutants(opts MutateOptions, dir string, results []MutantResult) (writt
 	for _, x := range results {
 		path, err := rc.writeMutant(dir, x)
 		if err != nil {
-			if os.IsExist(err) || strings.Contains(err.Error(), "not overwritten") {
+			if errors.Is(err, ErrFixtureExists) {
 				skipped = append(skipped, err.Error())
 				continue
 			}
@@ -375,27 +362,6 @@ func WriteMutants(opts MutateOptions, dir string, results []MutantResult) (writt
 		written = append(written, path)
 	}
 	return written, skipped, nil
-}
-
-// createNew writes data to a new file through a temporary file and a hard
-// link, which fails when path exists: no partial file, no overwrite.
-func createNew(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".airlock-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Link(tmp.Name(), path)
 }
 
 // slug makes a mutant id usable in a file name.

@@ -150,6 +150,24 @@ var _ = Describe("airlock record from MCP", func() {
 			_, failed, _ := res.Run.Counts()
 			Expect(failed).To(BeZero(), "%+v", res.Run.Cases)
 
+			// Drift over the recorded answers: the observed shape of the
+			// structured content, and the tool error counted by reason.
+			drift, err := runner.Drift(runner.DriftOptions{SchemasDir: opts.SchemasDir, FixturesDir: opts.FixturesDir})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(drift.Summary.Fixtures).To(Equal(3))
+			Expect(drift.Tools).To(HaveLen(1))
+			v1 := drift.Tools[0].Versions[0]
+			Expect(v1.Recorded).To(Equal(3))
+			Expect(v1.Admitted).To(Equal(2))
+			Expect(v1.Refusals).To(ConsistOf(HaveField("Reason", "transport.mcp_tool_error")))
+			var observed []string
+			for _, o := range v1.Observed {
+				observed = append(observed, o.Pointer)
+			}
+			// Paths are in the validated value: structuredContent for protocol: mcp.
+			Expect(observed).To(ContainElements("/temperature", "/conditions", "/humidity"))
+			Expect(v1.Findings).To(BeEmpty(), "the answers match the schema derived from outputSchema")
+
 			// Recording again under the contract gives the gate's verdict at once.
 			opts.Calls = []runner.RecordCall{
 				mcpCall("new-york", server, "get-structured-content", `{"location":"New York"}`),

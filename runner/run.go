@@ -374,7 +374,7 @@ func (rc *runContext) projectionCase(f Fixture, c *gate.Contract, v *gate.Verdic
 		if err != nil {
 			what = "created"
 		}
-		if werr := writeAtomic(f.Golden, append(slices.Clone(v.Output), '\n')); werr != nil {
+		if werr := WriteFileAtomic(f.Golden, append(slices.Clone(v.Output), '\n')); werr != nil {
 			return reports.Failed, "cannot write golden: " + werr.Error(), "", ""
 		}
 		return reports.Passed, "", "", what + " " + f.Golden
@@ -434,27 +434,6 @@ func jsonOrText(b []byte) any {
 		return v
 	}
 	return string(b)
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// folder and a rename, so a crash never leaves a partial golden.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".airlock-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // rawProjection returns a version's projection as pointers into the raw

@@ -96,34 +96,17 @@ Exit codes: 0 all passed, 1 any failure, 2 usage or configuration error, 3 inter
 	return cmd
 }
 
-// writeReport writes a report through a temporary file and a rename, so a
-// failed write never leaves a partial report.
+// writeReport writes a report with runner.WriteFileAtomic, creating its
+// folder, so a failed write never leaves a partial report.
 func writeReport(path string, write func(io.Writer) error) error {
 	var buf bytes.Buffer
 	if err := write(&buf); err != nil {
 		return err
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".airlock-report-*")
-	if err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return runner.WriteFileAtomic(path, buf.Bytes())
 }
 
 // isTerminal reports whether w is a character device (a terminal).

@@ -1,0 +1,118 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Every file airlock writes goes through a temporary file in the target's
+// folder (its name starts with a dot, which fixture discovery skips), so an
+// interrupted write never leaves a partial file: WriteFileAtomic replaces
+// (goldens, reports), createAll never overwrites (recordings, mutants).
+
+// writeTemp writes data to a new temporary file in dir with mode 0644 and
+// returns its name; on error the name is "" or a file the caller removes.
+func writeTemp(dir string, data []byte) (string, error) {
+	tmp, err := os.CreateTemp(dir, ".airlock-*.tmp")
+	if err != nil {
+		return "", err
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	return tmp.Name(), werr
+}
+
+// WriteFileAtomic writes data to path, replacing any file there, through a
+// temporary file and a rename: readers see the old content or the new, never
+// a part.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := writeTemp(filepath.Dir(path), data)
+	if tmp != "" {
+		defer os.Remove(tmp)
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// newFile is one file of a fixture to create.
+type newFile struct {
+	path string
+	data []byte
+}
+
+// createAll creates every file in dir (made if missing) or none: each is
+// written to a temporary file first, then hard-linked into place, which
+// fails when the name exists (ErrFixtureExists), so nothing is overwritten;
+// a failure removes the files already linked. Temporary files start with a
+// dot, which discovery skips, and are removed on return.
+func createAll(dir string, files []newFile) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%w: %v", ErrUnwritable, err)
+	}
+	temps := make([]string, len(files))
+	defer func() {
+		for _, t := range temps {
+			if t != "" {
+				os.Remove(t)
+			}
+		}
+	}()
+	for i, f := range files {
+		tmp, err := writeTemp(filepath.Dir(f.path), f.data)
+		temps[i] = tmp
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrUnwritable, err)
+		}
+	}
+	var linked []string
+	for i, f := range files {
+		if err := linkNew(temps[i], f.path); err != nil {
+			for _, l := range linked {
+				os.Remove(l)
+			}
+			return err
+		}
+		linked = append(linked, f.path)
+	}
+	return nil
+}
+
+// linkNew puts src's content at dst without ever replacing dst: a hard
+// link, or an exclusive create and copy where links are not supported.
+func linkNew(src, dst string) error {
+	err := os.Link(src, dst)
+	if err == nil {
+		return nil
+	}
+	if os.IsExist(err) {
+		return fmt.Errorf("%w: %s", ErrFixtureExists, dst)
+	}
+	data, rerr := os.ReadFile(src)
+	if rerr != nil {
+		return fmt.Errorf("%w: %v", ErrUnwritable, err)
+	}
+	f, ferr := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if ferr != nil {
+		if os.IsExist(ferr) {
+			return fmt.Errorf("%w: %s", ErrFixtureExists, dst)
+		}
+		return fmt.Errorf("%w: %v", ErrUnwritable, ferr)
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(dst)
+		return fmt.Errorf("%w: %v", ErrUnwritable, werr)
+	}
+	return nil
+}
