@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,8 +19,7 @@ import (
 func newCheckCmd() *cobra.Command {
 	var (
 		tool, version, schemasDir     string
-		requestID, requestFile        string
-		contextPairs                  []string
+		reqFlags                      requestFlags
 		contentType, encoding, source string
 		status                        int
 		clock, auditFile              string
@@ -44,28 +42,9 @@ Exit codes: 0 admitted, 1 refused, 2 usage or configuration error, 3 internal er
 			if !semantic.ValidName(tool) {
 				return usageErr("--tool %q is not a tool name (^[a-z][a-z0-9_]{0,63}$)", tool)
 			}
-			req := semantic.Request{Context: map[string]string{}}
-			if requestFile != "" {
-				data, err := os.ReadFile(requestFile)
-				if err != nil {
-					return usageErr("--request: %v", err)
-				}
-				if err := gate.DecodeYAML(requestFile, data, nil, &req); err != nil {
-					return err
-				}
-				if req.Context == nil {
-					req.Context = map[string]string{}
-				}
-			}
-			if requestID != "" {
-				req.ID = requestID
-			}
-			for _, kv := range contextPairs {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok || k == "" {
-					return usageErr("--context %q: want KEY=VALUE", kv)
-				}
-				req.Context[k] = v
+			req, err := reqFlags.request()
+			if err != nil {
+				return err
 			}
 			if req.ID == "" {
 				return usageErr("a request id is required (--request-id or id: in --request FILE)")
@@ -128,9 +107,7 @@ Exit codes: 0 admitted, 1 refused, 2 usage or configuration error, 3 internal er
 	f.StringVar(&tool, "tool", "", "tool name; its contract is SCHEMAS/TOOL/contract.yaml (required)")
 	f.StringVar(&version, "upstream-version", "", "upstream version to check against (default: the contract's current)")
 	f.StringVar(&schemasDir, "schemas", "schemas", "directory holding one folder per tool contract")
-	f.StringVar(&requestID, "request-id", "", "the adapter's request id (overrides the request file's)")
-	f.StringArrayVar(&contextPairs, "context", nil, "request context KEY=VALUE, repeatable (adds to the request file's)")
-	f.StringVar(&requestFile, "request", "", "YAML or JSON file with the request: {id: ..., context: {KEY: VALUE}}")
+	reqFlags.register(f, "the adapter's request id (overrides the request file's)")
 	f.StringVar(&contentType, "content-type", "application/json", "the response's Content-Type")
 	f.StringVar(&encoding, "content-encoding", "", "the response's Content-Encoding (\"\" or gzip)")
 	f.IntVar(&status, "status", 200, "the response's HTTP status (0: none)")

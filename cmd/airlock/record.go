@@ -22,8 +22,7 @@ func newRecordCmd() *cobra.Command {
 	var (
 		opts                    runner.RecordOptions
 		name, requestsFile      string
-		requestID, requestFile  string
-		contextPairs            []string
+		reqFlags                requestFlags
 		url, method, data       string
 		dataFile, stdinFile     string
 		headers                 []string
@@ -69,28 +68,9 @@ gate, 2 usage or configuration error or a fixture name already taken, 3 upstream
 			if opts.Tool == "" {
 				return usageErr("--tool is required")
 			}
-			req := semantic.Request{}
-			if requestFile != "" {
-				b, err := os.ReadFile(requestFile)
-				if err != nil {
-					return usageErr("--request: %v", err)
-				}
-				if err := gate.DecodeYAML(requestFile, b, nil, &req); err != nil {
-					return err
-				}
-			}
-			if requestID != "" {
-				req.ID = requestID
-			}
-			for _, kv := range contextPairs {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok || k == "" {
-					return usageErr("--context %q: want KEY=VALUE", kv)
-				}
-				if req.Context == nil {
-					req.Context = map[string]string{}
-				}
-				req.Context[k] = v
+			req, err := reqFlags.request()
+			if err != nil {
+				return err
 			}
 
 			base := runner.RecordCall{Name: name, Request: req}
@@ -203,9 +183,7 @@ gate, 2 usage or configuration error or a fixture name already taken, 3 upstream
 	f.StringVar(&opts.FixturesDir, "fixtures", "fixtures", "directory holding the fixture trees")
 	f.StringVar(&name, "name", "", "fixture name (default: the UTC time, 20250601T120000Z)")
 	f.StringVar(&requestsFile, "requests", "", "record several calls from a YAML list (docs/record.md)")
-	f.StringVar(&requestID, "request-id", "", "the adapter's request id the gate judges against (default: rec-<name>)")
-	f.StringArrayVar(&contextPairs, "context", nil, "request context KEY=VALUE, repeatable")
-	f.StringVar(&requestFile, "request", "", "YAML or JSON file with the request: {id: ..., context: {KEY: VALUE}}")
+	reqFlags.register(f, "the adapter's request id the gate judges against (default: rec-<name>)")
 	f.StringVar(&url, "url", "", "HTTP URL, or the MCP server's streamable HTTP endpoint with --mcp")
 	f.StringVarP(&method, "method", "X", "GET", "HTTP method")
 	f.StringArrayVarP(&headers, "header", "H", nil, `HTTP request header "Name: value", repeatable`)
