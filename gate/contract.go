@@ -2,6 +2,7 @@ package gate
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -10,7 +11,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/goccy/go-yaml/parser"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"airlock/semantic"
@@ -150,7 +150,7 @@ func (c *Contract) Current() string { return c.current }
 func LoadContracts(root string, opts Options) ([]*Contract, error) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		return nil, &ConfigError{File: root, Msg: "cannot read schemas directory", Err: err}
+		return nil, &ConfigError{File: root, Msg: fmt.Sprintf("cannot read the schemas directory (%v); run from the project root or pass --schemas", errors.Unwrap(err)), Err: err}
 	}
 	var out []*Contract
 	for _, e := range entries {
@@ -198,10 +198,7 @@ func LoadContract(dir string, opts Options) (*Contract, error) {
 		current:      m.Current,
 	}
 	cfgErr := func(key, msg string) error {
-		line, col := 0, 0
-		if f, err := parser.ParseBytes(data, 0); err == nil {
-			line, col = lineOf(f, key)
-		}
+		line, col := YAMLPosition(data, key)
 		return &ConfigError{File: file, Line: line, Column: col, Key: key, Msg: msg}
 	}
 	if base := filepath.Base(abs); base != m.Tool {

@@ -375,11 +375,16 @@ var _ = Describe("the gate's stages", func() {
 			Entry("negative", -1, gate.InvalidResponse, false),
 		)
 
-		It("does not read the body of a refused status", func() {
-			r := &countingReader{r: strings.NewReader(probeBody())}
+		It("reads the body of a refused status only for the audit record, within the limit", func() {
+			body := probeBody()
+			r := &countingReader{r: strings.NewReader(body)}
 			resp := gate.Response{Status: 503, ContentType: "application/json", Body: r}
-			expectRefused(check(resp), "probe", gate.ReasonStatus, gate.UpstreamUnavailable, true)
-			Expect(r.n).To(BeZero())
+			v := check(resp)
+			expectRefused(v, "probe", gate.ReasonStatus, gate.UpstreamUnavailable, true)
+			Expect(r.n).To(BeNumerically("==", len(body)))
+			Expect(v.Audit.Size).To(BeNumerically("==", len(body)))
+			sum := sha256.Sum256([]byte(body))
+			Expect(v.Audit.SHA256).To(Equal(hex.EncodeToString(sum[:])))
 		})
 
 		DescribeTable("admits every 2xx status and status 0 (no status)",

@@ -51,7 +51,10 @@ func (c *Contract) transport(resp Response) ([]byte, *refusal) {
 			r.code = InvalidResponse
 		}
 		r.setCode = true
-		return nil, r
+		// The body is still read, within the limit and not decoded, so the
+		// audit record holds its size and SHA-256 for the operator.
+		body, _ := readBody(resp.Body, "identity", c.limits.MaxBytes)
+		return body, r
 	}
 
 	body, r := readBody(resp.Body, resp.ContentEncoding, c.limits.MaxBytes)
@@ -154,7 +157,9 @@ func readBody(body io.Reader, encoding string, limit int64) ([]byte, *refusal) {
 		defer zr.Close()
 		src = zr
 	default:
-		return nil, &refusal{reason: ReasonEncoding, offset: -1, message: fmt.Sprintf("unsupported Content-Encoding %q", SanitizeMessage(encoding, 64))}
+		// Read as is (within the limit) for the audit record, then refuse.
+		raw, _ := readBody(body, "identity", limit)
+		return raw, &refusal{reason: ReasonEncoding, offset: -1, message: fmt.Sprintf("unsupported Content-Encoding %q", SanitizeMessage(encoding, 64))}
 	}
 	lr := &io.LimitedReader{R: src, N: limit + 1}
 	buf := make([]byte, 0, sizeHint)

@@ -156,3 +156,14 @@ func lineOf(f *ast.File, pointer string) (int, int) {
 	}
 	return 1, 1
 }
+
+// YAMLPosition returns the 1-based line and column of the value at an
+// RFC 6901 location in a YAML document, or of its nearest existing
+// ancestor; 0, 0 when the document does not parse.
+func YAMLPosition(data []byte, pointer string) (int, int) {
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return 0, 0
+	}
+	return lineOf(f, pointer)
+}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,17 +60,23 @@ func (f Filter) pick(list []string, v string) bool { return len(list) == 0 || sl
 func Discover(root string, contracts map[string]*gate.Contract, filter Filter) ([]Fixture, error) {
 	tools, err := subdirs(root)
 	if err != nil {
-		return nil, &gate.ConfigError{File: root, Msg: "cannot read fixtures directory", Err: err}
+		return nil, &gate.ConfigError{File: root, Msg: fmt.Sprintf("cannot read the fixtures directory (%v); run from the project root or pass --fixtures", errors.Unwrap(err)), Err: err}
+	}
+	if err := filter.check(contracts); err != nil {
+		return nil, err
 	}
 	var out []Fixture
 	for _, tool := range tools {
+		if !filter.pick(filter.Tools, tool) {
+			continue
+		}
 		c := contracts[tool]
 		tdir := filepath.Join(root, tool)
 		if c == nil {
-			return nil, &gate.ConfigError{File: tdir, Msg: fmt.Sprintf("no contract for tool %q (expected schemas/%s/%s)", tool, tool, gate.ManifestFile)}
+			return nil, &gate.ConfigError{File: tdir, Msg: fmt.Sprintf("no contract for tool %q (expected schemas/%s/%s); write one, or select other tools with --tool", tool, tool, gate.ManifestFile)}
 		}
-		if !filter.pick(filter.Tools, tool) {
-			continue
+		if err := onlyFolders(tdir); err != nil {
+			return nil, err
 		}
 		toolDefaults, err := readDefaults(tdir, nil)
 		if err != nil {
@@ -86,6 +93,9 @@ func Discover(root string, contracts map[string]*gate.Contract, filter Filter) (
 			}
 			if !filter.pick(filter.UpstreamVersions, ver) {
 				continue
+			}
+			if err := onlyFolders(vdir); err != nil {
+				return nil, err
 			}
 			verDefaults, err := readDefaults(vdir, toolDefaults)
 			if err != nil {
@@ -117,6 +127,46 @@ func Discover(root string, contracts map[string]*gate.Contract, filter Filter) (
 		}
 	}
 	return out, nil
+}
+
+// check refuses a selection that names a tool, upstream version or kind
+// that does not exist: a typo must not give a green run that checked nothing.
+func (f Filter) check(contracts map[string]*gate.Contract) error {
+	for _, k := range f.Kinds {
+		if !slices.Contains(Kinds, k) {
+			return &gate.ConfigError{File: "--kind", Msg: fmt.Sprintf("unknown fixture kind %q (want one of %v)", k, Kinds)}
+		}
+	}
+	for _, t := range f.Tools {
+		if contracts[t] == nil {
+			return &gate.ConfigError{File: "--tool", Msg: fmt.Sprintf("no contract for tool %q", t)}
+		}
+	}
+	for _, v := range f.UpstreamVersions {
+		found := false
+		for name, c := range contracts {
+			found = found || f.pick(f.Tools, name) && slices.Contains(c.UpstreamVersions(), v)
+		}
+		if !found {
+			return &gate.ConfigError{File: "--upstream-version", Msg: fmt.Sprintf("no selected contract has upstream version %q", v)}
+		}
+	}
+	return nil
+}
+
+// onlyFolders refuses files in a tool or upstream-version folder other than
+// defaults.meta.yaml: a body there would belong to no kind and be ignored.
+func onlyFolders(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return &gate.ConfigError{File: dir, Err: err}
+	}
+	for _, e := range entries {
+		if !e.IsDir() && e.Name() != DefaultsFile && !strings.HasPrefix(e.Name(), ".") {
+			return &gate.ConfigError{File: filepath.Join(dir, e.Name()), Msg: fmt.Sprintf("a file outside a kind folder; move it into one of %v", Kinds)}
+		}
+	}
+	return nil
 }
 
 func subdirs(dir string) ([]string, error) {

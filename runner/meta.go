@@ -89,10 +89,12 @@ func readMeta(path string) (*Meta, error) {
 	}
 	if m.Expect != nil && m.Expect.Reason != "" {
 		if _, ok := gate.LookupReason(m.Expect.Reason); !ok {
-			return nil, &gate.ConfigError{File: path, Key: "/expect/reason", Msg: fmt.Sprintf("unknown reason %q (see docs/reasons.md)", m.Expect.Reason)}
+			line, col := gate.YAMLPosition(data, "/expect/reason")
+			return nil, &gate.ConfigError{File: path, Line: line, Column: col, Key: "/expect/reason", Msg: fmt.Sprintf("unknown reason %q (see docs/reasons.md)", m.Expect.Reason)}
 		}
 		if m.Expect.Outcome == "admitted" {
-			return nil, &gate.ConfigError{File: path, Key: "/expect", Msg: "an admitted expectation cannot name a reason"}
+			line, col := gate.YAMLPosition(data, "/expect")
+			return nil, &gate.ConfigError{File: path, Line: line, Column: col, Key: "/expect", Msg: "an admitted expectation cannot name a reason"}
 		}
 	}
 	return &m, nil

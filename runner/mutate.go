@@ -13,6 +13,7 @@ import (
 
 	"airlock/gate"
 	"airlock/reports"
+	"airlock/semantic"
 )
 
 // DefaultMaxMutants is the default cap of mutants per fixture.
@@ -117,6 +118,9 @@ func Mutate(opts MutateOptions) (*MutationReport, error) {
 	fixtures = slices.DeleteFunc(fixtures, func(f Fixture) bool {
 		return f.Kind != KindAccepted && f.Kind != KindHistorical
 	})
+	if len(fixtures) == 0 {
+		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: "no accepted or historical fixtures selected: nothing to mutate"}
+	}
 	type perFixture struct {
 		results []MutantResult
 		skipped string
@@ -200,6 +204,7 @@ func (rc *runContext) mutateFixture(f Fixture, docs *schemaDocs, opts MutateOpti
 	if c.Protocol() == gate.ProtocolMCP {
 		prefix = "/structuredContent"
 	}
+	scope, _ := semantic.ParsePointer(prefix)
 	var rules []RuleSpecView
 	for _, r := range uv.Rules {
 		switch {
@@ -224,6 +229,7 @@ func (rc *runContext) mutateFixture(f Fixture, docs *schemaDocs, opts MutateOpti
 		limits:  c.Limits(),
 		rules:   rules,
 		request: p.exp.request,
+		scope:   scope,
 		facts: func(loc []string) facts {
 			if prefix != "" {
 				if len(loc) == 0 || loc[0] != "structuredContent" {
@@ -308,8 +314,11 @@ func (rc *runContext) writeMutant(dir string, x MutantResult) (string, error) {
 	if x.Mutant.Kind == "html_error_page" {
 		ext = ".html"
 	}
+	// A killed mutant expects what the gate said; any other expects the
+	// reason it was built to trip, so the fixture fails until the contract
+	// is fixed.
 	reason := x.Actual
-	if x.Outcome == Survived || x.Outcome == Leaked {
+	if x.Outcome != Killed {
 		reason = x.Mutant.Reason
 	}
 	status, ct := p.exp.status, p.exp.contentType

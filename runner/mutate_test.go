@@ -164,3 +164,26 @@ var _ = Describe("airlock mutate", func() {
 		Expect(failed).To(BeNumerically(">", 0))
 	})
 })
+
+var _ = Describe("airlock mutate on an MCP contract", func() {
+	It("mutates structuredContent, not the CallToolResult wrapper, and kills every mutant of a closed schema", func() {
+		dir := tree(map[string]string{
+			"schemas/weather/contract.yaml": "tool: weather\nversion: \"1\"\nprotocol: mcp\nagent_schema: agent.schema.json\nupstream_versions:\n  v1:\n    schema: upstream.schema.json\n    projection: {temperature: /temperature, conditions: /conditions}\n",
+			"schemas/weather/upstream.schema.json": `{"type": "object", "required": ["temperature", "conditions"], "additionalProperties": false,
+				"properties": {"temperature": {"type": "integer", "minimum": -90, "maximum": 60}, "conditions": {"enum": ["Sunny", "Cloudy", "Rain"]}}}`,
+			"schemas/weather/agent.schema.json": `{"type": "object", "additionalProperties": false,
+				"properties": {"temperature": {"type": "integer"}, "conditions": {"enum": ["Sunny", "Cloudy", "Rain"]}}}`,
+			"fixtures/weather/defaults.meta.yaml":             "request: {id: req-1}\nstatus: 0\n",
+			"fixtures/weather/v1/accepted/chicago.json":       `{"content":[{"type":"text","text":"{\"temperature\":21,\"conditions\":\"Cloudy\"}"}],"structuredContent":{"temperature":21,"conditions":"Cloudy"}}`,
+			"fixtures/weather/v1/accepted/chicago.agent.json": `{"tool":"weather","request_id":"req-1","outcome":"success","data":{"conditions":"Cloudy","temperature":21}}`,
+		})
+		rep := mutate(dir)
+		Expect(rep.Results).NotTo(BeEmpty())
+		Expect(rep.Survivors()).To(BeEmpty())
+		for _, r := range rep.Results {
+			if r.Mutant.Family != runner.FamilyBytes || r.Mutant.Kind == "case_folded_name" {
+				Expect(r.Mutant.Pointer).To(HavePrefix("/structuredContent"), r.Mutant.ID)
+			}
+		}
+	})
+})

@@ -75,6 +75,9 @@ func Run(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(fixtures) == 0 {
+		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: "no fixtures selected: nothing would be checked"}
+	}
 	start := rc.start
 
 	outs := make([]fixtureResult, len(fixtures))
@@ -134,15 +137,13 @@ func setup(opts Options) (*runContext, []Fixture, error) {
 	for _, c := range list {
 		contracts[c.Tool] = c
 	}
-	for _, t := range opts.Filter.Tools {
-		if contracts[t] == nil {
-			return nil, nil, &gate.ConfigError{File: filepath.Join(opts.SchemasDir, t), Msg: fmt.Sprintf("no contract for tool %q", t)}
-		}
-	}
 	for _, s := range opts.Suites {
 		if !slices.Contains(Suites, s) {
 			return nil, nil, &gate.ConfigError{File: "--suite", Msg: fmt.Sprintf("unknown suite %q (want one of %v)", s, Suites)}
 		}
+	}
+	if len(contracts) == 0 {
+		return nil, nil, &gate.ConfigError{File: opts.SchemasDir, Msg: "no contracts (no <tool>/" + gate.ManifestFile + " below it)"}
 	}
 	fixtures, err := Discover(opts.FixturesDir, contracts, opts.Filter)
 	if err != nil {
@@ -308,6 +309,9 @@ func (rc *runContext) check(f Fixture) fixtureResult {
 			suite = SuiteParse
 		}
 		msg := "the fixture names no expected reason (expect.reason in its sidecar)"
+		if f.Kind == KindRecorded {
+			msg = "a recorded fixture states no expectation: promote it (airlock promote) or set expect in its sidecar"
+		}
 		if v.Admitted && exp.outcome == "refused" {
 			add(suite, reports.Failed, "expected a refusal, admitted", "")
 		} else {

@@ -268,7 +268,7 @@ var _ = Describe("airlock run", func() {
 		}, "near-miss/dup.meta.yaml", 3, "already defined"),
 		Entry("unknown reason", func(f map[string]string) {
 			f["fixtures/note_status/v1/near-miss/dup.meta.yaml"] = "expect: {reason: parse.duplicated}\n"
-		}, "near-miss/dup.meta.yaml", 0, "unknown reason"),
+		}, "near-miss/dup.meta.yaml", 1, "unknown reason"),
 		Entry("sidecar without a body", func(f map[string]string) {
 			f["fixtures/note_status/v1/near-miss/ghost.meta.yaml"] = "expect: {reason: parse.syntax}\n"
 		}, "near-miss/ghost.meta.yaml", 0, "without a body"),

@@ -91,10 +91,12 @@ Exit codes: 0 admitted, 1 refused, 2 usage or configuration error, 3 internal er
 				return usageErr("%v", err)
 			}
 
-			if _, err := cmd.OutOrStdout().Write(append(v.Output, '\n')); err != nil {
-				return internalErr(err)
-			}
+			// The audit record is written first: when it cannot be, the
+			// agent gets nothing (exit 3) rather than an unaudited answer.
 			if err := writeAudit(cmd.ErrOrStderr(), auditFile, v.Audit.JSON()); err != nil {
+				return internalErr(fmt.Errorf("audit record not written, agent output withheld: %w", err))
+			}
+			if _, err := cmd.OutOrStdout().Write(append(v.Output, '\n')); err != nil {
 				return internalErr(err)
 			}
 			if !v.Admitted {

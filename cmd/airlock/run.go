@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,7 @@ func newRunCmd() *cobra.Command {
 		junitFile, jsonFile string
 		color               string
 		mutate              bool
+		failUnchecked       bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run [flags]",
@@ -32,9 +34,14 @@ It prints one line per tool and suite, then each failure; --junit and --json wri
 --update writes or refreshes golden agent outputs (<name>.agent.json) of admitted fixtures
 only, never bodies or sidecars, and prints what changed.
 
-Exit codes: 0 all passed, 1 any failure, 2 usage or configuration error, 3 internal error.`,
+Exit codes: 0 nothing failed (unchecked testcases are listed, and fail the run with
+--fail-unchecked), 1 any failure, 2 usage or configuration error (also: a selection that
+matches no fixture), 3 internal error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkReportPaths(map[string]string{"--junit": junitFile, "--json": jsonFile}); err != nil {
+				return err
+			}
 			// The mutation suite comes from runner.Mutate, the others from runner.Run.
 			wantMutation := mutate && (len(opts.Suites) == 0 || slices.Contains(opts.Suites, runner.SuiteMutation))
 			if slices.Contains(opts.Suites, runner.SuiteMutation) && !mutate {
@@ -74,8 +81,12 @@ Exit codes: 0 all passed, 1 any failure, 2 usage or configuration error, 3 inter
 					return internalErr(err)
 				}
 			}
-			if _, failed, _ := res.Run.Counts(); failed > 0 {
+			_, failed, unchecked := res.Run.Counts()
+			if failed > 0 {
 				return &exitError{code: ExitFindings, err: fmt.Errorf("%d failed", failed)}
+			}
+			if failUnchecked && unchecked > 0 {
+				return &exitError{code: ExitFindings, err: fmt.Errorf("%d unchecked", unchecked)}
 			}
 			return nil
 		},
@@ -87,6 +98,7 @@ Exit codes: 0 all passed, 1 any failure, 2 usage or configuration error, 3 inter
 	f.StringSliceVar(&opts.Filter.UpstreamVersions, "upstream-version", nil, "only these upstream versions")
 	f.StringSliceVar(&opts.Filter.Kinds, "kind", nil, "only these kinds: accepted, near-miss, historical, recorded")
 	f.StringSliceVar(&opts.Suites, "suite", nil, "only these suites: parse, schema, semantic, projection, no-leak, mutation (with --mutate)")
+	f.BoolVar(&failUnchecked, "fail-unchecked", false, "exit 1 when any testcase is unchecked (a near-miss without a reason, a recorded fixture without an expectation)")
 	f.BoolVar(&mutate, "mutate", false, "add the mutation suite: mutants of every admitted fixture (see airlock mutate)")
 	f.BoolVar(&opts.Update, "update", false, "write or refresh golden agent outputs of admitted fixtures")
 	f.IntVar(&opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
@@ -94,6 +106,23 @@ Exit codes: 0 all passed, 1 any failure, 2 usage or configuration error, 3 inter
 	f.StringVar(&jsonFile, "json", "", "write machine-readable results to FILE (schemas/results.schema.json)")
 	f.StringVar(&color, "color", "auto", "colour the console summary: auto (only on a terminal), always, never")
 	return cmd
+}
+
+// checkReportPaths refuses, before any work, report paths that name a
+// folder: a usage error (exit 2), not a failed write after the run.
+func checkReportPaths(flags map[string]string) error {
+	for flag, path := range flags {
+		if path == "" {
+			continue
+		}
+		if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(os.PathSeparator)) {
+			return usageErr("%s %q names a folder; give a file path such as %s", flag, path, filepath.Join(path, "report"))
+		}
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			return usageErr("%s %q is a folder; give a file path such as %s", flag, path, filepath.Join(path, "report"))
+		}
+	}
+	return nil
 }
 
 // writeReport writes a report with runner.WriteFileAtomic, creating its
