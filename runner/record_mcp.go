@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -288,6 +290,12 @@ func (rec *recorder) fetchMCP(ctx context.Context, c *MCPCall) (*capture, error)
 	if err != nil {
 		return nil, upstreamErr(ctx, rec.opts.Timeout, s.source+": tools/list", err)
 	}
+	if !listed {
+		// A mistyped tool name is the caller's error: refuse it before the
+		// call rather than record the server's "tool not found".
+		names := slices.Sorted(maps.Keys(s.schemas))
+		return nil, &gate.ConfigError{File: "--mcp-tool", Msg: fmt.Sprintf("the MCP server does not offer tool %q (tools/list: %s)", c.Tool, gate.SanitizeMessage(strings.Join(names, ", "), 512))}
+	}
 	s.wire.take("tools/call")
 	start = time.Now()
 	_, callErr := s.session.CallTool(ctx, &mcp.CallToolParams{Name: c.Tool, Arguments: args})
@@ -314,9 +322,6 @@ func (rec *recorder) fetchMCP(ctx context.Context, c *MCPCall) (*capture, error)
 	if s.stderr != nil {
 		n := s.stderr.n.Load()
 		got.stderrBytes = &n
-	}
-	if !listed {
-		got.warnings = append(got.warnings, "tools/list does not offer "+c.Tool+": no output schema saved")
 	}
 	if callErr != nil {
 		got.warnings = append(got.warnings, "the MCP SDK could not decode the result ("+gate.RedactSource(gate.SanitizeMessage(s.scrub(callErr).Error(), 200))+"); the bytes are recorded as sent")

@@ -1,8 +1,10 @@
 package runner_test
 
 import (
+	"airlock/gate"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -319,5 +321,27 @@ var _ = Describe("airlock record from MCP", func() {
 		))
 		Expect(m.Recorded.StderrBytes).To(BeNil())
 		noSecretsUnder(dir)
+	})
+
+	It("refuses a tool the server does not offer, before the call, and writes nothing", func() {
+		server := mcp.NewServer(&mcp.Implementation{Name: "accounts", Version: "1.0.0"}, nil)
+		mcp.AddTool(server, &mcp.Tool{Name: "lookup", Description: "Find an account"},
+			func(_ context.Context, _ *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, struct{}, error) {
+				return nil, struct{}{}, nil
+			})
+		handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+		srv := httptest.NewServer(handler)
+		defer srv.Close()
+		dir := tree(map[string]string{"fixtures/.keep": ""})
+		results, err := runner.Record(context.Background(), runner.RecordOptions{
+			SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
+			Tool: "account", UpstreamVersion: "v1", Timeout: 10 * time.Second,
+			Calls: []runner.RecordCall{{Name: "typo", Request: semantic.Request{ID: "req-1"}, MCP: &runner.MCPCall{URL: srv.URL, Tool: "lookpu"}}},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		var ce *gate.ConfigError
+		Expect(errors.As(results[0].Err, &ce)).To(BeTrue(), "%v", results[0].Err)
+		Expect(results[0].Err.Error()).To(ContainSubstring(`does not offer tool "lookpu" (tools/list: lookup)`))
+		Expect(filepath.Join(dir, "fixtures", "account")).NotTo(BeADirectory())
 	})
 })

@@ -334,9 +334,10 @@ func (rc *runContext) check(f Fixture) fixtureResult {
 		status, msg, detail := rc.noLeak(f, c, v, exp)
 		add(SuiteNoLeak, status, msg, detail)
 	}
-	d := time.Since(t0)
-	for i := range out.cases {
-		out.cases[i].Duration = d
+	// The fixture's time is counted once, on its first testcase, so suite
+	// and run totals add up.
+	if len(out.cases) > 0 {
+		out.cases[0].Duration = time.Since(t0)
 	}
 	return out
 }
