@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -84,7 +85,7 @@ func SanitizeMessage(s string, max int) string {
 			piece = fmt.Sprintf(`\x%02x`, s[i])
 		case r < 0x20 || r == 0x7f:
 			piece = fmt.Sprintf(`\x%02x`, r)
-		case r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029:
+		case r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029, unicode.Is(unicode.Bidi_Control, r):
 			piece = fmt.Sprintf(`\u{%04x}`, r)
 		default:
 			piece = s[i : i+size]

@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -177,9 +176,9 @@ func LoadContracts(root string, opts Options) ([]*Contract, error) {
 // kind, or a $ref outside the contract's own *.json files.
 func LoadContract(dir string, opts Options) (*Contract, error) {
 	file := filepath.Join(dir, ManifestFile)
-	data, err := os.ReadFile(file)
+	data, err := ReadRegularFile(file, MaxConfigFile)
 	if err != nil {
-		return nil, &ConfigError{File: file, Msg: "cannot read manifest", Err: err}
+		return nil, &ConfigError{File: file, Msg: "cannot read manifest: " + err.Error(), Err: err}
 	}
 	var m Manifest
 	if err := DecodeYAML(file, data, manifestSchema, &m); err != nil {
@@ -219,10 +218,6 @@ func LoadContract(dir string, opts Options) (*Contract, error) {
 	schemas, err := LoadSchemaDir(dir)
 	if err != nil {
 		return nil, err
-	}
-	if len(schemas.Broken) > 0 { // every file of the contract must be strict JSON
-		urls := slices.Sorted(maps.Keys(schemas.Broken))
-		return nil, schemas.Broken[urls[0]]
 	}
 	c.schemas = schemas
 	compile := func(key, name string) (*jsonschema.Schema, error) {
@@ -342,3 +337,8 @@ func (n named) Check(in semantic.Input) *semantic.Violation {
 	}
 	return v
 }
+
+// SchemaDocument returns a schema file of the contract as parsed, by file
+// name; nil when the contract's schemas did not need it. Safe for concurrent
+// use once the contract is loaded.
+func (c *Contract) SchemaDocument(name string) any { return c.schemas.Docs[c.schemas.BaseURL+name] }

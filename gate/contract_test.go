@@ -1,6 +1,7 @@
 package gate_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,4 +37,24 @@ var _ = Describe("contract schema files", func() {
 		Expect(check(`{"id":"id-7"}`).Admitted).To(BeTrue())
 		Expect(check(`{"id":"x-7"}`).Reason).To(Equal("schema.pattern"))
 	})
+})
+
+var _ = Describe("the number policy", func() {
+	DescribeTable("refuses exponents beyond ±1000 even when the value is zero",
+		func(body string, refused bool) {
+			_, err := gate.Parse([]byte(body), gate.Limits{})
+			if !refused {
+				Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			var pe *gate.ParseError
+			Expect(errors.As(err, &pe)).To(BeTrue())
+			Expect(pe.Reason).To(Equal(gate.ReasonNumber))
+		},
+		Entry("zero with a 20-digit exponent", `0e99999999999999999999`, true),
+		Entry("negative zero with a huge negative exponent", `-0.0e-99999999999999999999`, true),
+		Entry("zero at the edge", `0e1000`, false),
+		Entry("zero just past it", `0e1001`, true),
+		Entry("an ordinary exponent with leading zeros", `-0.0e-0001`, false),
+	)
 })

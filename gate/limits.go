@@ -8,6 +8,10 @@ const (
 	DefaultMaxStringLength = 1 << 16 // 64 KiB in one unescaped string or member name
 )
 
+// MaxMaxBytes is the largest MaxBytes honoured (1 TiB); the manifest's
+// schema allows at most 1 GiB.
+const MaxMaxBytes = 1 << 40
+
 // Limits bound the work one response can cause. Each field's zero value
 // means its default; a negative value is a configuration error.
 type Limits struct {
@@ -35,6 +39,9 @@ type Limits struct {
 func (l Limits) withDefaults() Limits {
 	if l.MaxBytes == 0 {
 		l.MaxBytes = DefaultMaxBytes
+	}
+	if l.MaxBytes > MaxMaxBytes {
+		l.MaxBytes = MaxMaxBytes
 	}
 	if l.MaxDepth == 0 {
 		l.MaxDepth = DefaultMaxDepth

@@ -30,8 +30,9 @@ import (
 //     value other than whitespace is parse.trailing_data, other grammar
 //     errors are parse.syntax;
 //   - nesting deeper than lim.MaxDepth is parse.depth; a number token longer
-//     than lim.MaxNumberLength bytes, or whose magnitude overflows or
-//     underflows IEEE 754 binary64, is parse.number (RFC 7493 §2.2); a
+//     than lim.MaxNumberLength bytes, whose magnitude overflows or
+//     underflows IEEE 754 binary64, or whose exponent is beyond ±1000 (even
+//     with a zero mantissa), is parse.number (RFC 7493 §2.2); a
 //     string longer than lim.MaxStringLength bytes once unescaped is
 //     parse.string_too_long.
 //
@@ -322,8 +323,13 @@ func (p *jsonParser) number(raw jsontext.Value) (any, *refusal) {
 	// allows 4096) can lie outside binary64's range.
 	if strings.IndexAny(s, "eE") >= 0 || len(s) > 300 {
 		f, err := strconv.ParseFloat(s, 64)
-		mantissa := s[:strings.IndexAny(s+"e", "eE")]
+		cut := strings.IndexAny(s+"e", "eE")
+		mantissa, exponent := s[:cut], strings.TrimLeft(strings.TrimPrefix(s[min(cut+1, len(s)):], "+"), "-0")
 		switch {
+		case len(exponent) > 4 || len(exponent) == 4 && exponent > "1000":
+			// Even a zero mantissa (0e99999999999999999999 parses as 0) must
+			// not reach the validator, which expands the exponent.
+			return nil, &refusal{reason: ReasonNumber, offset: start, message: "number exponent beyond ±1000"}
 		case err != nil:
 			return nil, &refusal{reason: ReasonNumber, offset: start, message: "number overflows IEEE 754 binary64"}
 		case f == 0 && strings.Trim(mantissa, "-0.") != "":

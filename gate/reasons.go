@@ -96,7 +96,7 @@ var registry = []ReasonInfo{
 	{ReasonBOM, StageParse, InvalidResponse, false, "The body starts with a byte order mark (RFC 8259 §8.1 forbids emitting one)."},
 	{ReasonTrailingData, StageParse, InvalidResponse, false, "Something other than whitespace follows the first JSON value."},
 	{ReasonDepth, StageParse, InvalidResponse, false, "Objects and arrays nest deeper than limits.max_depth."},
-	{ReasonNumber, StageParse, InvalidResponse, false, "A number token is longer than limits.max_number_length bytes, or its magnitude is outside IEEE 754 binary64 (overflows to ±Inf or underflows to 0; RFC 7493 §2.2)."},
+	{ReasonNumber, StageParse, InvalidResponse, false, "A number token is longer than limits.max_number_length bytes, its magnitude is outside IEEE 754 binary64 (overflows to ±Inf or underflows to 0; RFC 7493 §2.2), or its exponent is beyond ±1000 (even with a zero mantissa)."},
 	{ReasonStringTooLong, StageParse, InvalidResponse, false, "A string or member name is longer than limits.max_string_length bytes once unescaped."},
 	{ReasonMCPResult, StageParse, InvalidResponse, false, "Contracts with protocol: mcp: the body is not an MCP CallToolResult object, isError is not a boolean, content is not an array, or structuredContent is missing (0, false and null count as present)."},
 	{ReasonSchemaFamily, StageSchema, InvalidResponse, false, "The value fails the upstream version's JSON Schema; <keyword> is the keyword of the most specific failing cause (additionalProperties, required, type, enum, const, format, maxLength, pattern, oneOf, false, …)."},

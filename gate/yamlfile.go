@@ -53,6 +53,25 @@ func (e *ConfigError) Error() string {
 // Unwrap returns the underlying error, so errors.Is and errors.As see it.
 func (e *ConfigError) Unwrap() error { return e.Err }
 
+// MaxConfigFile is the largest manifest, sidecar or request file, in bytes,
+// that airlock reads (1 MiB).
+const MaxConfigFile = 1 << 20
+
+// refusesAliases finds the first anchor or alias in a YAML document.
+type refusesAliases struct{ tok *token.Token }
+
+func (r *refusesAliases) Visit(n ast.Node) ast.Visitor {
+	if r.tok != nil {
+		return nil
+	}
+	switch n.(type) {
+	case *ast.AliasNode, *ast.AnchorNode:
+		r.tok = n.GetToken()
+		return nil
+	}
+	return r
+}
+
 // yamlError is what goccy/go-yaml's syntax, type, duplicate-key and
 // unknown-field errors have in common.
 type yamlError interface {
@@ -69,9 +88,25 @@ type yamlError interface {
 //   - a key v does not declare is an error;
 //   - the error is a *ConfigError naming file, line and column.
 func DecodeYAML(file string, data []byte, schema *jsonschema.Schema, v any) error {
+	if len(data) > MaxConfigFile {
+		return &ConfigError{File: file, Msg: fmt.Sprintf("%d bytes; a configuration file may hold at most %d", len(data), MaxConfigFile)}
+	}
 	astFile, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return yamlConfigError(file, err)
+	}
+	// Anchors and aliases are refused before anything expands them: a few
+	// hundred bytes of nested aliases expand to gigabytes ("billion laughs").
+	var alias refusesAliases
+	for _, d := range astFile.Docs {
+		ast.Walk(&alias, d)
+	}
+	if alias.tok != nil {
+		ce := &ConfigError{File: file, Msg: "YAML anchors and aliases are not allowed in airlock's files"}
+		if alias.tok.Position != nil {
+			ce.Line, ce.Column = alias.tok.Position.Line, alias.tok.Position.Column
+		}
+		return ce
 	}
 	if schema != nil {
 		var generic any

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -19,8 +20,9 @@ var ansi = regexp.MustCompile(`\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b
 
 // Clean makes s safe for any report, terminal or XML 1.0 document: ANSI
 // escape sequences are removed; invalid UTF-8 bytes, control characters
-// (C0 except tab and, when multiline, newline; DEL; C1), and characters
-// XML 1.0 forbids (U+FFFE, U+FFFF) become visible \xNN or \u{NNNN} text;
+// (C0 except tab and, when multiline, newline; DEL; C1), bidirectional
+// controls (U+202E, …) and characters XML 1.0 forbids (U+FFFE, U+FFFF)
+// become visible \xNN or \u{NNNN} text;
 // with multiline false, newlines and tabs become spaces so the result is one
 // line; the result is at most max bytes, ending in "…" when cut.
 func Clean(s string, max int, multiline bool) string {
@@ -38,7 +40,7 @@ func Clean(s string, max int, multiline bool) string {
 			piece = " "
 		case r < 0x20 || r == 0x7f:
 			piece = fmt.Sprintf(`\x%02x`, r)
-		case r >= 0x80 && r < 0xa0, r == 0xfffe, r == 0xffff, r == 0x2028, r == 0x2029:
+		case r >= 0x80 && r < 0xa0, r == 0xfffe, r == 0xffff, r == 0x2028, r == 0x2029, unicode.Is(unicode.Bidi_Control, r):
 			piece = fmt.Sprintf(`\u{%04x}`, r)
 		default:
 			piece = s[i : i+size]

@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,6 +60,9 @@ func (f Filter) pick(list []string, v string) bool { return len(list) == 0 || sl
 // bodies with one stem, or a broken defaults file is a *gate.ConfigError.
 func Discover(root string, contracts map[string]*gate.Contract, filter Filter) ([]Fixture, error) {
 	tools, err := subdirs(root)
+	if ce := (*gate.ConfigError)(nil); errors.As(err, &ce) {
+		return nil, ce
+	}
 	if err != nil {
 		return nil, &gate.ConfigError{File: root, Msg: fmt.Sprintf("cannot read the fixtures directory (%v); run from the project root or pass --fixtures", errors.Unwrap(err)), Err: err}
 	}
@@ -84,7 +88,7 @@ func Discover(root string, contracts map[string]*gate.Contract, filter Filter) (
 		}
 		versions, err := subdirs(tdir)
 		if err != nil {
-			return nil, &gate.ConfigError{File: tdir, Err: err}
+			return nil, asConfigError(tdir, err)
 		}
 		for _, ver := range versions {
 			vdir := filepath.Join(tdir, ver)
@@ -103,7 +107,7 @@ func Discover(root string, contracts map[string]*gate.Contract, filter Filter) (
 			}
 			kinds, err := subdirs(vdir)
 			if err != nil {
-				return nil, &gate.ConfigError{File: vdir, Err: err}
+				return nil, asConfigError(vdir, err)
 			}
 			sort.Slice(kinds, func(i, j int) bool { return slices.Index(Kinds, kinds[i]) < slices.Index(Kinds, kinds[j]) })
 			for _, kind := range kinds {
@@ -176,7 +180,17 @@ func subdirs(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(filepath.Join(dir, e.Name())); err == nil && st.IsDir() {
+				// Following it could leave the tree or loop; skipping it would
+				// hide fixtures. Either way the run would not say what it checked.
+				return nil, &gate.ConfigError{File: filepath.Join(dir, e.Name()), Msg: "a symbolic link to a folder; fixture trees must hold real folders"}
+			}
+		}
+		if e.IsDir() {
 			out = append(out, e.Name())
 		}
 	}
@@ -270,4 +284,12 @@ func bodyStem(name string) string {
 
 func isSidecar(name string) bool {
 	return name == DefaultsFile || strings.HasSuffix(name, MetaSuffix) || strings.HasSuffix(name, GoldenSuffix) || strings.HasSuffix(name, OutputSchemaSuffix)
+}
+
+// asConfigError returns err as a *gate.ConfigError about file.
+func asConfigError(file string, err error) error {
+	if ce := (*gate.ConfigError)(nil); errors.As(err, &ce) {
+		return ce
+	}
+	return &gate.ConfigError{File: file, Err: err}
 }

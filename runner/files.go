@@ -2,9 +2,41 @@ package runner
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"airlock/gate"
 )
+
+// maxGolden is the largest golden agent output read, in bytes.
+const maxGolden = 16 << 20
+
+// maxCompressedBody is the largest gzip fixture body read, in bytes.
+const maxCompressedBody = 256 << 20
+
+// readBody reads a fixture body: a regular file (no device, no pipe), of
+// which a plain body is read up to limit+1 bytes (enough for the gate to
+// refuse it as too large) and a gzip body whole up to maxCompressedBody.
+func readBody(path string, limit int64, encoding string) ([]byte, error) {
+	if enc := strings.ToLower(strings.TrimSpace(encoding)); enc == "gzip" || enc == "x-gzip" {
+		return gate.ReadRegularFile(path, maxCompressedBody)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w (%s)", gate.ErrNotRegular, st.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit+1))
+}
 
 // Every file airlock writes goes through a temporary file in the target's
 // folder (its name starts with a dot, which fixture discovery skips), so an

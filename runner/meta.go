@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"time"
 
@@ -79,7 +78,7 @@ type Expect struct {
 // readMeta decodes a sidecar or defaults file strictly (published schema,
 // unknown and duplicate keys are errors with file and line).
 func readMeta(path string) (*Meta, error) {
-	data, err := os.ReadFile(path)
+	data, err := gate.ReadRegularFile(path, gate.MaxConfigFile)
 	if err != nil {
 		return nil, &gate.ConfigError{File: path, Msg: "cannot read", Err: err}
 	}

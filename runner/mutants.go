@@ -253,7 +253,8 @@ func (m *mutator) generate() {
 			m.valueMutant(FamilyValues, "scalar_to_object", l.loc, map[string]any{"value": x, "message": instruction + c}, schema, "schema.type", c, "type")
 		case json.Number:
 			out, hint := outOfRange(x, f)
-			m.valueMutant(FamilyValues, "number_out_of_range", l.loc, out, schema, "schema.maximum", canaryIfLong(string(out)), hint)
+			// A bound near the binary64 limits gives a number the parse stage refuses.
+			m.valueMutant(FamilyValues, "number_out_of_range", l.loc, out, []string{"schema.*", gate.ReasonNumber}, "schema.maximum", canaryIfLong(string(out)), hint)
 			c := m.canary()
 			m.valueMutant(FamilyValues, "scalar_to_object", l.loc, map[string]any{"value": x, "message": instruction + c}, schema, "schema.type", c, "type")
 		case bool:
@@ -498,7 +499,11 @@ func outOfRange(n json.Number, f facts) (json.Number, string) {
 			return "1e300"
 		}
 		r.Add(r, big.NewRat(delta, 1))
-		return json.Number(r.RatString())
+		if r.IsInt() {
+			return json.Number(r.Num().String())
+		}
+		// A decimal, never a fraction: 10.25 + 1 is 11.25, not 45/4.
+		return json.Number(strings.TrimRight(strings.TrimRight(r.FloatString(40), "0"), "."))
 	}
 	switch {
 	case f.maximum != nil:

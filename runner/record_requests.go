@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 
@@ -41,7 +40,7 @@ type requestEntry struct {
 // and one with args a command. Keys of another source, unknown and
 // duplicate keys are *gate.ConfigError values with file and line.
 func LoadRecordCalls(file string, base RecordCall) ([]RecordCall, error) {
-	data, err := os.ReadFile(file)
+	data, err := gate.ReadRegularFile(file, gate.MaxConfigFile)
 	if err != nil {
 		return nil, &gate.ConfigError{File: file, Msg: "cannot read requests file", Err: err}
 	}

@@ -151,7 +151,7 @@ func setup(opts Options) (*runContext, []Fixture, error) {
 	}
 	ctx := &runContext{opts: opts, contracts: contracts, start: start, constants: map[string]map[string]bool{}}
 	for _, c := range list {
-		b, err := os.ReadFile(filepath.Join(c.Dir, c.Manifest.AgentSchema))
+		b, err := gate.ReadRegularFile(filepath.Join(c.Dir, c.Manifest.AgentSchema), 8<<20)
 		if err != nil {
 			return nil, nil, &gate.ConfigError{File: filepath.Join(c.Dir, c.Manifest.AgentSchema), Err: err}
 		}
@@ -219,9 +219,9 @@ func (rc *runContext) prepare(f Fixture) (prepared, error) {
 	if err != nil {
 		return prepared{}, err
 	}
-	body, err := os.ReadFile(f.Body)
+	body, err := readBody(f.Body, rc.contracts[f.Tool].Limits().MaxBytes, exp.contentEncoding)
 	if err != nil {
-		return prepared{}, &gate.ConfigError{File: f.Body, Msg: "cannot read fixture body", Err: err}
+		return prepared{}, &gate.ConfigError{File: f.Body, Msg: "cannot read fixture body: " + err.Error(), Err: err}
 	}
 	return prepared{exp: exp, body: body, where: where}, nil
 }
@@ -370,9 +370,9 @@ func (rc *runContext) projectionCase(f Fixture, c *gate.Contract, v *gate.Verdic
 	if err := c.AgentSchema().Validate(data); err != nil {
 		return reports.Failed, "agent output fails the agent-facing schema", err.Error(), ""
 	}
-	golden, err := os.ReadFile(f.Golden)
+	golden, err := gate.ReadRegularFile(f.Golden, maxGolden)
 	switch {
-	case err != nil && !os.IsNotExist(err):
+	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return reports.Failed, "cannot read golden: " + err.Error(), "", ""
 	case rc.opts.Update && (err != nil || !bytes.Equal(bytes.TrimRight(golden, "\n"), v.Output)):
 		what := "updated"

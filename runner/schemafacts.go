@@ -25,27 +25,15 @@ type facts struct {
 	dateTime  bool // format: date-time
 }
 
-// schemaDocs resolves $refs within a contract's schema files.
+// schemaDocs resolves $refs within a contract's schema files, as the
+// contract loaded them (read-only, safe to share between goroutines).
 type schemaDocs struct {
-	dir  string
-	docs map[string]any // file name → parsed document
+	c *gate.Contract
 }
 
-// newSchemaDocs reads every *.json file of a contract folder once; the
-// result is read-only and safe to share between goroutines.
-func newSchemaDocs(dir string) *schemaDocs {
-	d := &schemaDocs{dir: dir, docs: map[string]any{}}
-	if sd, err := gate.LoadSchemaDir(dir); err == nil {
-		for url, doc := range sd.Docs {
-			if name, ok := strings.CutPrefix(url, sd.BaseURL); ok {
-				d.docs[name] = doc
-			}
-		}
-	}
-	return d
-}
+func newSchemaDocs(c *gate.Contract) *schemaDocs { return &schemaDocs{c: c} }
 
-func (d *schemaDocs) doc(file string) any { return d.docs[filepath.Base(file)] }
+func (d *schemaDocs) doc(file string) any { return d.c.SchemaDocument(filepath.Base(file)) }
 
 // schemaRef is a subschema and the file it lives in (for relative $refs).
 type schemaRef struct {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -30,7 +29,7 @@ func (r *requestFlags) register(f *pflag.FlagSet, idHelp string) {
 func (r *requestFlags) request() (semantic.Request, error) {
 	req := semantic.Request{}
 	if r.file != "" {
-		data, err := os.ReadFile(r.file)
+		data, err := gate.ReadRegularFile(r.file, gate.MaxConfigFile)
 		if err != nil {
 			return req, usageErr("--request: %v", err)
 		}
