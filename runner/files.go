@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"airlock/gate"
 )
@@ -43,13 +45,71 @@ func readBody(path string, limit int64, encoding string) ([]byte, error) {
 // interrupted write never leaves a partial file: WriteFileAtomic replaces
 // (goldens, reports), createAll never overwrites (recordings, mutants).
 
+// temps holds the temporary (and half-created) files being written, so that
+// RemoveTemps can clean them up when the process is interrupted. After
+// RemoveTemps no new temporary file is created.
+var temps = struct {
+	sync.Mutex
+	names       map[string]bool
+	interrupted bool
+}{names: map[string]bool{}}
+
+// errInterrupted is returned by writers after RemoveTemps.
+var errInterrupted = errors.New("interrupted")
+
+// RemoveTemps removes every temporary file airlock is writing at the moment
+// and stops new ones. A command calls it when interrupted (SIGINT, SIGTERM)
+// before exiting, so no .airlock-*.tmp file is left behind.
+func RemoveTemps() {
+	temps.Lock()
+	defer temps.Unlock()
+	temps.interrupted = true
+	for name := range temps.names {
+		os.Remove(name)
+	}
+	clear(temps.names)
+}
+
+// track and forget add and drop names; removeTemp also removes the file.
+func track(name string) bool {
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.interrupted {
+		return false
+	}
+	temps.names[name] = true
+	return true
+}
+
+func forget(name string) {
+	temps.Lock()
+	defer temps.Unlock()
+	delete(temps.names, name)
+}
+
+func removeTemp(name string) {
+	temps.Lock()
+	defer temps.Unlock()
+	os.Remove(name)
+	delete(temps.names, name)
+}
+
 // writeTemp writes data to a new temporary file in dir with mode 0644 and
-// returns its name; on error the name is "" or a file the caller removes.
+// returns its name; on error the name is "" or a file the caller removes
+// with removeTemp.
 func writeTemp(dir string, data []byte) (string, error) {
+	temps.Lock()
+	if temps.interrupted {
+		temps.Unlock()
+		return "", errInterrupted
+	}
 	tmp, err := os.CreateTemp(dir, ".airlock-*.tmp")
 	if err != nil {
+		temps.Unlock()
 		return "", err
 	}
+	temps.names[tmp.Name()] = true
+	temps.Unlock()
 	_, werr := tmp.Write(data)
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
@@ -66,7 +126,7 @@ func writeTemp(dir string, data []byte) (string, error) {
 func WriteFileAtomic(path string, data []byte) error {
 	tmp, err := writeTemp(filepath.Dir(path), data)
 	if tmp != "" {
-		defer os.Remove(tmp)
+		defer removeTemp(tmp)
 	}
 	if err != nil {
 		return err
@@ -89,30 +149,39 @@ func createAll(dir string, files []newFile) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("%w: %v", ErrUnwritable, err)
 	}
-	temps := make([]string, len(files))
+	tempNames := make([]string, len(files))
 	defer func() {
-		for _, t := range temps {
+		for _, t := range tempNames {
 			if t != "" {
-				os.Remove(t)
+				removeTemp(t)
 			}
 		}
 	}()
 	for i, f := range files {
 		tmp, err := writeTemp(filepath.Dir(f.path), f.data)
-		temps[i] = tmp
+		tempNames[i] = tmp
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrUnwritable, err)
 		}
 	}
 	var linked []string
 	for i, f := range files {
-		if err := linkNew(temps[i], f.path); err != nil {
+		if err := linkNew(tempNames[i], f.path); err != nil {
 			for _, l := range linked {
-				os.Remove(l)
+				removeTemp(l)
 			}
 			return err
 		}
+		// Until every file is in place, an interruption removes this one too
+		// (RemoveTemps): it is new, so nothing is lost.
+		if !track(f.path) {
+			os.Remove(f.path)
+			return errInterrupted
+		}
 		linked = append(linked, f.path)
+	}
+	for _, l := range linked {
+		forget(l)
 	}
 	return nil
 }

@@ -41,6 +41,7 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 			if err := checkReportPaths(map[string]string{"--json": jsonFile, "--markdown": markdownFile}); err != nil {
 				return err
 			}
+			defer onInterrupt()()
 			d, err := runner.Drift(opts)
 			if err != nil {
 				return err

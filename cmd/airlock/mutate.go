@@ -40,6 +40,7 @@ Exit codes: 0 no survivors, 1 survivors or mis-refused mutants, 2 usage or confi
 error, 3 internal error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			defer onInterrupt()()
 			rep, err := runner.Mutate(opts)
 			if err != nil {
 				return err

@@ -42,6 +42,7 @@ matches no fixture), 3 internal error.`,
 			if err := checkReportPaths(map[string]string{"--junit": junitFile, "--json": jsonFile}); err != nil {
 				return err
 			}
+			defer onInterrupt()()
 			// The mutation suite comes from runner.Mutate, the others from runner.Run.
 			wantMutation := mutate && (len(opts.Suites) == 0 || slices.Contains(opts.Suites, runner.SuiteMutation))
 			if slices.Contains(opts.Suites, runner.SuiteMutation) && !mutate {
