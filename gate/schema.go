@@ -109,9 +109,9 @@ func mostSpecific(e *jsonschema.ValidationError) *jsonschema.ValidationError {
 		next := e.Causes[0]
 		switch e.ErrorKind.(type) {
 		case *kind.OneOf, *kind.AnyOf:
-			best := leaves(next)
+			best := LeafCount(next)
 			for _, c := range e.Causes[1:] {
-				if n := leaves(c); n < best {
+				if n := LeafCount(c); n < best {
 					next, best = c, n
 				}
 			}
@@ -127,13 +127,17 @@ func mostSpecific(e *jsonschema.ValidationError) *jsonschema.ValidationError {
 	return e
 }
 
-func leaves(e *jsonschema.ValidationError) int {
+// LeafCount is the number of leaf causes (failures without causes of their
+// own) in a validation error: how far a value is from matching the
+// subschema that failed. The gate follows the oneOf/anyOf branch with the
+// fewest; drift reports read it the same way.
+func LeafCount(e *jsonschema.ValidationError) int {
 	if len(e.Causes) == 0 {
 		return 1
 	}
 	n := 0
 	for _, c := range e.Causes {
-		n += leaves(c)
+		n += LeafCount(c)
 	}
 	return n
 }

@@ -371,9 +371,9 @@ func schemaFindings(root *jsonschema.Schema, value any) (out []rawFinding) {
 		}
 		switch e.ErrorKind.(type) {
 		case *kind.OneOf, *kind.AnyOf:
-			best, n := e.Causes[0], countLeaves(e.Causes[0])
+			best, n := e.Causes[0], gate.LeafCount(e.Causes[0])
 			for _, c := range e.Causes[1:] {
-				if m := countLeaves(c); m < n {
+				if m := gate.LeafCount(c); m < n {
 					best, n = c, m
 				}
 			}
@@ -389,17 +389,6 @@ func schemaFindings(root *jsonschema.Schema, value any) (out []rawFinding) {
 		out = append(out, classifyLeaf(e, value)...)
 	}
 	return out
-}
-
-func countLeaves(e *jsonschema.ValidationError) int {
-	if len(e.Causes) == 0 {
-		return 1
-	}
-	n := 0
-	for _, c := range e.Causes {
-		n += countLeaves(c)
-	}
-	return n
 }
 
 // starred turns an instance location into the report's form: array
