@@ -153,10 +153,10 @@ func LoadContracts(root string, opts Options) ([]*Contract, error) {
 	}
 	var out []*Contract
 	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
 		dir := filepath.Join(root, e.Name())
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			continue // a folder, or a link to one (contracts are only read)
+		}
 		if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err != nil {
 			continue
 		}

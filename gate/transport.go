@@ -152,7 +152,7 @@ func readBody(body io.Reader, encoding string, limit int64) ([]byte, *refusal) {
 			if up.err != nil {
 				return nil, &refusal{reason: ReasonReadError, offset: -1, message: up.err.Error()}
 			}
-			return nil, &refusal{reason: ReasonEncoding, offset: -1, message: "gzip: " + err.Error()}
+			return nil, &refusal{reason: ReasonEncoding, offset: -1, message: err.Error()}
 		}
 		defer zr.Close()
 		src = zr
@@ -180,7 +180,7 @@ func readBody(body io.Reader, encoding string, limit int64) ([]byte, *refusal) {
 			if up.err != nil || src == io.Reader(up) {
 				return buf, &refusal{reason: ReasonReadError, offset: int64(len(buf)), message: err.Error()}
 			}
-			return buf, &refusal{reason: ReasonEncoding, offset: int64(len(buf)), message: "gzip: " + err.Error()}
+			return buf, &refusal{reason: ReasonEncoding, offset: int64(len(buf)), message: err.Error()}
 		}
 	}
 	if int64(len(buf)) > limit {

@@ -57,6 +57,57 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // that airlock reads (1 MiB).
 const MaxConfigFile = 1 << 20
 
+// Nesting bounds for airlock's YAML files, checked before parsing: the YAML
+// parser's memory grows with the square of deep nesting.
+const (
+	maxYAMLFlowDepth = 32  // nested [ and { in flow style
+	maxYAMLIndent    = 128 // columns of block indentation
+)
+
+// tooDeep scans data for flow nesting or block indentation past the bounds,
+// skipping quoted scalars and comments; it returns the line and a message.
+func tooDeep(data []byte) (int, string) {
+	line, col, depth := 1, 0, 0
+	var quote byte
+	comment, indenting := false, true
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if c == '\n' {
+			line, col, comment, indenting = line+1, 0, false, true
+			continue
+		}
+		col++
+		if indenting {
+			if c == ' ' {
+				if col > maxYAMLIndent {
+					return line, fmt.Sprintf("indented more than %d columns; airlock's files are shallow", maxYAMLIndent)
+				}
+				continue
+			}
+			indenting = false
+		}
+		switch {
+		case comment:
+		case quote != 0:
+			if c == quote && (quote == '\'' || data[i-1] != '\\') {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#':
+			comment = true
+		case c == '[' || c == '{':
+			depth++
+			if depth > maxYAMLFlowDepth {
+				return line, fmt.Sprintf("nested more than %d levels deep; airlock's files are shallow", maxYAMLFlowDepth)
+			}
+		case c == ']' || c == '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return 0, ""
+}
+
 // refusesAliases finds the first anchor or alias in a YAML document.
 type refusesAliases struct{ tok *token.Token }
 
@@ -90,6 +141,9 @@ type yamlError interface {
 func DecodeYAML(file string, data []byte, schema *jsonschema.Schema, v any) error {
 	if len(data) > MaxConfigFile {
 		return &ConfigError{File: file, Msg: fmt.Sprintf("%d bytes; a configuration file may hold at most %d", len(data), MaxConfigFile)}
+	}
+	if line, why := tooDeep(data); why != "" {
+		return &ConfigError{File: file, Line: line, Msg: why}
 	}
 	astFile, err := parser.ParseBytes(data, 0)
 	if err != nil {

@@ -69,6 +69,14 @@ func Discover(root string, contracts map[string]*gate.Contract, filter Filter) (
 	if err := filter.check(contracts); err != nil {
 		return nil, err
 	}
+	if entries, err := os.ReadDir(root); err == nil {
+		for _, e := range entries {
+			n := e.Name()
+			if e.Type().IsRegular() && !strings.HasPrefix(n, ".") && !strings.HasSuffix(n, ".md") {
+				return nil, &gate.ConfigError{File: filepath.Join(root, n), Msg: "a file at the top of the fixtures folder belongs to no tool; move it to <tool>/<upstream-version>/<kind>/"}
+			}
+		}
+	}
 	var out []Fixture
 	for _, tool := range tools {
 		if !filter.pick(filter.Tools, tool) {
@@ -166,6 +174,9 @@ func onlyFolders(dir string) error {
 		return &gate.ConfigError{File: dir, Err: err}
 	}
 	for _, e := range entries {
+		if st, err := os.Stat(filepath.Join(dir, e.Name())); err == nil && st.IsDir() {
+			continue // a folder, or a link to one (refused by subdirs)
+		}
 		if !e.IsDir() && e.Name() != DefaultsFile && !strings.HasPrefix(e.Name(), ".") {
 			return &gate.ConfigError{File: filepath.Join(dir, e.Name()), Msg: fmt.Sprintf("a file outside a kind folder; move it into one of %v", Kinds)}
 		}

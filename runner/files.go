@@ -70,15 +70,21 @@ func RemoveTemps() {
 	clear(temps.names)
 }
 
-// track and forget add and drop names; removeTemp also removes the file.
-func track(name string) bool {
+// linkTracked links src to the new name dst and, under the same lock,
+// records dst: until the caller forgets it, an interruption (RemoveTemps)
+// removes it, and it is new, so nothing is lost. Holding the lock across
+// both steps leaves no moment where dst exists but would survive.
+func linkTracked(src, dst string) error {
 	temps.Lock()
 	defer temps.Unlock()
 	if temps.interrupted {
-		return false
+		return errInterrupted
 	}
-	temps.names[name] = true
-	return true
+	if err := linkNew(src, dst); err != nil {
+		return err
+	}
+	temps.names[dst] = true
+	return nil
 }
 
 func forget(name string) {
@@ -166,17 +172,11 @@ func createAll(dir string, files []newFile) error {
 	}
 	var linked []string
 	for i, f := range files {
-		if err := linkNew(tempNames[i], f.path); err != nil {
+		if err := linkTracked(tempNames[i], f.path); err != nil {
 			for _, l := range linked {
 				removeTemp(l)
 			}
 			return err
-		}
-		// Until every file is in place, an interruption removes this one too
-		// (RemoveTemps): it is new, so nothing is lost.
-		if !track(f.path) {
-			os.Remove(f.path)
-			return errInterrupted
 		}
 		linked = append(linked, f.path)
 	}

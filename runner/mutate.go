@@ -172,6 +172,9 @@ func Mutate(opts MutateOptions) (*MutationReport, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	if len(rep.Results) == 0 {
+		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: fmt.Sprintf("no mutant generated: none of the %d selected fixtures was admitted (%s)", len(fixtures), strings.Join(rep.Skipped, "; "))}
+	}
 	for _, k := range order {
 		rep.Scores = append(rep.Scores, *scores[k])
 	}

@@ -1,6 +1,8 @@
 package runner_test
 
 import (
+	"airlock/gate"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -185,5 +187,21 @@ var _ = Describe("airlock mutate on an MCP contract", func() {
 				Expect(r.Mutant.Pointer).To(HavePrefix("/structuredContent"), r.Mutant.ID)
 			}
 		}
+	})
+})
+
+var _ = Describe("airlock mutate with nothing to mutate", func() {
+	It("is a configuration error when no selected fixture is admitted", func() {
+		files := project()
+		files["fixtures/note_status/v1/accepted/open.json"] = `{"bad":1}`
+		delete(files, "fixtures/note_status/v1/accepted/open.agent.json")
+		dir := tree(files)
+		_, err := runner.Mutate(runner.MutateOptions{Options: runner.Options{
+			SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
+		}})
+		var ce *gate.ConfigError
+		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring("none of the 1 selected fixtures was admitted"))
+		Expect(err.Error()).To(ContainSubstring("not admitted (schema.required)"))
 	})
 })

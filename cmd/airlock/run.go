@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -109,29 +110,64 @@ matches no fixture), 3 internal error.`,
 	return cmd
 }
 
-// checkReportPaths refuses, before any work, report paths that name a
-// folder: a usage error (exit 2), not a failed write after the run.
+// checkReportPaths refuses, before any work, report paths that cannot
+// take a report: a folder, a path under a file, or one path given for two
+// reports. These are usage errors (exit 2), not failed writes after a run.
 func checkReportPaths(flags map[string]string) error {
-	for flag, path := range flags {
+	seen := map[string]string{}
+	for _, flag := range slices.Sorted(maps.Keys(flags)) {
+		path := flags[flag]
 		if path == "" {
 			continue
 		}
+		if other, dup := seen[filepath.Clean(path)]; dup {
+			return usageErr("%s and %s both name %q; each report needs its own file", other, flag, path)
+		}
+		seen[filepath.Clean(path)] = flag
 		if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(os.PathSeparator)) {
 			return usageErr("%s %q names a folder; give a file path such as %s", flag, path, filepath.Join(path, "report"))
 		}
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
 			return usageErr("%s %q is a folder; give a file path such as %s", flag, path, filepath.Join(path, "report"))
 		}
+		for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+			if st, err := os.Stat(dir); err == nil {
+				if !st.IsDir() {
+					return usageErr("%s %q: %s is not a folder", flag, path, dir)
+				}
+				break
+			}
+			if dir == filepath.Dir(dir) {
+				break
+			}
+		}
 	}
 	return nil
 }
 
-// writeReport writes a report with runner.WriteFileAtomic, creating its
-// folder, so a failed write never leaves a partial report.
+// writeReport writes a report. A path that exists and is not a regular file
+// (/dev/stdout, a pipe) is written to as it is, never replaced; a symbolic
+// link to a regular file is followed; otherwise the report goes through a
+// temporary file and a rename (runner.WriteFileAtomic), creating missing
+// folders, so a failed write never leaves a partial report.
 func writeReport(path string, write func(io.Writer) error) error {
 	var buf bytes.Buffer
 	if err := write(&buf); err != nil {
 		return err
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(buf.Bytes()); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
