@@ -2,7 +2,8 @@ package gate
 
 import "strings"
 
-// Stage names one step of the pipeline, in the fixed order of StageOrder.
+// Stage names one step of the pipeline: transport, parse, schema, semantic,
+// projection, always run in that order.
 type Stage string
 
 // The pipeline's stages. StageInternal is not a step: it marks a refusal
@@ -15,9 +16,6 @@ const (
 	StageProjection Stage = "projection"
 	StageInternal   Stage = "internal"
 )
-
-// StageOrder lists the stages in the order the gate runs them.
-var StageOrder = []Stage{StageTransport, StageParse, StageSchema, StageSemantic, StageProjection}
 
 // ErrorCode is the agent-facing, finite error code of a failure envelope.
 type ErrorCode string

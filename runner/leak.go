@@ -219,14 +219,11 @@ func walkTokens(v any, at string, fn func(tok, at string)) {
 
 func isEnvelopeName(k string) bool { return slices.Contains(envelopeNames, k) }
 
-// SchemaConstants returns every member name and string in a JSON Schema
-// document (property names, enum values, consts, …) plus the envelope's
-// names: what an agent output may contain without having copied it.
-func SchemaConstants(schemaJSON []byte) (map[string]bool, error) {
-	doc, err := gate.Parse(schemaJSON, gate.Limits{MaxBytes: int64(len(schemaJSON)) + 1, MaxDepth: 512})
-	if err != nil {
-		return nil, err
-	}
+// SchemaConstants returns every member name and string in a parsed JSON
+// Schema document (property names, enum values, consts, …) plus the
+// envelope's names: what an agent output may contain without having copied
+// it.
+func SchemaConstants(doc any) map[string]bool {
 	out := map[string]bool{}
 	for _, n := range envelopeNames {
 		out[n] = true
@@ -235,7 +232,7 @@ func SchemaConstants(schemaJSON []byte) (map[string]bool, error) {
 		out[string(c)] = true
 	}
 	walkTokens(doc, "", func(tok, _ string) { out[tok] = true })
-	return out, nil
+	return out
 }
 
 // sortLeaks orders leaks by output location, then token, for stable reports.

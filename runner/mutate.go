@@ -265,7 +265,7 @@ func (rc *runContext) mutateFixture(f Fixture, docs *schemaDocs, opts MutateOpti
 		switch {
 		case v.Admitted:
 			r.Outcome, r.Problem = Survived, "admitted: "+mu.Hint+" would refuse it"
-		case !bytes.Equal(v.Output, gate.FailureEnvelope(c.Tool, p.exp.request.ID, v.ErrorCode, v.Retryable)):
+		case !envelopeEqual(v.Output, c.Tool, p.exp.request.ID, v.ErrorCode, v.Retryable):
 			r.Actual, r.Outcome, r.Problem = v.Reason, Leaked, "refused output is not exactly the failure envelope"
 		case mu.Canary != "" && bytes.Contains(v.Output, []byte(mu.Canary)):
 			r.Actual, r.Outcome, r.Problem = v.Reason, Leaked, "the canary "+mu.Canary+" reached the agent output"

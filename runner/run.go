@@ -151,13 +151,8 @@ func setup(opts Options) (*runContext, []Fixture, error) {
 	}
 	ctx := &runContext{opts: opts, contracts: contracts, start: start, constants: map[string]map[string]bool{}}
 	for _, c := range list {
-		b, err := gate.ReadRegularFile(filepath.Join(c.Dir, c.Manifest.AgentSchema), 8<<20)
-		if err != nil {
-			return nil, nil, &gate.ConfigError{File: filepath.Join(c.Dir, c.Manifest.AgentSchema), Err: err}
-		}
-		if ctx.constants[c.Tool], err = SchemaConstants(b); err != nil {
-			return nil, nil, &gate.ConfigError{File: filepath.Join(c.Dir, c.Manifest.AgentSchema), Err: err}
-		}
+		// The agent schema as the contract parsed it: no second read.
+		ctx.constants[c.Tool] = SchemaConstants(c.SchemaDocument(c.Manifest.AgentSchema))
 	}
 
 	return ctx, fixtures, nil
