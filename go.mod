@@ -1,4 +1,4 @@
-module airlock
+module github.com/airlockdev/airlock
 
 go 1.26.8
 

@@ -12,7 +12,7 @@ import (
 )
 
 // Version is airlock's version, recorded in every audit record. Builds may
-// set it with -ldflags "-X airlock/gate.Version=…".
+// set it with -ldflags "-X github.com/airlockdev/airlock/gate.Version=…".
 var Version = "0.1.0-dev"
 
 // MaxAuditMessage is the longest validator or parser message, in bytes,

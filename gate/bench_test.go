@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"airlock/gate"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // The benchmarks compare the whole gate (Contract.Check: transport, strict

@@ -23,7 +23,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
-	"airlock/gate"
+	"github.com/airlockdev/airlock/gate"
 )
 
 // conformanceEnv names the variable that points at the conformance folder

@@ -12,7 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // ManifestFile is the name of a contract manifest inside schemas/<tool>/.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"airlock/gate"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // The fuzz targets. Under plain `go test` they run their seeds: the

@@ -24,7 +24,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // Call says which request a response answers and when it is judged.

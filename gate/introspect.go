@@ -3,7 +3,7 @@ package gate
 import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // ProjectionField is one projection entry of an upstream version: the agent

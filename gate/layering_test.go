@@ -13,14 +13,14 @@ import (
 // module.
 var _ = Describe("package layering", func() {
 	It("keeps imports pointing one way", func() {
-		out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Deps " "}}`, "airlock/...").CombinedOutput()
+		out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Deps " "}}`, "github.com/airlockdev/airlock/...").CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(out))
 		allowed := map[string][]string{
-			"airlock/semantic":    {},
-			"airlock/gate":        {"airlock/semantic"},
-			"airlock/reports":     {},
-			"airlock/runner":      {"airlock/gate", "airlock/semantic", "airlock/reports"},
-			"airlock/cmd/airlock": {"airlock/gate", "airlock/semantic", "airlock/reports", "airlock/runner"},
+			"github.com/airlockdev/airlock/semantic":    {},
+			"github.com/airlockdev/airlock/gate":        {"github.com/airlockdev/airlock/semantic"},
+			"github.com/airlockdev/airlock/reports":     {},
+			"github.com/airlockdev/airlock/runner":      {"github.com/airlockdev/airlock/gate", "github.com/airlockdev/airlock/semantic", "github.com/airlockdev/airlock/reports"},
+			"github.com/airlockdev/airlock/cmd/airlock": {"github.com/airlockdev/airlock/gate", "github.com/airlockdev/airlock/semantic", "github.com/airlockdev/airlock/reports", "github.com/airlockdev/airlock/runner"},
 		}
 		seen := 0
 		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
@@ -32,7 +32,7 @@ var _ = Describe("package layering", func() {
 			}
 			seen++
 			for _, d := range strings.Fields(deps) {
-				if strings.HasPrefix(d, "airlock/") {
+				if strings.HasPrefix(d, "github.com/airlockdev/airlock/") {
 					Expect(ok).To(ContainElement(d), "%s must not import %s", pkg, d)
 				}
 			}

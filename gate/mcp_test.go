@@ -8,8 +8,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"airlock/gate"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 var _ = Describe("contracts with protocol: mcp", func() {

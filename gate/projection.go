@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // project builds a new object from the allowlist: each agent field takes the

@@ -14,7 +14,7 @@ import (
 	"github.com/goccy/go-yaml/token"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // ConfigError is a configuration error (exit code 2): a manifest, sidecar or

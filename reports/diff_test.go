@@ -10,8 +10,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"airlock/gate"
-	"airlock/reports"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/reports"
 )
 
 // published compiles one of airlock's published schemas the way the gate

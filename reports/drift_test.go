@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"airlock/reports"
+	"github.com/airlockdev/airlock/reports"
 )
 
 func intp(n int) *int { return &n }

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"airlock/reports"
-	"airlock/runner"
+	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/runner"
 )
 
 // benchTree copies the bundled contracts and replicates the bundled fixtures

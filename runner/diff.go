@@ -13,9 +13,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"airlock/gate"
-	"airlock/reports"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // This file is airlock diff: two JSON Schemas compared from the consumer's

@@ -11,9 +11,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"airlock/gate"
-	"airlock/reports"
-	"airlock/runner"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/runner"
 )
 
 // diffCase is one schema pair of the rule table: the change it must yield.

@@ -1,6 +1,6 @@
 package runner
 
-import "airlock/reports"
+import "github.com/airlockdev/airlock/reports"
 
 // DiffRule is one kind of schema change airlock diff reports: a stable id,
 // its level from the consumer's side, and what it means.

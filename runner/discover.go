@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"airlock/gate"
+	"github.com/airlockdev/airlock/gate"
 )
 
 // Fixture kinds: the folders under fixtures/<tool>/<upstream-version>/.

@@ -9,9 +9,9 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"airlock/gate"
-	"airlock/reports"
-	"airlock/runner"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/runner"
 )
 
 // A contract for drift: a closed object with an enum, a bounded string, a

@@ -1,5 +1,5 @@
 package runner_test
 
-import "airlock/semantic"
+import "github.com/airlockdev/airlock/semantic"
 
 func parsePointer(s string) (semantic.Pointer, error) { return semantic.ParsePointer(s) }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"airlock/gate"
+	"github.com/airlockdev/airlock/gate"
 )
 
 // maxGolden is the largest golden agent output read, in bytes.

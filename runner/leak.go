@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"airlock/gate"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // MinLeakToken is the shortest raw token, in bytes, the leak check looks

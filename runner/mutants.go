@@ -15,8 +15,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"airlock/gate"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // Mutation families.

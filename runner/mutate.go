@@ -12,9 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"airlock/gate"
-	"airlock/reports"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // DefaultMaxMutants is the default cap of mutants per fixture.

@@ -1,7 +1,7 @@
 package runner_test
 
 import (
-	"airlock/gate"
+	"github.com/airlockdev/airlock/gate"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"airlock/runner"
+	"github.com/airlockdev/airlock/runner"
 )
 
 // An open version of note_status: objects not closed, strings unbounded,

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"airlock/gate"
+	"github.com/airlockdev/airlock/gate"
 )
 
 // ErrWrongVerdict is wrapped by Promote's error when the gate's verdict

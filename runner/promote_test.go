@@ -8,8 +8,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"airlock/gate"
-	"airlock/runner"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/runner"
 )
 
 // recordedProject is the note_status project with three recorded

@@ -19,8 +19,8 @@ import (
 	"syscall"
 	"time"
 
-	"airlock/gate"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // Errors of Record and Promote, for exit codes: errors.Is(err, ErrFixtureExists)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"airlock/gate"
+	"github.com/airlockdev/airlock/gate"
 )
 
 // The recorder's redaction of descriptive fields (URLs, headers, argv);
@@ -67,7 +67,7 @@ func (rec *recorder) fetchHTTP(ctx context.Context, c *HTTPCall) (*capture, erro
 		req.Header = c.Header.Clone()
 	}
 	if req.Header.Get("User-Agent") == "" {
-		req.Header.Set("User-Agent", "airlock/"+gate.Version)
+		req.Header.Set("User-Agent", "github.com/airlockdev/airlock/"+gate.Version)
 	}
 	if c.Gzip {
 		req.Header.Set("Accept-Encoding", "gzip")

@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"airlock/gate"
+	"github.com/airlockdev/airlock/gate"
 )
 
 // mcpSession is one connection to an MCP server, shared by every call of a

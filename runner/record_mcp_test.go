@@ -1,7 +1,7 @@
 package runner_test
 
 import (
-	"airlock/gate"
+	"github.com/airlockdev/airlock/gate"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,8 +19,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"airlock/runner"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/runner"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // everythingEntry finds the entry script of the npm package

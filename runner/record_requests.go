@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"airlock/gate"
+	"github.com/airlockdev/airlock/gate"
 )
 
 // requestEntry is one entry of a requests file (docs/record.md).

@@ -20,8 +20,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"airlock/runner"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/runner"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // Secrets the upstreams below are given or send back; none may reach disk.

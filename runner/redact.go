@@ -14,8 +14,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"airlock/gate"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // Placeholder is the string that replaces a redacted secret.

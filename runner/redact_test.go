@@ -6,8 +6,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"airlock/runner"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/runner"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 func ptrs(ps ...string) []semantic.Pointer {

@@ -18,9 +18,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"airlock/gate"
-	"airlock/reports"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // Suites, in report order.

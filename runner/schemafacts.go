@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"airlock/gate"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // facts are what a contract's upstream schema says about one instance

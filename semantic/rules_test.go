@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 func mustPointer(s string) semantic.Pointer {

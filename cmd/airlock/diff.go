@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"airlock/gate"
-	"airlock/reports"
-	"airlock/runner"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/runner"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 func newDiffCmd() *cobra.Command {

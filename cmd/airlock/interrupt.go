@@ -6,7 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"airlock/runner"
+	"github.com/airlockdev/airlock/runner"
 )
 
 // onInterrupt makes SIGINT and SIGTERM remove the temporary and half-created

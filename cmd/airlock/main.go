@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"airlock/gate"
+	"github.com/airlockdev/airlock/gate"
 )
 
 // Exit codes.

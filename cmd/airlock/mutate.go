@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"airlock/reports"
-	"airlock/runner"
+	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/runner"
 )
 
 func newMutateCmd() *cobra.Command {

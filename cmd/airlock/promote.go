@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"airlock/gate"
-	"airlock/reports"
-	"airlock/runner"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/runner"
 )
 
 func newPromoteCmd() *cobra.Command {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"airlock/gate"
-	"airlock/semantic"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // requestFlags are the flags that describe the adapter's request, shared by

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"airlock/runner"
+	"github.com/airlockdev/airlock/runner"
 )
 
 const intro = "# airlock diff\n\n" +

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"airlock/gate"
+	"github.com/airlockdev/airlock/gate"
 	"fmt"
 	"strings"
 )
