@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -247,10 +246,4 @@ func sortedKeys(m map[string]any) []string {
 	keys := slices.Collect(maps.Keys(m))
 	slices.Sort(keys)
 	return keys
-}
-
-// envelopeEqual reports whether a refused fixture's output is exactly the
-// failure envelope for its tool and request.
-func envelopeEqual(output []byte, tool, requestID string, code gate.ErrorCode, retryable bool) bool {
-	return bytes.Equal(output, gate.FailureEnvelope(tool, requestID, code, retryable))
 }

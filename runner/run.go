@@ -7,21 +7,25 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/fileio"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/semantic"
 )
+
+// maxGolden is the largest golden agent output read, in bytes.
+const maxGolden = 16 << 20
 
 // Suites, in report order.
 const (
@@ -41,7 +45,7 @@ type Options struct {
 	// SchemasDir holds one folder per tool contract; FixturesDir the trees.
 	SchemasDir  string
 	FixturesDir string
-	Filter      Filter
+	Filter      fixture.Filter
 	// Suites selects suites by name; empty means all.
 	Suites []string
 	// Update writes or refreshes the golden agent output of every fixture
@@ -70,18 +74,22 @@ type Result struct {
 // kind, name). A configuration error anywhere (contract, sidecar, tree)
 // returns a *gate.ConfigError; every fixture's own failure is a failed
 // testcase in the result, never an error.
-func Run(opts Options) (*Result, error) {
-	rc, fixtures, err := setup(opts)
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	rc, err := setup(opts)
 	if err != nil {
 		return nil, err
 	}
+	fixtures := rc.set.Fixtures
 	if len(fixtures) == 0 {
 		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: "no fixtures selected: nothing would be checked"}
 	}
-	start := rc.start
+	start := rc.set.Start
 
 	outs := make([]fixtureResult, len(fixtures))
-	forEach(len(fixtures), opts.Workers, func(i int) { outs[i] = rc.check(fixtures[i]) })
+	fixture.ForEach(ctx, len(fixtures), opts.Workers, func(i int) { outs[i] = rc.check(ctx, fixtures[i]) })
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	res := &Result{Fixtures: len(fixtures)}
 	var cfgErrs []error
@@ -102,66 +110,28 @@ func Run(opts Options) (*Result, error) {
 	return res, nil
 }
 
-// forEach calls fn(i) for i in [0, n) on workers goroutines (0 means
-// GOMAXPROCS) and returns when all calls have returned.
-func forEach(n, workers int, fn func(i int)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, max(n, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fn(i)
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-}
-
-// setup loads the contracts, checks the selection and discovers fixtures.
-func setup(opts Options) (*runContext, []Fixture, error) {
-	start := time.Now()
-	list, err := gate.LoadContracts(opts.SchemasDir, opts.Gate)
-	if err != nil {
-		return nil, nil, err
-	}
-	contracts := map[string]*gate.Contract{}
-	for _, c := range list {
-		contracts[c.Tool] = c
-	}
+// setup opens the contracts and fixtures and checks the suite selection.
+func setup(opts Options) (*runContext, error) {
 	for _, s := range opts.Suites {
 		if !slices.Contains(Suites, s) {
-			return nil, nil, &gate.ConfigError{File: "--suite", Msg: fmt.Sprintf("unknown suite %q (want one of %v)", s, Suites)}
+			return nil, fmt.Errorf("%w: unknown suite %q (want one of %v)", gate.ErrUsage, s, Suites)
 		}
 	}
-	if len(contracts) == 0 {
-		return nil, nil, &gate.ConfigError{File: opts.SchemasDir, Msg: "no contracts (no <tool>/" + gate.ManifestFile + " below it)"}
-	}
-	fixtures, err := Discover(opts.FixturesDir, contracts, opts.Filter)
+	set, err := fixture.Open(opts.SchemasDir, opts.FixturesDir, opts.Filter, opts.Gate)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	ctx := &runContext{opts: opts, contracts: contracts, start: start, constants: map[string]map[string]bool{}}
-	for _, c := range list {
+	rc := &runContext{opts: opts, set: set, constants: map[string]map[string]bool{}}
+	for _, c := range set.List {
 		// The agent schema as the contract parsed it: no second read.
-		ctx.constants[c.Tool] = SchemaConstants(c.SchemaDocument(c.Manifest.AgentSchema))
+		rc.constants[c.Tool] = SchemaConstants(c.SchemaDocument(c.Manifest.AgentSchema))
 	}
-
-	return ctx, fixtures, nil
+	return rc, nil
 }
 
 type runContext struct {
 	opts      Options
-	contracts map[string]*gate.Contract
-	start     time.Time
+	set       *fixture.Set
 	constants map[string]map[string]bool
 }
 
@@ -188,64 +158,16 @@ func suiteOf(stage gate.Stage) string {
 	return SuiteProjection
 }
 
-// prepared is a fixture with its metadata resolved and its body read.
-type prepared struct {
-	exp   resolved
-	body  []byte
-	where string // the sidecar, or the body when there is none
-}
-
-// prepare resolves a fixture's metadata and reads its body; every problem
-// is a *gate.ConfigError.
-func (rc *runContext) prepare(f Fixture) (prepared, error) {
-	meta := f.defaults
-	if f.Meta != "" {
-		m, err := readMeta(f.Meta)
-		if err != nil {
-			return prepared{}, err
-		}
-		meta = merge(meta, m)
-	}
-	where := f.Meta
-	if where == "" {
-		where = f.Body
-	}
-	exp, err := resolve(meta, f.Kind, where, rc.start)
-	if err != nil {
-		return prepared{}, err
-	}
-	body, err := readBody(f.Body, rc.contracts[f.Tool].Limits().MaxBytes, exp.contentEncoding)
-	if err != nil {
-		return prepared{}, &gate.ConfigError{File: f.Body, Msg: "cannot read fixture body: " + err.Error(), Err: err}
-	}
-	return prepared{exp: exp, body: body, where: where}, nil
-}
-
-// gateCheck runs body through the fixture's contract under exp.
-func (rc *runContext) gateCheck(f Fixture, exp resolved, body []byte, status int, contentType, encoding string) (*gate.Verdict, error) {
-	v, err := rc.contracts[f.Tool].Check(gate.Response{
-		Status:          status,
-		ContentType:     contentType,
-		ContentEncoding: encoding,
-		Body:            bytes.NewReader(body),
-		Source:          f.Body,
-	}, gate.Call{UpstreamVersion: f.UpstreamVersion, Request: exp.request, Now: exp.now})
-	if err != nil {
-		return nil, &gate.ConfigError{File: f.Body, Msg: err.Error(), Err: err}
-	}
-	return v, nil
-}
-
 // check runs one fixture through the gate and its suites.
-func (rc *runContext) check(f Fixture) fixtureResult {
+func (rc *runContext) check(ctx context.Context, f fixture.Fixture) fixtureResult {
 	t0 := time.Now()
-	p, err := rc.prepare(f)
+	p, err := rc.set.Prepare(f)
 	if err != nil {
 		return fixtureResult{err: err}
 	}
-	exp := p.exp
-	c := rc.contracts[f.Tool]
-	v, err := rc.gateCheck(f, exp, p.body, exp.status, exp.contentType, exp.contentEncoding)
+	exp := p.Expect
+	c := rc.set.Contracts[f.Tool]
+	v, err := rc.set.CheckPrepared(ctx, f, p)
 	if err != nil {
 		return fixtureResult{err: err}
 	}
@@ -254,9 +176,9 @@ func (rc *runContext) check(f Fixture) fixtureResult {
 	if !v.Admitted {
 		actual = v.Reason
 	}
-	expected := exp.outcome
-	if exp.reason != "" {
-		expected = exp.reason
+	expected := exp.Outcome
+	if exp.Reason != "" {
+		expected = exp.Reason
 	}
 	var out fixtureResult
 	add := func(suite string, status reports.Status, msg, detail string) {
@@ -275,7 +197,7 @@ func (rc *runContext) check(f Fixture) fixtureResult {
 		refusedIn = suiteOf(v.Stage)
 	}
 	switch {
-	case exp.outcome == "admitted":
+	case exp.Outcome == "admitted":
 		// Each stage's suite: it passes when the gate got past that stage.
 		for _, s := range []string{SuiteParse, SuiteSchema, SuiteSemantic} {
 			switch {
@@ -293,32 +215,32 @@ func (rc *runContext) check(f Fixture) fixtureResult {
 		case refusedIn != "":
 			add(SuiteProjection, reports.Unchecked, "not reached: refused earlier by "+v.Reason, "")
 		default:
-			status, msg, detail, updated := rc.projectionCase(f, c, v)
+			status, msg, detail, updated := rc.projectionCase(ctx, f, c, v)
 			out.updated = updated
 			add(SuiteProjection, status, msg, detail)
 		}
-	case exp.reason == "":
+	case exp.Reason == "":
 		// A refusal without a stated reason cannot be checked.
 		suite := refusedIn
 		if suite == "" {
 			suite = SuiteParse
 		}
 		msg := "the fixture names no expected reason (expect.reason in its sidecar)"
-		if f.Kind == KindRecorded {
+		if f.Kind == fixture.KindRecorded {
 			msg = "a recorded fixture states no expectation: promote it (airlock promote) or set expect in its sidecar"
 		}
-		if v.Admitted && exp.outcome == "refused" {
+		if v.Admitted && exp.Outcome == "refused" {
 			add(suite, reports.Failed, "expected a refusal, admitted", "")
 		} else {
 			add(suite, reports.Unchecked, msg, "")
 		}
 	default:
-		suite := suiteOf(gate.StageOf(exp.reason))
+		suite := suiteOf(gate.StageOf(exp.Reason))
 		switch {
 		case v.Admitted:
-			add(suite, reports.Failed, fmt.Sprintf("expected refusal %s, admitted", exp.reason), "agent output: "+string(v.Output))
-		case v.Reason != exp.reason:
-			add(suite, reports.Failed, fmt.Sprintf("expected refusal %s, refused by %s", exp.reason, v.Reason), auditDetail(v))
+			add(suite, reports.Failed, fmt.Sprintf("expected refusal %s, admitted", exp.Reason), "agent output: "+string(v.Output))
+		case v.Reason != exp.Reason:
+			add(suite, reports.Failed, fmt.Sprintf("expected refusal %s, refused by %s", exp.Reason, v.Reason), auditDetail(v))
 		default:
 			add(suite, reports.Passed, "", "")
 		}
@@ -357,7 +279,7 @@ func auditDetail(v *gate.Verdict) string {
 
 // projectionCase checks an admitted fixture's agent output against its
 // golden and the agent-facing schema, writing the golden under Update.
-func (rc *runContext) projectionCase(f Fixture, c *gate.Contract, v *gate.Verdict) (reports.Status, string, string, string) {
+func (rc *runContext) projectionCase(ctx context.Context, f fixture.Fixture, c *gate.Contract, v *gate.Verdict) (reports.Status, string, string, string) {
 	data, err := agentData(v.Output)
 	if err != nil {
 		return reports.Failed, "agent output is not a success envelope: " + err.Error(), "", ""
@@ -374,7 +296,7 @@ func (rc *runContext) projectionCase(f Fixture, c *gate.Contract, v *gate.Verdic
 		if err != nil {
 			what = "created"
 		}
-		if werr := WriteFileAtomic(f.Golden, append(slices.Clone(v.Output), '\n')); werr != nil {
+		if werr := fileio.WriteFileAtomic(ctx, f.Golden, append(slices.Clone(v.Output), '\n')); werr != nil {
 			return reports.Failed, "cannot write golden: " + werr.Error(), "", ""
 		}
 		return reports.Passed, "", "", what + " " + f.Golden
@@ -389,15 +311,15 @@ func (rc *runContext) projectionCase(f Fixture, c *gate.Contract, v *gate.Verdic
 }
 
 // noLeak checks that no rejected byte reaches the agent output.
-func (rc *runContext) noLeak(f Fixture, c *gate.Contract, v *gate.Verdict, exp resolved) (reports.Status, string, string) {
+func (rc *runContext) noLeak(f fixture.Fixture, c *gate.Contract, v *gate.Verdict, exp fixture.Expectation) (reports.Status, string, string) {
 	if !v.Admitted {
-		if !envelopeEqual(v.Output, c.Tool, exp.request.ID, v.ErrorCode, v.Retryable) || !slices.Contains(gate.ErrorCodes, v.ErrorCode) {
+		if !fixture.IsFailureEnvelope(v.Output, c.Tool, exp.Request.ID, v.ErrorCode, v.Retryable) {
 			return reports.Failed, "refused output is not exactly the failure envelope", "agent output: " + string(v.Output)
 		}
 		return reports.Passed, "", ""
 	}
 	proj := rawProjection(c, f.UpstreamVersion)
-	lc := LeakCheck{Tool: c.Tool, RequestID: exp.request.ID, Projection: proj, Constants: rc.constants[c.Tool]}
+	lc := LeakCheck{Tool: c.Tool, RequestID: exp.Request.ID, Projection: proj, Constants: rc.constants[c.Tool]}
 	leaks, err := lc.Find(v.Body, v.Output)
 	if err != nil {
 		return reports.Failed, "leak check could not run: " + err.Error(), ""

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/airlockdev/airlock/runner"
+	"github.com/airlockdev/airlock/schemadiff"
 )
 
 const intro = "# airlock diff\n\n" +
@@ -57,12 +57,12 @@ const intro = "# airlock diff\n\n" +
 func main() {
 	fmt.Print(intro)
 	fmt.Println("| rule | level | meaning |\n| --- | --- | --- |")
-	for _, r := range runner.DiffRules() {
+	for _, r := range schemadiff.Rules() {
 		fmt.Println(row(r))
 	}
 }
 
 // row is one rule's table row.
-func row(r runner.DiffRule) string {
+func row(r schemadiff.Rule) string {
 	return fmt.Sprintf("| `%s` | %s | %s |", r.ID, r.Level, strings.ReplaceAll(r.Description, "|", `\|`))
 }

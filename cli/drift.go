@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airlockdev/airlock/drift"
+	"github.com/airlockdev/airlock/reports"
+)
+
+func newDriftCmd(e *env) *cobra.Command {
+	var (
+		opts                   drift.Options
+		jsonFile, markdownFile string
+		failOnVersionChanges   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "drift [flags]",
+		Short: "Report what recorded and historical fixtures show against each contract",
+		Long: `drift reads FIXTURES/<tool>/<upstream-version>/{recorded,historical}/, runs each fixture
+through the gate, and reports per tool and upstream version: the observed shape (JSON Pointers,
+"*" for array elements, types, enum-like values, string lengths), members the schema forbids,
+required members missing, retyped members, new enum values, refusals by reason, and the
+schema changes between consecutive upstream versions (rules of airlock diff).
+
+The report is Markdown on standard output, or --markdown FILE and --json FILE
+(schemas/drift.schema.json); see docs/drift.md.
+
+Exit codes: 0 nothing breaks the contract; 1 a forbidden, missing, retyped member or new
+enum value in a fixture not expected to be refused, an unexpected refusal, or (with
+--fail-on-version-changes) a breaking change between consecutive upstream versions;
+2 usage or configuration error; 3 internal error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if jsonFile == "-" || markdownFile == "-" {
+				return usageErr("--json and --markdown take a file name; the Markdown report goes to standard output by default")
+			}
+			opts.IgnoreVersionChanges = !failOnVersionChanges
+			if err := checkReportPaths(map[string]string{"--json": jsonFile, "--markdown": markdownFile}); err != nil {
+				return err
+			}
+			opts.Gate = e.gate
+			d, err := drift.Run(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if jsonFile != "" {
+				if err := writeReport(cmd.Context(), jsonFile, func(w io.Writer) error { return reports.WriteDriftJSON(w, d) }); err != nil {
+					return internalErr(err)
+				}
+			}
+			if markdownFile != "" {
+				if err := writeReport(cmd.Context(), markdownFile, func(w io.Writer) error { return reports.WriteDriftMarkdown(w, d) }); err != nil {
+					return internalErr(err)
+				}
+			}
+			if jsonFile == "" && markdownFile == "" {
+				if err := reports.WriteDriftMarkdown(out, d); err != nil {
+					return internalErr(err)
+				}
+			} else {
+				fmt.Fprintln(out, reports.DriftHeadline(d))
+			}
+			if d.Summary.Breaking {
+				return &exitError{code: ExitFindings, err: fmt.Errorf("%s", reports.DriftHeadline(d))}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.SchemasDir, "schemas", "schemas", "directory holding one folder per tool contract")
+	f.StringVar(&opts.FixturesDir, "fixtures", "fixtures", "directory holding the fixture trees")
+	f.StringSliceVar(&opts.Tools, "tool", nil, "only these tools (repeatable or comma-separated)")
+	f.StringSliceVar(&opts.UpstreamVersions, "upstream-version", nil, "only these upstream versions")
+	f.StringVar(&jsonFile, "json", "", "write the report as JSON to FILE (schemas/drift.schema.json)")
+	f.StringVar(&markdownFile, "markdown", "", "write the report as Markdown to FILE")
+	f.BoolVar(&failOnVersionChanges, "fail-on-version-changes", false, "also exit 1 on a breaking change between consecutive upstream versions (they are always reported)")
+	f.IntVar(&opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
+	return cmd
+}

@@ -1,0 +1,122 @@
+// Package cli is the airlock command line: one cobra command per
+// subcommand, each parsing flags, calling a library package (gate, runner,
+// mutate, record, fixture, schemadiff, drift), printing, and returning an
+// error that exit.go maps to the exit code in one table.
+//
+// Exit codes, for every subcommand: 0 all good, 1 findings (a refused
+// response, failed fixtures), 2 usage or configuration error, 3 internal
+// or upstream error (also: an error nobody classified, and a failed write to
+// standard output), 130 interrupted (the context was cancelled).
+package cli
+
+import (
+	"context"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/semantic"
+)
+
+// Stdio is the command's standard streams. A nil In reads nothing; a nil Out
+// or Err discards.
+type Stdio struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// Options configure Main beyond its arguments: what a connector that builds
+// its own airlock binary adds.
+type Options struct {
+	// Rules are custom semantic rules a contract may name with
+	// "custom: <name>" (gate.Options.CustomRules); every subcommand that
+	// loads contracts passes them on.
+	Rules map[string]semantic.Rule
+}
+
+// Main runs airlock with args (without the program name) and returns the
+// exit code. It never calls os.Exit and keeps no state between calls, so
+// tests run it in-process and a program can call it more than once.
+// Cancelling ctx (cmd/airlock cancels it on SIGINT and SIGTERM) stops the
+// work between files; every writer removes its temporary files, and Main
+// returns 130.
+func Main(ctx context.Context, args []string, stdio Stdio, opts Options) int {
+	if stdio.In == nil {
+		stdio.In = eofReader{}
+	}
+	out := &trackedWriter{w: orDiscard(stdio.Out)}
+	errw := orDiscard(stdio.Err)
+	env := &env{gate: gate.Options{CustomRules: opts.Rules}}
+	root := &cobra.Command{
+		Use:           "airlock",
+		Short:         "Keep bad tool output out of an AI agent's context",
+		Long:          "airlock admits an upstream's raw response only as a small, closed object built from contracted fields,\nor refuses it with a fixed failure envelope, and proves its contracts against fixture trees.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       gate.Version,
+	}
+	root.SetArgs(args)
+	root.SetIn(stdio.In)
+	root.SetOut(out)
+	root.SetErr(errw)
+	root.AddCommand(newCheckCmd(env), newRunCmd(env), newMutateCmd(env), newSchemaCmd(), newReasonsCmd())
+	root.AddCommand(newRecordCmd(env), newPromoteCmd(env))
+	root.AddCommand(newDiffCmd(env), newDriftCmd(env), newVersionCmd())
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
+	markRuns(root, env)
+
+	err := root.ExecuteContext(ctx)
+	return finish(ctx, env, out, errw, err)
+}
+
+// env is what one Main call shares with its commands.
+type env struct {
+	gate gate.Options
+	// started is set when a command's RunE begins: an error before that
+	// came from cobra's own parsing, a usage error.
+	started bool
+}
+
+// markRuns wraps every command's RunE so env.started tells cobra's parse
+// errors from the command's own.
+func markRuns(c *cobra.Command, e *env) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			e.started = true
+			return run(cmd, args)
+		}
+	}
+	for _, sub := range c.Commands() {
+		markRuns(sub, e)
+	}
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// trackedWriter remembers the first write error, so output that could not
+// be written (a full disk, a closed pipe) fails the command with exit 3.
+type trackedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *trackedWriter) Write(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	n, err := t.w.Write(p)
+	if err != nil {
+		t.err = err
+	}
+	return n, err
+}

@@ -1,0 +1,266 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/record"
+	"github.com/airlockdev/airlock/redact"
+	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/semantic"
+)
+
+func newRecordCmd(e *env) *cobra.Command {
+	var (
+		opts                    record.Options
+		name, requestsFile      string
+		reqFlags                requestFlags
+		url, method, data       string
+		dataFile, stdinFile     string
+		headers                 []string
+		followRedirects, gz     bool
+		isMCP                   bool
+		mcpTool, arguments      string
+		contentType             string
+		redactNames, redactPtrs []string
+		redactHeaders           []string
+		noRedact                bool
+	)
+	cmd := &cobra.Command{
+		Use:   "record --tool NAME [flags] (--url URL | [--mcp --mcp-tool T] [--] COMMAND [ARG...])",
+		Short: "Record live upstream responses as fixtures, with the gate's verdict",
+		Long: `record calls a live upstream and writes each response to
+FIXTURES/<tool>/<upstream-version>/recorded/<name>.<ext>, byte for byte, beside a sidecar
+<name>.meta.yaml with status, content type, request, clock and a recorded: block (source,
+time, duration, size, SHA-256, airlock version, the gate's verdict, what was redacted).
+The verdict is printed too.
+
+Sources:
+  --url URL                      an HTTP request (--method, --header, --data, --gzip, --follow-redirects)
+  COMMAND [ARG...]               a command; its standard output is the body (--stdin FILE)
+  --mcp-tool T COMMAND [ARG...]  a tools/call on an MCP server over stdio
+  --mcp-tool T --url URL         a tools/call on an MCP server over streamable HTTP
+  --requests FILE                several calls, a YAML list (see docs/record.md)
+
+Secrets never reach disk: secret headers (Authorization, Cookie, Set-Cookie, X-Api-Key,
+*-Token, ...), URL credentials, secret query parameters and command arguments are
+redacted in the sidecar, and body values under secret-looking names (--redact-names) or at
+--redact-pointer locations are replaced by a placeholder of the same type. --no-redact
+turns all of it off.
+
+Nothing is overwritten and nothing is half-written: an existing fixture name is refused
+before any call, files appear whole or not at all, and a call that fails or times out
+records nothing.
+
+Exit codes: 0 recorded and admitted (or no contract yet), 1 recorded but refused by the
+gate, 2 usage or configuration error or a fixture name already taken, 3 upstream error
+(unreachable, timed out, cut short, too large) or a folder that cannot be written.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Tool == "" {
+				return usageErr("--tool is required")
+			}
+			req, err := reqFlags.request()
+			if err != nil {
+				return err
+			}
+
+			base := record.Call{Name: name, Request: req}
+			header := http.Header{}
+			for _, h := range headers {
+				k, v, err := record.ParseHeader(h)
+				if err != nil {
+					return usageErr("--header: %v", err)
+				}
+				header.Add(k, v)
+			}
+			if mcpTool != "" {
+				isMCP = true
+			}
+			switch {
+			case isMCP:
+				if (url == "") == (len(args) == 0) {
+					return usageErr("an MCP server is either --url URL (streamable HTTP) or a command after -- (stdio)")
+				}
+				base.MCP = &record.MCPCall{URL: url, Command: args, Header: header, Tool: mcpTool}
+				if arguments != "" {
+					base.MCP.Arguments = []byte(arguments)
+				}
+			case url != "" && len(args) > 0:
+				return usageErr("give either --url or a command, not both")
+			case url != "":
+				base.HTTP = &record.HTTPCall{Method: method, URL: url, Header: header, FollowRedirects: followRedirects, Gzip: gz}
+				if data != "" && dataFile != "" {
+					return usageErr("give --data or --data-file, not both")
+				}
+				if data != "" {
+					base.HTTP.Body = []byte(data)
+				}
+				if dataFile != "" {
+					b, err := os.ReadFile(dataFile)
+					if err != nil {
+						return usageErr("--data-file: %v", err)
+					}
+					base.HTTP.Body = b
+				}
+			case len(args) > 0:
+				base.Command = &record.CommandCall{Argv: args, ContentType: contentType}
+			}
+			if stdinFile != "" {
+				if base.Command == nil && (requestsFile == "" || base.HTTP != nil || base.MCP != nil) {
+					return usageErr("--stdin goes with a command")
+				}
+				b, err := os.ReadFile(stdinFile)
+				if err != nil {
+					return usageErr("--stdin: %v", err)
+				}
+				if base.Command == nil {
+					base.Command = &record.CommandCall{ContentType: contentType}
+				}
+				base.Command.Stdin = b
+			}
+			if requestsFile != "" {
+				if name != "" {
+					return usageErr("--name names a single call; a requests file names each of its calls")
+				}
+				calls, err := record.LoadCalls(requestsFile, base)
+				if err != nil {
+					return err
+				}
+				opts.Calls = calls
+			} else {
+				if base.HTTP == nil && base.Command == nil && base.MCP == nil {
+					return usageErr("nothing to record: give --url URL, a command, or --requests FILE")
+				}
+				if base.MCP != nil && base.MCP.Tool == "" {
+					return usageErr("--mcp needs --mcp-tool NAME (or a requests file with mcp_tool)")
+				}
+				opts.Calls = []record.Call{base}
+			}
+
+			opts.NoRedact = noRedact
+			if cmd.Flags().Changed("redact-names") {
+				opts.Redactor.Names = redactNames
+			}
+			for _, p := range redactPtrs {
+				ptr, err := semantic.ParsePointer(p)
+				if err != nil {
+					return usageErr("--redact-pointer: %v", err)
+				}
+				opts.Redactor.Pointers = append(opts.Redactor.Pointers, ptr)
+			}
+			opts.Redactor.Headers = redactHeaders
+			stderr := cmd.ErrOrStderr()
+			if noRedact {
+				fmt.Fprintln(stderr, "airlock: WARNING: redaction is off (--no-redact): headers, URLs, arguments and bodies are written to disk as received, secrets included")
+			}
+			if isTerminal(stderr) && len(opts.Calls) > 1 {
+				opts.Progress = stderr
+			}
+
+			results, err := record.Record(cmd.Context(), opts)
+			if err != nil {
+				return recordErr(err)
+			}
+			return reportRecorded(cmd.OutOrStdout(), stderr, results)
+		},
+	}
+	cmd.Flags().SetInterspersed(false)
+	f := cmd.Flags()
+	f.StringVar(&opts.Tool, "tool", "", "airlock tool name: the fixture folder and the contract that judges the response (required)")
+	f.StringVar(&opts.UpstreamVersion, "upstream-version", "", "upstream version folder (default: the contract's current; required without a contract)")
+	f.StringVar(&opts.SchemasDir, "schemas", "schemas", "directory holding one folder per tool contract")
+	f.StringVar(&opts.FixturesDir, "fixtures", "fixtures", "directory holding the fixture trees")
+	f.StringVar(&name, "name", "", "fixture name (default: the UTC time, 20250601T120000Z)")
+	f.StringVar(&requestsFile, "requests", "", "record several calls from a YAML list (docs/record.md)")
+	reqFlags.register(f, "the adapter's request id the gate judges against (default: rec-<name>)")
+	f.StringVar(&url, "url", "", "HTTP URL, or the MCP server's streamable HTTP endpoint with --mcp")
+	f.StringVarP(&method, "method", "X", "GET", "HTTP method")
+	f.StringArrayVarP(&headers, "header", "H", nil, `HTTP request header "Name: value", repeatable`)
+	f.StringVar(&data, "data", "", "HTTP request body")
+	f.StringVar(&dataFile, "data-file", "", "HTTP request body from FILE")
+	f.BoolVar(&followRedirects, "follow-redirects", false, "follow 3xx redirects (default: record the redirect itself)")
+	f.BoolVar(&gz, "gzip", false, "send Accept-Encoding: gzip; a gzip body is stored compressed with content_encoding: gzip")
+	f.BoolVar(&isMCP, "mcp", false, "the upstream is an MCP server: the command after -- (stdio) or --url (streamable HTTP)")
+	f.StringVar(&mcpTool, "mcp-tool", "", "MCP tool to call with tools/call (implies --mcp)")
+	f.StringVar(&arguments, "arguments", "", "MCP tool arguments, a JSON object")
+	f.StringVar(&stdinFile, "stdin", "", "feed FILE to the command's standard input")
+	f.StringVar(&contentType, "content-type", "application/json", "content type recorded for a command's output")
+	f.DurationVar(&opts.Timeout, "timeout", record.DefaultTimeout, "time limit per call; a call past it records nothing")
+	f.Int64Var(&opts.MaxBytes, "max-bytes", record.DefaultMaxBytes, "largest body to record; a longer one records nothing")
+	f.StringSliceVar(&redactNames, "redact-names", redact.DefaultSecretNames, "words that make a member, header, parameter or flag name secret (replaces the list)")
+	f.StringArrayVar(&redactPtrs, "redact-pointer", nil, `JSON Pointer of a body value to redact whatever its name ("*" matches any token), repeatable`)
+	f.StringArrayVar(&redactHeaders, "redact-header", nil, "another header name to redact, repeatable")
+	f.BoolVar(&noRedact, "no-redact", false, "write secrets as received (loudly): no redaction of headers, URLs, arguments or bodies")
+	return cmd
+}
+
+// recordErr maps Record's errors to exit codes.
+func recordErr(err error) error {
+	var ce *gate.ConfigError
+	switch {
+	case errors.Is(err, fileio.ErrExists), errors.As(err, &ce):
+		return &exitError{code: ExitUsage, err: err}
+	default:
+		return internalErr(err)
+	}
+}
+
+// reportRecorded prints one line per call and returns the exit status:
+// the worst of 3 (a call failed upstream or could not be written), 2 (a
+// name was taken), 1 (a response was refused).
+func reportRecorded(out, stderr io.Writer, results []record.Result) error {
+	code, refused, failed := ExitOK, 0, 0
+	for _, r := range results {
+		if r.Err != nil {
+			failed++
+			fmt.Fprintf(stderr, "airlock: %s: %s\n", r.Name, reports.Line(r.Err.Error()))
+			c := ExitInternal
+			var ce *gate.ConfigError
+			if errors.Is(r.Err, fileio.ErrExists) || errors.As(r.Err, &ce) {
+				c = ExitUsage
+			}
+			code = max(code, c)
+			continue
+		}
+		verdict := "unchecked (no contract yet)"
+		if v := r.Verdict; v != nil {
+			if v.Admitted {
+				verdict = "admitted"
+			} else {
+				refused++
+				verdict = "refused " + v.Reason
+				if v.Audit.InstanceLocation != "" {
+					verdict += " at " + v.Audit.InstanceLocation
+				}
+				code = max(code, ExitFindings)
+			}
+		}
+		fmt.Fprintf(out, "recorded %s (%d bytes, %d ms): %s\n", reports.Line(r.Body), r.Provenance.Size, r.Provenance.DurationMS, reports.Line(verdict))
+		if r.OutputSchema != "" {
+			fmt.Fprintf(out, "  output schema: %s\n", reports.Line(r.OutputSchema))
+		}
+		if len(r.Provenance.Redacted) > 0 {
+			parts := make([]string, len(r.Provenance.Redacted))
+			for i, red := range r.Provenance.Redacted {
+				parts[i] = red.String()
+			}
+			fmt.Fprintf(out, "  redacted: %s\n", reports.Line(strings.Join(parts, ", ")))
+		}
+		for _, w := range r.Warnings {
+			fmt.Fprintf(out, "  note: %s\n", reports.Line(w))
+		}
+	}
+	if code == ExitOK {
+		return nil
+	}
+	return &exitError{code: code, err: fmt.Errorf("%d recorded, %d refused, %d failed", len(results)-failed, refused, failed)}
+}

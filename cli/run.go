@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/mutate"
+	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/runner"
+)
+
+func newRunCmd(e *env) *cobra.Command {
+	var (
+		opts                runner.Options
+		junitFile, jsonFile string
+		color               string
+		withMutants         bool
+		failUnchecked       bool
+	)
+	cmd := &cobra.Command{
+		Use:   "run [flags]",
+		Short: "Check every fixture of the bundled or given contracts, suite by suite",
+		Long: `run walks FIXTURES/<tool>/<upstream-version>/{accepted,near-miss,historical,recorded}/,
+runs each fixture through the gate of SCHEMAS/<tool>/contract.yaml, and checks the parse,
+schema, semantic and projection suites separately, plus the no-leak proof for every fixture.
+
+It prints one line per tool and suite, then each failure; --junit and --json write reports.
+--update writes or refreshes golden agent outputs (<name>.agent.json) of admitted fixtures
+only, never bodies or sidecars, and prints what changed.
+
+Exit codes: 0 nothing failed (unchecked testcases are listed, and fail the run with
+--fail-unchecked), 1 any failure, 2 usage or configuration error (also: a selection that
+matches no fixture), 3 internal error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkReportPaths(map[string]string{"--junit": junitFile, "--json": jsonFile}); err != nil {
+				return err
+			}
+			// The mutation suite comes from mutate.Mutate, the others from runner.Run.
+			wantMutation := withMutants && (len(opts.Suites) == 0 || slices.Contains(opts.Suites, mutate.Suite))
+			if slices.Contains(opts.Suites, mutate.Suite) && !withMutants {
+				return usageErr("--suite mutation needs --mutate")
+			}
+			opts.Gate = e.gate
+			runOpts := opts
+			runOpts.Suites = slices.DeleteFunc(slices.Clone(opts.Suites), func(s string) bool { return s == mutate.Suite })
+			res := &runner.Result{}
+			if len(opts.Suites) == 0 || len(runOpts.Suites) > 0 {
+				var err error
+				if res, err = runner.Run(cmd.Context(), runOpts); err != nil {
+					return err
+				}
+			}
+			if wantMutation {
+				rep, err := mutate.Mutate(cmd.Context(), mutate.Options{
+					SchemasDir: opts.SchemasDir, FixturesDir: opts.FixturesDir, Filter: opts.Filter,
+					Workers: opts.Workers, Gate: e.gate,
+				})
+				if err != nil {
+					return err
+				}
+				res.Run.Cases = append(res.Run.Cases, rep.Cases()...)
+			}
+			out := cmd.OutOrStdout()
+			for _, u := range res.Updated {
+				fmt.Fprintln(out, reports.Line(u))
+			}
+			useColor := color == "always" || color == "auto" && isTerminal(out)
+			if err := reports.WriteConsole(out, &res.Run, reports.ConsoleOptions{Color: useColor}); err != nil {
+				return internalErr(err)
+			}
+			if junitFile != "" {
+				if err := writeReport(cmd.Context(), junitFile, func(w io.Writer) error { return reports.WriteJUnit(w, &res.Run) }); err != nil {
+					return internalErr(err)
+				}
+			}
+			if jsonFile != "" {
+				if err := writeReport(cmd.Context(), jsonFile, func(w io.Writer) error { return reports.WriteJSON(w, &res.Run) }); err != nil {
+					return internalErr(err)
+				}
+			}
+			_, failed, unchecked := res.Run.Counts()
+			if failed > 0 {
+				return &exitError{code: ExitFindings, err: fmt.Errorf("%d failed", failed)}
+			}
+			if failUnchecked && unchecked > 0 {
+				return &exitError{code: ExitFindings, err: fmt.Errorf("%d unchecked", unchecked)}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.SchemasDir, "schemas", "schemas", "directory holding one folder per tool contract")
+	f.StringVar(&opts.FixturesDir, "fixtures", "fixtures", "directory holding the fixture trees")
+	f.StringSliceVar(&opts.Filter.Tools, "tool", nil, "only these tools (repeatable or comma-separated)")
+	f.StringSliceVar(&opts.Filter.UpstreamVersions, "upstream-version", nil, "only these upstream versions")
+	f.StringSliceVar(&opts.Filter.Kinds, "kind", nil, "only these kinds: accepted, near-miss, historical, recorded")
+	f.StringSliceVar(&opts.Suites, "suite", nil, "only these suites: parse, schema, semantic, projection, no-leak, mutation (with --mutate)")
+	f.BoolVar(&failUnchecked, "fail-unchecked", false, "exit 1 when any testcase is unchecked (a near-miss without a reason, a recorded fixture without an expectation)")
+	f.BoolVar(&withMutants, "mutate", false, "add the mutation suite: mutants of every admitted fixture (see airlock mutate)")
+	f.BoolVar(&opts.Update, "update", false, "write or refresh golden agent outputs of admitted fixtures")
+	f.IntVar(&opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
+	f.StringVar(&junitFile, "junit", "", "write a JUnit XML report to FILE")
+	f.StringVar(&jsonFile, "json", "", "write machine-readable results to FILE (schemas/results.schema.json)")
+	f.StringVar(&color, "color", "auto", "colour the console summary: auto (only on a terminal), always, never")
+	return cmd
+}
+
+// checkReportPaths refuses, before any work, report paths that cannot
+// take a report: a folder, a path under a file, or one path given for two
+// reports. These are usage errors (exit 2), not failed writes after a run.
+func checkReportPaths(flags map[string]string) error {
+	seen := map[string]string{}
+	for _, flag := range slices.Sorted(maps.Keys(flags)) {
+		path := flags[flag]
+		if path == "" {
+			continue
+		}
+		if other, dup := seen[filepath.Clean(path)]; dup {
+			return usageErr("%s and %s both name %q; each report needs its own file", other, flag, path)
+		}
+		seen[filepath.Clean(path)] = flag
+		if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(os.PathSeparator)) {
+			return usageErr("%s %q names a folder; give a file path such as %s", flag, path, filepath.Join(path, "report"))
+		}
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			return usageErr("%s %q is a folder; give a file path such as %s", flag, path, filepath.Join(path, "report"))
+		}
+		for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+			if st, err := os.Stat(dir); err == nil {
+				if !st.IsDir() {
+					return usageErr("%s %q: %s is not a folder", flag, path, dir)
+				}
+				break
+			}
+			if dir == filepath.Dir(dir) {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// writeReport writes a report. A path that exists and is not a regular file
+// (/dev/stdout, a pipe) is written to as it is, never replaced; a symbolic
+// link to a regular file is followed; otherwise the report goes through a
+// temporary file and a rename (fileio.WriteFileAtomic), creating missing
+// folders, so a failed write never leaves a partial report.
+func writeReport(ctx context.Context, path string, write func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(buf.Bytes()); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return fileio.WriteFileAtomic(ctx, path, buf.Bytes())
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	if t, ok := w.(*trackedWriter); ok {
+		w = t.w
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

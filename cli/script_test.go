@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// update rewrites the golden files inside the scripts (the second argument
+// of a failing cmp) with the actual output: go test ./cmd/airlock -update.
+var update = flag.Bool("update", false, "update the goldens in testdata/script/*.txtar")
+
+// TestMain makes the test binary double as the airlock command: testscript
+// copies it into a directory on $PATH as "airlock", so a script runs it as
+// a separate process with "exec airlock ...".
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"airlock": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScript runs the CLI scripts in testdata/script at the repository root.
+//
+// Each script starts in $WORK holding copies of the repository's schemas/
+// and fixtures/ directories ($WORK/schemas, $WORK/bundled_fixtures; a script's
+// own fixtures/ stays its own), so scripts pass
+// --schemas $WORK/schemas and may add broken contracts beside the bundled
+// ones without touching the repository.
+//
+// Besides testscript's own commands, scripts have:
+//
+//	exitcode N airlock ARGS...   run airlock (like exec, empty stdin) and
+//	                             require exit status N exactly; stdout and
+//	                             stderr are kept for the stdout, stderr and
+//	                             cmp commands that follow. testscript's
+//	                             "! exec" only says "non-zero", which cannot
+//	                             tell a refusal (1) from a usage or
+//	                             configuration error (2).
+//	filemode PERM FILE           FILE's permission bits are PERM (octal, e.g. 0600).
+//	validjson FILE               FILE (or stdout, stderr) holds one JSON value.
+//	gzip SRC DST                 write SRC gzip-compressed to DST (for
+//	                             --content-encoding gzip; txtar holds text).
+func TestScript(t *testing.T) {
+	schemas, err := filepath.Abs(filepath.Join("..", "..", "schemas"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixtures, err := filepath.Abs(filepath.Join("..", "..", "fixtures"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("..", "..", "testdata", "script"),
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *update,
+		Setup: func(env *testscript.Env) error {
+			if err := os.CopyFS(filepath.Join(env.WorkDir, "schemas"), os.DirFS(schemas)); err != nil {
+				return err
+			}
+			return os.CopyFS(filepath.Join(env.WorkDir, "bundled_fixtures"), os.DirFS(fixtures))
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode":  cmdExitCode,
+			"filemode":  cmdFileMode,
+			"validjson": cmdValidJSON,
+			"gzip":      cmdGzip,
+		},
+	})
+}
+
+// cmdExitCode implements "exitcode N PROGRAM ARGS...".
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! exitcode")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: exitcode N program [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %q is not a number", args[0])
+	}
+	path, err := exec.LookPath(args[1])
+	ts.Check(err)
+	cmd := exec.Command(path, args[2:]...)
+	cmd.Dir = ts.MkAbs(".")
+	cmd.Env = os.Environ()
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK"} {
+		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
+	}
+	cmd.Stdout, cmd.Stderr = ts.Stdout(), ts.Stderr()
+	got := 0
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdFileMode implements "filemode PERM FILE".
+func cmdFileMode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: filemode PERM file")
+	}
+	want, err := strconv.ParseUint(args[0], 8, 32)
+	if err != nil {
+		ts.Fatalf("filemode: %q is not an octal permission", args[0])
+	}
+	info, err := os.Stat(ts.MkAbs(args[1]))
+	ts.Check(err)
+	got := info.Mode().Perm()
+	if (got == fs.FileMode(want)) == neg {
+		ts.Fatalf("%s has mode %#o; want %s%#o", args[1], got, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}
+
+// cmdValidJSON implements "validjson FILE"; FILE may be stdout or stderr.
+func cmdValidJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: validjson file")
+	}
+	if ok := json.Valid([]byte(ts.ReadFile(args[0]))); ok == neg {
+		ts.Fatalf("%s: json.Valid = %t", args[0], ok)
+	}
+}
+
+// cmdGzip implements "gzip SRC DST".
+func cmdGzip(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: gzip src dst")
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, err := zw.Write([]byte(ts.ReadFile(args[0])))
+	ts.Check(err)
+	ts.Check(zw.Close())
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), buf.Bytes(), 0o666))
+}

@@ -1,0 +1,207 @@
+package mutate_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/airlockdev/airlock/gate"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/airlockdev/airlock/runner"
+)
+
+// An open version of note_status: objects not closed, strings unbounded,
+// no binding rule although the body echoes the request id.
+const (
+	openManifest = `tool: note_status
+version: "1"
+agent_schema: agent.schema.json
+upstream_versions:
+  v1:
+    schema: upstream.schema.json
+    projection:
+      note_id: /note_id
+      state: /state
+`
+	openUpstream = `{
+  "type": "object",
+  "required": ["request_id", "note_id", "state"],
+  "properties": {
+    "request_id": {"type": "string"},
+    "note_id": {"type": "string"},
+    "state": {"enum": ["open", "closed"]}
+  }
+}`
+	openAgent = `{
+  "type": "object",
+  "required": ["note_id", "state"],
+  "additionalProperties": false,
+  "properties": {"note_id": {"type": "string"}, "state": {"enum": ["open", "closed"]}}
+}`
+)
+
+func mutate(dir string) *runner.MutationReport {
+	rep, err := runner.Mutate(runner.MutateOptions{Options: runner.Options{
+		SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
+	}})
+	Expect(err).NotTo(HaveOccurred())
+	return rep
+}
+
+var _ = Describe("airlock mutate", func() {
+	It("gives the bundled contracts a score of 100% over at least 1,000 mutants", func() {
+		rep, err := runner.Mutate(runner.MutateOptions{Options: runner.Options{SchemasDir: "../schemas", FixturesDir: "../fixtures"}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(len(rep.Results)).To(BeNumerically(">=", 1000))
+		for _, s := range rep.Scores {
+			Expect(s.Ratio()).To(Equal(1.0), "%s %s: %d/%d", s.Tool, s.UpstreamVersion, s.Killed, s.Generated)
+		}
+		Expect(rep.Survivors()).To(BeEmpty())
+		families := map[string]int{}
+		for _, r := range rep.Results {
+			families[r.Mutant.Family]++
+			if r.Mutant.Canary != "" {
+				Expect(r.Mutant.Body).To(ContainSubstring(r.Mutant.Canary), r.Mutant.ID)
+			}
+		}
+		Expect(families).To(HaveKey(runner.FamilyStructure))
+		Expect(families).To(HaveKey(runner.FamilyValues))
+		Expect(families).To(HaveKey(runner.FamilyBytes))
+		Expect(families).To(HaveKey(runner.FamilySemantic))
+	})
+
+	It("is deterministic: the same seed gives the same mutants", func() {
+		a := mutate(tree(project()))
+		b := mutate(tree(project()))
+		Expect(len(a.Results)).To(Equal(len(b.Results)))
+		for i := range a.Results {
+			Expect(a.Results[i].Mutant.ID).To(Equal(b.Results[i].Mutant.ID))
+			Expect(a.Results[i].Mutant.Body).To(Equal(b.Results[i].Mutant.Body))
+		}
+	})
+
+	It("kills every mutant of a closed contract", func() {
+		rep := mutate(tree(project()))
+		Expect(rep.Survivors()).To(BeEmpty())
+	})
+
+	It("shows the survivors of an open contract, each with the hint that closes it", func() {
+		files := project()
+		files["schemas/note_status/contract.yaml"] = openManifest
+		files["schemas/note_status/upstream.schema.json"] = openUpstream
+		files["schemas/note_status/agent.schema.json"] = openAgent
+		for k := range files {
+			if filepath.Dir(k) == "fixtures/note_status/v1/near-miss" {
+				delete(files, k)
+			}
+		}
+		rep := mutate(tree(files))
+		survivors := map[string]string{}
+		for _, r := range rep.Survivors() {
+			Expect(r.Outcome).To(Equal(runner.Survived), "%s: %s", r.Mutant.ID, r.Problem)
+			survivors[r.Mutant.ID] = r.Mutant.Hint
+		}
+		ids := make([]string, 0, len(survivors))
+		for id := range survivors {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		Expect(ids).To(ConsistOf(
+			"structure.unexpected_property@/airlock_injected",
+			"structure.success_with_error@/error",
+			"values.empty_string@/note_id",
+			"values.empty_string@/request_id",
+			"values.overlong_string@/note_id",
+			"values.overlong_string@/request_id",
+			"bytes.case_folded_name@/Note_id",
+			"bytes.case_folded_name@/Request_id",
+			"bytes.case_folded_name@/State",
+			"semantic.bound_value_swapped@/request_id",
+		))
+		Expect(survivors["structure.unexpected_property@/airlock_injected"]).To(ContainSubstring("additionalProperties: false"))
+		Expect(survivors["values.overlong_string@/note_id"]).To(Equal("maxLength"))
+		Expect(survivors["values.empty_string@/note_id"]).To(ContainSubstring("minLength"))
+		Expect(survivors["semantic.bound_value_swapped@/request_id"]).To(ContainSubstring("binding rule"))
+		Expect(rep.Scores).To(HaveLen(1))
+		Expect(rep.Scores[0].Ratio()).To(BeNumerically("<", 1))
+	})
+
+	It("writes survivors as near-miss fixtures with sidecars, never overwriting a file", func() {
+		files := project()
+		files["schemas/note_status/upstream.schema.json"] = openUpstream
+		dir := tree(files)
+		opts := runner.MutateOptions{Options: runner.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")}}
+		rep, err := runner.Mutate(opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Survivors()).NotTo(BeEmpty())
+		out := filepath.Join(dir, "written")
+		written, skipped, err := runner.WriteMutants(opts, out, rep.Survivors())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(skipped).To(BeEmpty())
+		Expect(written).To(HaveLen(len(rep.Survivors())))
+		side := written[0][:len(written[0])-len(filepath.Ext(written[0]))] + runner.MetaSuffix
+		meta, err := os.ReadFile(side)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(meta)).To(ContainSubstring("expect: {outcome: refused, reason:"))
+		before, _ := os.ReadFile(written[0])
+
+		// A second write skips every file and changes none.
+		Expect(os.WriteFile(written[0], []byte("edited by hand"), 0o644)).To(Succeed())
+		written2, skipped2, err := runner.WriteMutants(opts, out, rep.Survivors())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(written2).To(BeEmpty())
+		Expect(skipped2).To(HaveLen(len(rep.Survivors())))
+		after, _ := os.ReadFile(written[0])
+		Expect(string(after)).To(Equal("edited by hand"))
+		Expect(before).NotTo(BeEmpty())
+
+		// The written tree is a valid fixture tree: the survivors fail as near-misses.
+		res, err := runner.Run(runner.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: out})
+		Expect(err).NotTo(HaveOccurred())
+		_, failed, _ := res.Run.Counts()
+		Expect(failed).To(BeNumerically(">", 0))
+	})
+})
+
+var _ = Describe("airlock mutate on an MCP contract", func() {
+	It("mutates structuredContent, not the CallToolResult wrapper, and kills every mutant of a closed schema", func() {
+		dir := tree(map[string]string{
+			"schemas/weather/contract.yaml": "tool: weather\nversion: \"1\"\nprotocol: mcp\nagent_schema: agent.schema.json\nupstream_versions:\n  v1:\n    schema: upstream.schema.json\n    projection: {temperature: /temperature, conditions: /conditions}\n",
+			"schemas/weather/upstream.schema.json": `{"type": "object", "required": ["temperature", "conditions"], "additionalProperties": false,
+				"properties": {"temperature": {"type": "integer", "minimum": -90, "maximum": 60}, "conditions": {"enum": ["Sunny", "Cloudy", "Rain"]}}}`,
+			"schemas/weather/agent.schema.json": `{"type": "object", "additionalProperties": false,
+				"properties": {"temperature": {"type": "integer"}, "conditions": {"enum": ["Sunny", "Cloudy", "Rain"]}}}`,
+			"fixtures/weather/defaults.meta.yaml":             "request: {id: req-1}\nstatus: 0\n",
+			"fixtures/weather/v1/accepted/chicago.json":       `{"content":[{"type":"text","text":"{\"temperature\":21,\"conditions\":\"Cloudy\"}"}],"structuredContent":{"temperature":21,"conditions":"Cloudy"}}`,
+			"fixtures/weather/v1/accepted/chicago.agent.json": `{"tool":"weather","request_id":"req-1","outcome":"success","data":{"conditions":"Cloudy","temperature":21}}`,
+		})
+		rep := mutate(dir)
+		Expect(rep.Results).NotTo(BeEmpty())
+		Expect(rep.Survivors()).To(BeEmpty())
+		for _, r := range rep.Results {
+			if r.Mutant.Family != runner.FamilyBytes || r.Mutant.Kind == "case_folded_name" {
+				Expect(r.Mutant.Pointer).To(HavePrefix("/structuredContent"), r.Mutant.ID)
+			}
+		}
+	})
+})
+
+var _ = Describe("airlock mutate with nothing to mutate", func() {
+	It("is a configuration error when no selected fixture is admitted", func() {
+		files := project()
+		files["fixtures/note_status/v1/accepted/open.json"] = `{"bad":1}`
+		delete(files, "fixtures/note_status/v1/accepted/open.agent.json")
+		dir := tree(files)
+		_, err := runner.Mutate(runner.MutateOptions{Options: runner.Options{
+			SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
+		}})
+		var ce *gate.ConfigError
+		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring("none of the 1 selected fixtures was admitted"))
+		Expect(err.Error()).To(ContainSubstring("not admitted (schema.required)"))
+	})
+})

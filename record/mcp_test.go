@@ -1,0 +1,348 @@
+package record_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/airlockdev/airlock/gate"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/airlockdev/airlock/runner"
+	"github.com/airlockdev/airlock/semantic"
+)
+
+// everythingEntry finds the entry script of the npm package
+// @modelcontextprotocol/server-everything: $AIRLOCK_MCP_EVERYTHING, or the
+// copy .ci/run (make mcp-everything) installs under .ci/node. Without it,
+// or without node, the spec fails under CI=true and is skipped otherwise.
+func everythingEntry() string {
+	missing := func(why string) string {
+		msg := why + "; install it with `make mcp-everything` (or set AIRLOCK_MCP_EVERYTHING to its dist/index.js)"
+		if os.Getenv("CI") == "true" {
+			Fail("CI=true: " + msg)
+		}
+		Skip(msg)
+		return ""
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		return missing("node is not on PATH")
+	}
+	entry := os.Getenv("AIRLOCK_MCP_EVERYTHING")
+	if entry == "" {
+		entry, _ = filepath.Abs(filepath.Join("..", ".ci", "node", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	}
+	if _, err := os.Stat(entry); err != nil {
+		return missing("the MCP server @modelcontextprotocol/server-everything is not installed (" + entry + ")")
+	}
+	return entry
+}
+
+// deriveContract writes schemas/<tool>/ for an MCP tool from its recorded
+// outputSchema: protocol mcp, the outputSchema as the upstream schema, a
+// closed agent schema with the same top-level properties, and a projection
+// copying each of them.
+func deriveContract(schemasDir, tool, version string, outputSchema []byte) {
+	var os_ struct {
+		Properties map[string]struct {
+			Type string `json:"type"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	Expect(json.Unmarshal(outputSchema, &os_)).To(Succeed())
+	Expect(os_.Properties).NotTo(BeEmpty())
+	names := make([]string, 0, len(os_.Properties))
+	for n := range os_.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var manifest strings.Builder
+	fmt.Fprintf(&manifest, "tool: %s\nversion: \"1\"\nprotocol: mcp\nagent_schema: agent.schema.json\nupstream_versions:\n  %s:\n    schema: upstream.%s.schema.json\n    projection:\n", tool, version, version)
+	props := map[string]any{}
+	for _, n := range names {
+		Expect(semantic.ValidName(n)).To(BeTrue(), "agent field %q", n)
+		fmt.Fprintf(&manifest, "      %s: /%s\n", n, n)
+		p := map[string]any{"type": os_.Properties[n].Type}
+		if p["type"] == "string" {
+			p["maxLength"] = 256
+		}
+		props[n] = p
+	}
+	agent, err := json.MarshalIndent(map[string]any{
+		"type": "object", "additionalProperties": false, "required": os_.Required, "properties": props,
+	}, "", "  ")
+	Expect(err).NotTo(HaveOccurred())
+	dir := filepath.Join(schemasDir, tool)
+	Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(dir, "contract.yaml"), []byte(manifest.String()), 0o644)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(dir, "upstream."+version+".schema.json"), outputSchema, 0o644)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(dir, "agent.schema.json"), agent, 0o644)).To(Succeed())
+}
+
+func mcpCall(name string, server []string, tool, args string) runner.Call {
+	c := runner.Call{Name: name, Request: semantic.Request{ID: "req-" + name}, MCP: &runner.MCPCall{Command: server, Tool: tool}}
+	if args != "" {
+		c.MCP.Arguments = json.RawMessage(args)
+	}
+	return c
+}
+
+var _ = Describe("airlock record from MCP", func() {
+	Describe("@modelcontextprotocol/server-everything over stdio", func() {
+		var server []string
+		BeforeEach(func() { server = []string{"node", everythingEntry(), "stdio"} })
+
+		It("records the structured-content tool, derives a contract from its outputSchema, and runs the result", func() {
+			dir := tree(map[string]string{"schemas/.keep": "", "fixtures/.keep": ""})
+			opts := runner.Options{
+				SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
+				Tool: "weather", UpstreamVersion: "v1", Timeout: 60 * time.Second,
+				Calls: []runner.Call{
+					mcpCall("chicago", server, "get-structured-content", `{"location":"Chicago"}`),
+					mcpCall("los-angeles", server, "get-structured-content", `{"location":"Los Angeles"}`),
+					mcpCall("paris", server, "get-structured-content", `{"location":"Paris"}`),
+				},
+			}
+			results, err := runner.Record(context.Background(), opts)
+			Expect(err).NotTo(HaveOccurred())
+			for _, r := range results {
+				Expect(r.Err).NotTo(HaveOccurred(), r.Name)
+				Expect(r.Verdict).To(BeNil(), "no contract yet")
+				Expect(r.OutputSchema).To(Equal(filepath.Join(dir, "fixtures", "weather", "v1", "recorded", r.Name+".output-schema.json")))
+				m := ReadMeta(r.Meta)
+				Expect(m.Recorded.Verdict.Outcome).To(Equal("unchecked"))
+				Expect(m.Recorded.MCPTool).To(Equal("get-structured-content"))
+				Expect(m.Recorded.OutputSchema).To(Equal(r.Name + ".output-schema.json"))
+				Expect(*m.Recorded.StderrBytes).To(BeNumerically(">", 0), "the server logs its start to stderr")
+				Expect(m.Recorded.Source).To(HavePrefix("mcp stdio: node "))
+				Expect(*m.Status).To(Equal(0))
+			}
+			body, err := os.ReadFile(results[0].Body)
+			Expect(err).NotTo(HaveOccurred())
+			var result struct {
+				Content           []map[string]any `json:"content"`
+				StructuredContent map[string]any   `json:"structuredContent"`
+			}
+			Expect(json.Unmarshal(body, &result)).To(Succeed(), "the body is the CallToolResult")
+			Expect(result.StructuredContent).To(HaveKeyWithValue("conditions", "Light rain / drizzle"))
+			Expect(result.Content).NotTo(BeEmpty())
+			paris, _ := os.ReadFile(results[2].Body)
+			Expect(string(paris)).To(ContainSubstring(`"isError":true`))
+
+			schema, err := os.ReadFile(results[0].OutputSchema)
+			Expect(err).NotTo(HaveOccurred())
+			deriveContract(opts.SchemasDir, "weather", "v1", schema)
+
+			// The recorded tree runs: nothing fails, the recorded fixtures
+			// state no expectation yet.
+			res, err := run(dir)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(res.Fixtures).To(Equal(3))
+			_, failed, _ := res.Run.Counts()
+			Expect(failed).To(BeZero(), "%+v", res.Run.Cases)
+
+			// Drift over the recorded answers: the observed shape of the
+			// structured content, and the tool error counted by reason.
+			drift, err := runner.Drift(runner.DriftOptions{SchemasDir: opts.SchemasDir, FixturesDir: opts.FixturesDir})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(drift.Summary.Fixtures).To(Equal(3))
+			Expect(drift.Tools).To(HaveLen(1))
+			v1 := drift.Tools[0].Versions[0]
+			Expect(v1.Recorded).To(Equal(3))
+			Expect(v1.Admitted).To(Equal(2))
+			Expect(v1.Refusals).To(ConsistOf(HaveField("Reason", "transport.mcp_tool_error")))
+			var observed []string
+			for _, o := range v1.Observed {
+				observed = append(observed, o.Pointer)
+			}
+			// Paths are in the validated value: structuredContent for protocol: mcp.
+			Expect(observed).To(ContainElements("/temperature", "/conditions", "/humidity"))
+			Expect(v1.Findings).To(BeEmpty(), "the answers match the schema derived from outputSchema")
+
+			// Recording again under the contract gives the gate's verdict at once.
+			opts.Calls = []runner.Call{
+				mcpCall("new-york", server, "get-structured-content", `{"location":"New York"}`),
+				mcpCall("paris-again", server, "get-structured-content", `{"location":"Paris"}`),
+			}
+			again, err := runner.Record(context.Background(), opts)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(again[0].Err).NotTo(HaveOccurred())
+			Expect(again[0].Verdict.Admitted).To(BeTrue(), "%s", again[0].Verdict.Audit.JSON())
+			Expect(string(again[0].Verdict.Output)).To(Equal(`{"tool":"weather","request_id":"req-new-york","outcome":"success","data":{"conditions":"Cloudy","humidity":82,"temperature":33}}`))
+			Expect(again[1].Verdict.Reason).To(Equal("transport.mcp_tool_error"))
+			Expect(ReadMeta(again[1].Meta).Recorded.Verdict.Reason).To(Equal("transport.mcp_tool_error"))
+
+			// Promote: the good answers to accepted, the tool error to near-miss.
+			p, err := runner.Promote(runner.PromoteOptions{SchemasDir: opts.SchemasDir, Fixture: results[0].Body, To: runner.KindAccepted})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(p.Verdict.Admitted).To(BeTrue())
+			accepted := filepath.Join(dir, "fixtures", "weather", "v1", "accepted")
+			Expect(filesUnder(accepted)).To(ConsistOf("chicago.json", "chicago.meta.yaml", "chicago.output-schema.json"))
+			_, err = runner.Promote(runner.PromoteOptions{SchemasDir: opts.SchemasDir, Fixture: again[0].Meta, To: runner.KindAccepted})
+			Expect(err).NotTo(HaveOccurred())
+			p, err = runner.Promote(runner.PromoteOptions{SchemasDir: opts.SchemasDir, Fixture: results[2].Body, To: runner.KindNearMiss})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(p.Expect).To(Equal(&runner.Expect{Outcome: "refused", Reason: "transport.mcp_tool_error"}))
+
+			res, err = run(dir, func(o *runner.Options) { o.Update = true })
+			Expect(err).NotTo(HaveOccurred())
+			Expect(res.Updated).To(ConsistOf(
+				"created "+filepath.Join(accepted, "chicago.agent.json"),
+				"created "+filepath.Join(accepted, "new-york.agent.json"),
+			))
+			res, err = run(dir)
+			Expect(err).NotTo(HaveOccurred())
+			passed, failed, _ := res.Run.Counts()
+			Expect(failed).To(BeZero(), "%+v", res.Run.Cases)
+			Expect(byName(res, "chicago.json", runner.SuiteProjection).Status).To(BeEquivalentTo("passed"))
+			Expect(byName(res, "paris.json", runner.SuiteParse).Status).To(BeEquivalentTo("passed"))
+			Expect(passed).To(BeNumerically(">=", 10))
+			golden, _ := os.ReadFile(filepath.Join(accepted, "chicago.agent.json"))
+			Expect(string(golden)).To(Equal(`{"tool":"weather","request_id":"req-chicago","outcome":"success","data":{"conditions":"Light rain / drizzle","humidity":82,"temperature":36}}` + "\n"))
+		})
+
+		It("records the environment-listing tool with its secrets redacted", func() {
+			const secret = "sk-test-AIRLOCK-0123456789abcdef"
+			dir := tree(map[string]string{"fixtures/.keep": ""})
+			call := mcpCall("env", server, "get-env", "")
+			call.MCP.Env = append(os.Environ(), "API_TOKEN="+secret, "PLAIN_SETTING=visible-value")
+			opts := runner.Options{
+				SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "redacted"),
+				Tool: "environment", UpstreamVersion: "v1", Timeout: 60 * time.Second,
+				Calls: []runner.Call{call},
+			}
+			results, err := runner.Record(context.Background(), opts)
+			Expect(err).NotTo(HaveOccurred())
+			r := results[0]
+			Expect(r.Err).NotTo(HaveOccurred())
+			body, _ := os.ReadFile(r.Body)
+			Expect(string(body)).NotTo(ContainSubstring(secret))
+			Expect(string(body)).To(ContainSubstring(`\"API_TOKEN\": \"REDACTED\"`))
+			Expect(string(body)).To(ContainSubstring(`\"PLAIN_SETTING\": \"visible-value\"`))
+			Expect(r.OutputSchema).To(BeEmpty(), "get-env declares no outputSchema")
+			m := ReadMeta(r.Meta)
+			Expect(m.Recorded.Redacted).To(ContainElement(runner.Redaction{Where: runner.RedactedBody, Pointer: "/content/0/text", Inner: "/API_TOKEN"}))
+			for _, f := range filesUnder(opts.FixturesDir) {
+				b, _ := os.ReadFile(filepath.Join(opts.FixturesDir, f))
+				Expect(string(b)).NotTo(ContainSubstring(secret), f)
+			}
+
+			// The same call without redaction shows the test would catch a leak.
+			opts.FixturesDir, opts.NoRedact = filepath.Join(dir, "raw"), true
+			results, err = runner.Record(context.Background(), opts)
+			Expect(err).NotTo(HaveOccurred())
+			raw, _ := os.ReadFile(results[0].Body)
+			Expect(string(raw)).To(ContainSubstring(secret))
+		})
+	})
+
+	It("keeps the server URL's credentials out of a connection error, and records nothing", func() {
+		gone := httptest.NewServer(http.NotFoundHandler())
+		url := strings.Replace(gone.URL, "http://", "http://bot:"+secretAuth[7:]+"@", 1) + "/mcp?token=" + secretQuery
+		gone.Close()
+		dir := tree(map[string]string{"fixtures/.keep": ""})
+		results, err := runner.Record(context.Background(), runner.Options{
+			SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
+			Tool: "account", UpstreamVersion: "v1", Timeout: 5 * time.Second,
+			Calls: []runner.Call{{Name: "u1", MCP: &runner.MCPCall{URL: url, Tool: "lookup"}}},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(results[0].Err).To(MatchError(ContainSubstring("connecting")))
+		for _, s := range allSecrets {
+			Expect(results[0].Err.Error()).NotTo(ContainSubstring(s))
+		}
+		Expect(filesUnder(dir)).To(Equal([]string{"fixtures/.keep"}))
+	})
+
+	It("records over streamable HTTP, raw result and outputSchema, credentials and secret arguments redacted", func() {
+		type lookupIn struct {
+			ID     string `json:"id"`
+			APIKey string `json:"api_key"`
+		}
+		type lookupOut struct {
+			ID   string `json:"id"`
+			Plan string `json:"plan"`
+		}
+		server := mcp.NewServer(&mcp.Implementation{Name: "accounts", Version: "1.0.0"}, nil)
+		var gotKey string
+		mcp.AddTool(server, &mcp.Tool{Name: "lookup", Description: "Find an account"},
+			func(_ context.Context, _ *mcp.CallToolRequest, in lookupIn) (*mcp.CallToolResult, lookupOut, error) {
+				gotKey = in.APIKey
+				return nil, lookupOut{ID: in.ID, Plan: "team"}, nil
+			})
+		handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != secretAuth {
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+			handler.ServeHTTP(w, r)
+		}))
+		defer srv.Close()
+
+		dir := tree(map[string]string{"fixtures/.keep": ""})
+		h := http.Header{}
+		h.Set("Authorization", secretAuth)
+		results, err := runner.Record(context.Background(), runner.Options{
+			SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
+			Tool: "account", UpstreamVersion: "v1", Timeout: 10 * time.Second,
+			Calls: []runner.Call{{Name: "u1", Request: semantic.Request{ID: "req-1"}, MCP: &runner.MCPCall{
+				URL: srv.URL + "/mcp?token=" + secretQuery, Header: h, Tool: "lookup",
+				Arguments: json.RawMessage(`{"id":"u-1","api_key":"` + secretArg + `"}`),
+			}}},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		r := results[0]
+		Expect(r.Err).NotTo(HaveOccurred())
+		Expect(gotKey).To(Equal(secretArg), "the server gets the real arguments")
+		body, _ := os.ReadFile(r.Body)
+		Expect(string(body)).To(ContainSubstring(`"structuredContent":{"id":"u-1","plan":"team"}`))
+		schema, err := os.ReadFile(r.OutputSchema)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(schema)).To(ContainSubstring(`"plan"`))
+		m := ReadMeta(r.Meta)
+		Expect(m.Recorded.Source).To(Equal("mcp " + srv.URL + `/mcp?token=REDACTED: tools/call lookup {"id":"u-1","api_key":"REDACTED"}`))
+		Expect(m.Recorded.RequestHeaders).To(Equal(map[string]string{"Authorization": "Bearer REDACTED"}))
+		Expect(m.Recorded.Redacted).To(ContainElements(
+			runner.Redaction{Where: runner.RedactedQuery, Name: "token"},
+			runner.Redaction{Where: runner.RedactedHeader, Name: "Authorization"},
+			runner.Redaction{Where: runner.RedactedArguments, Pointer: "/api_key"},
+		))
+		Expect(m.Recorded.StderrBytes).To(BeNil())
+		noSecretsUnder(dir)
+	})
+
+	It("refuses a tool the server does not offer, before the call, and writes nothing", func() {
+		server := mcp.NewServer(&mcp.Implementation{Name: "accounts", Version: "1.0.0"}, nil)
+		mcp.AddTool(server, &mcp.Tool{Name: "lookup", Description: "Find an account"},
+			func(_ context.Context, _ *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, struct{}, error) {
+				return nil, struct{}{}, nil
+			})
+		handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+		srv := httptest.NewServer(handler)
+		defer srv.Close()
+		dir := tree(map[string]string{"fixtures/.keep": ""})
+		results, err := runner.Record(context.Background(), runner.Options{
+			SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
+			Tool: "account", UpstreamVersion: "v1", Timeout: 10 * time.Second,
+			Calls: []runner.Call{{Name: "typo", Request: semantic.Request{ID: "req-1"}, MCP: &runner.MCPCall{URL: srv.URL, Tool: "lookpu"}}},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		var ce *gate.ConfigError
+		Expect(errors.As(results[0].Err, &ce)).To(BeTrue(), "%v", results[0].Err)
+		Expect(results[0].Err.Error()).To(ContainSubstring(`does not offer tool "lookpu" (tools/list: lookup)`))
+		Expect(filepath.Join(dir, "fixtures", "account")).NotTo(BeADirectory())
+	})
+})

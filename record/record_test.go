@@ -1,0 +1,569 @@
+package record_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/airlockdev/airlock/runner"
+	"github.com/airlockdev/airlock/semantic"
+)
+
+// Secrets the upstreams below are given or send back; none may reach disk.
+const (
+	secretAuth   = "Bearer s3cr3t-AUTH-0001"
+	secretQuery  = "s3cr3t-QUERY-0002"
+	secretCookie = "sid=s3cr3t-COOKIE-0003"
+	secretBody   = "s3cr3t-BODY-0004"
+	secretArg    = "s3cr3t-ARG-0005"
+)
+
+var allSecrets = []string{"s3cr3t-AUTH", "s3cr3t-QUERY", "s3cr3t-COOKIE", "s3cr3t-BODY", "s3cr3t-ARG"}
+
+// step is one scripted answer of the drifting upstream.
+type step struct {
+	status  int
+	ctype   string
+	body    string
+	delay   time.Duration
+	length  int // a Content-Length larger than the body: the connection is cut short
+	gzipped bool
+}
+
+// drifting serves script[i] to the i-th request and counts requests.
+func drifting(script []step) (*httptest.Server, *atomic.Int32, *atomic.Value) {
+	var hits atomic.Int32
+	var lastAuth atomic.Value
+	lastAuth.Store("")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := int(hits.Add(1)) - 1
+		lastAuth.Store(r.Header.Get("Authorization"))
+		if i >= len(script) {
+			http.Error(w, "script exhausted", http.StatusTeapot)
+			return
+		}
+		s := script[i]
+		if s.delay > 0 {
+			select {
+			case <-time.After(s.delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		body := []byte(s.body)
+		if s.gzipped && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			zw.Write(body)
+			zw.Close()
+			body = buf.Bytes()
+			w.Header().Set("Content-Encoding", "gzip")
+		}
+		if s.ctype != "" {
+			w.Header().Set("Content-Type", s.ctype)
+		}
+		w.Header().Add("Set-Cookie", secretCookie)
+		w.Header().Set("X-Upstream", "drifty/1")
+		if s.length > 0 {
+			w.Header().Set("Content-Length", fmt.Sprint(s.length))
+		}
+		w.WriteHeader(s.status)
+		w.Write(body)
+	}))
+	return srv, &hits, &lastAuth
+}
+
+// noSecretsUnder fails when any file under dir holds one of the secrets.
+func noSecretsUnder(dir string) {
+	n := 0
+	Expect(filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		Expect(err).NotTo(HaveOccurred())
+		if d.IsDir() {
+			return nil
+		}
+		n++
+		b, err := os.ReadFile(p)
+		Expect(err).NotTo(HaveOccurred())
+		for _, s := range allSecrets {
+			Expect(string(b)).NotTo(ContainSubstring(s), "%s holds a secret", p)
+		}
+		return nil
+	})).To(Succeed())
+	Expect(n).To(BeNumerically(">", 0), "no files under %s", dir)
+}
+
+// filesUnder lists the files under dir, relative to it.
+func filesUnder(dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return out
+}
+
+func ReadMeta(path string) *runner.Meta {
+	m, err := runner.ReadMeta(path)
+	Expect(err).NotTo(HaveOccurred(), "the sidecar must read back under the published schema")
+	return m
+}
+
+func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+
+func noteProject() (string, runner.Options) {
+	files := project()
+	for k := range files {
+		if strings.HasPrefix(k, "fixtures/") {
+			delete(files, k)
+		}
+	}
+	files["fixtures/.keep"] = ""
+	dir := tree(files)
+	return dir, runner.Options{
+		SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
+		Tool: "note_status", Timeout: 2 * time.Second,
+	}
+}
+
+func httpCall(name, url string) runner.Call {
+	h := http.Header{}
+	h.Set("Authorization", secretAuth)
+	h.Set("Accept", "application/json")
+	return runner.Call{
+		Name:    name,
+		Request: semantic.Request{ID: "req-00000001", Context: map[string]string{"project": "copperhead"}},
+		HTTP:    &runner.HTTPCall{URL: url + "/notes/N-17?api_key=" + secretQuery + "&view=full", Header: h},
+	}
+}
+
+const goodNote = `{"request_id":"req-00000001","note_id":"N-17","state":"open","session_token":"` + secretBody + `"}`
+
+var _ = Describe("airlock record from HTTP", func() {
+	It("records an upstream drifting between calls, each with its sidecar and the gate's verdict", func() {
+		srv, hits, lastAuth := drifting([]step{
+			{status: 200, ctype: "application/json", body: `{"request_id":"req-00000001","note_id":"N-17","state":"open"}`},
+			{status: 200, ctype: "application/json", body: `{"request_id":"req-00000001","note_id":"N-17","state":"open","priority":"high"}`},
+			{status: 200, ctype: "application/json", body: `{"request_id":"req-00000001","note_id":17,"state":"open"}`},
+			{status: 200, ctype: "text/html; charset=utf-8", body: "<!doctype html><html><body><h1>502 Bad Gateway</h1></body></html>\n"},
+			{status: 200, ctype: "application/json", body: `{"request_id":"req-00000001","note_id":"N-`},
+			{status: 200, ctype: "application/json", body: `{"request_id":"req-00000001","note_id":"N-17","state":"open"}`, delay: 5 * time.Second},
+			{status: 503, ctype: "application/json", body: `{"error":"maintenance"}`},
+		})
+		defer srv.Close()
+		dir, opts := noteProject()
+		opts.Timeout = 300 * time.Millisecond
+		for _, name := range []string{"baseline", "new-member", "retyped", "html-200", "truncated", "slow", "unavailable"} {
+			opts.Calls = append(opts.Calls, httpCall(name, srv.URL))
+		}
+		results, err := runner.Record(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(hits.Load()).To(BeEquivalentTo(7))
+		Expect(lastAuth.Load()).To(Equal(secretAuth), "the upstream gets the real credentials")
+
+		want := map[string]struct{ outcome, reason, ext string }{
+			"baseline":    {"admitted", "", ".json"},
+			"new-member":  {"refused", "schema.additionalProperties", ".json"},
+			"retyped":     {"refused", "schema.type", ".json"},
+			"html-200":    {"refused", "transport.content_type", ".html"},
+			"truncated":   {"refused", "parse.truncated", ".json"},
+			"unavailable": {"refused", "transport.status", ".json"},
+		}
+		rdir := filepath.Join(dir, "fixtures", "note_status", "v1", "recorded")
+		for i, r := range results {
+			if r.Name == "slow" {
+				// A response past the timeout records nothing.
+				Expect(errors.Is(r.Err, runner.ErrUpstream)).To(BeTrue(), "%v", r.Err)
+				Expect(r.Err.Error()).To(ContainSubstring("timed out after 300ms"))
+				Expect(r.Err.Error()).NotTo(ContainSubstring(secretQuery))
+				Expect(r.Body).To(BeEmpty())
+				continue
+			}
+			w := want[r.Name]
+			Expect(r.Err).NotTo(HaveOccurred(), r.Name)
+			Expect(r.Body).To(Equal(filepath.Join(rdir, r.Name+w.ext)))
+			body, err := os.ReadFile(r.Body)
+			Expect(err).NotTo(HaveOccurred())
+			// Byte for byte what the upstream sent (none of these carry a secret).
+			Expect(string(body)).To(Equal([]step{
+				{body: `{"request_id":"req-00000001","note_id":"N-17","state":"open"}`},
+				{body: `{"request_id":"req-00000001","note_id":"N-17","state":"open","priority":"high"}`},
+				{body: `{"request_id":"req-00000001","note_id":17,"state":"open"}`},
+				{body: "<!doctype html><html><body><h1>502 Bad Gateway</h1></body></html>\n"},
+				{body: `{"request_id":"req-00000001","note_id":"N-`},
+				{},
+				{body: `{"error":"maintenance"}`},
+			}[i].body), r.Name)
+
+			m := ReadMeta(r.Meta)
+			Expect(m.Recorded).NotTo(BeNil())
+			p := m.Recorded
+			Expect(p.Verdict.Outcome).To(Equal(w.outcome), r.Name)
+			Expect(p.Verdict.Reason).To(Equal(w.reason), r.Name)
+			Expect(p.Verdict.ContractVersion).To(Equal("1"))
+			Expect(r.Verdict.Admitted).To(Equal(w.outcome == "admitted"))
+			Expect(p.Size).To(BeEquivalentTo(len(body)))
+			Expect(p.SHA256).To(Equal(sha(body)))
+			Expect(p.Source).To(Equal("GET " + srv.URL + "/notes/N-17?api_key=REDACTED&view=full"))
+			Expect(p.RequestHeaders).To(HaveKeyWithValue("Authorization", "Bearer REDACTED"))
+			Expect(p.RequestHeaders).To(HaveKeyWithValue("Accept", "application/json"))
+			Expect(p.ResponseHeaders).To(HaveKeyWithValue("Set-Cookie", "REDACTED"))
+			Expect(p.ResponseHeaders).To(HaveKeyWithValue("X-Upstream", "drifty/1"))
+			Expect(p.Redacted).To(ContainElements(
+				runner.Redaction{Where: runner.RedactedQuery, Name: "api_key"},
+				runner.Redaction{Where: runner.RedactedHeader, Name: "Authorization"},
+				runner.Redaction{Where: runner.RedactedResponseHeader, Name: "Set-Cookie"},
+			))
+			Expect(p.AirlockVersion).NotTo(BeEmpty())
+			Expect(*m.Request.ID).To(Equal("req-00000001"))
+			Expect(m.Request.Context).To(Equal(map[string]string{"project": "copperhead"}))
+			Expect(*m.Clock).To(Equal(p.Time), "the clock is pinned to the time of recording")
+			Expect(m.Expect).To(BeNil(), "a recorded fixture states no expectation until promoted")
+			wantStatus := 200
+			if r.Name == "unavailable" {
+				wantStatus = 503
+			}
+			Expect(*m.Status).To(Equal(wantStatus))
+		}
+		Expect(*ReadMeta(filepath.Join(rdir, "html-200.meta.yaml")).ContentType).To(Equal("text/html; charset=utf-8"))
+		Expect(ReadMeta(filepath.Join(rdir, "truncated.meta.yaml")).Notes).To(ContainSubstring("not JSON from start to end"))
+		Expect(filesUnder(rdir)).To(ConsistOf(
+			"baseline.json", "baseline.meta.yaml", "new-member.json", "new-member.meta.yaml",
+			"retyped.json", "retyped.meta.yaml", "html-200.html", "html-200.meta.yaml",
+			"truncated.json", "truncated.meta.yaml", "unavailable.json", "unavailable.meta.yaml",
+		), "nothing for the slow call, no temporary files")
+		noSecretsUnder(dir)
+
+		// The tree stays runnable: recorded fixtures are discovered (the
+		// drifted ones unchecked, since they state no expectation).
+		res, err := run(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Fixtures).To(Equal(6))
+		_, failed, _ := res.Run.Counts()
+		Expect(failed).To(BeZero())
+	})
+
+	It("redacts secrets in the body and says where", func() {
+		srv, _, _ := drifting([]step{{status: 200, ctype: "application/json", body: goodNote}})
+		defer srv.Close()
+		dir, opts := noteProject()
+		opts.Calls = []runner.Call{httpCall("with-token", srv.URL)}
+		results, err := runner.Record(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		r := results[0]
+		Expect(r.Err).NotTo(HaveOccurred())
+		body, _ := os.ReadFile(r.Body)
+		Expect(string(body)).To(Equal(`{"request_id":"req-00000001","note_id":"N-17","state":"open","session_token":"REDACTED"}`))
+		m := ReadMeta(r.Meta)
+		Expect(m.Recorded.Redacted).To(ContainElement(runner.Redaction{Where: runner.RedactedBody, Pointer: "/session_token"}))
+		Expect(m.Recorded.SHA256).To(Equal(sha(body)), "size and hash describe the file as written")
+		// The verdict is the gate's on the response as received.
+		Expect(m.Recorded.Verdict.Reason).To(Equal("schema.additionalProperties"))
+		noSecretsUnder(dir)
+	})
+
+	It("writes everything as received with NoRedact", func() {
+		srv, _, _ := drifting([]step{{status: 200, ctype: "application/json", body: goodNote}})
+		defer srv.Close()
+		_, opts := noteProject()
+		opts.NoRedact = true
+		opts.Calls = []runner.Call{httpCall("raw", srv.URL)}
+		results, err := runner.Record(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		body, _ := os.ReadFile(results[0].Body)
+		Expect(string(body)).To(Equal(goodNote))
+		side, _ := os.ReadFile(results[0].Meta)
+		Expect(string(side)).To(ContainSubstring(secretQuery))
+		Expect(string(side)).To(ContainSubstring("redaction off"))
+	})
+
+	It("stores a gzip answer compressed as sent, with content_encoding, and re-compresses it when redacting", func() {
+		srv, _, _ := drifting([]step{
+			{status: 200, ctype: "application/json", body: `{"request_id":"req-00000001","note_id":"N-17","state":"closed"}`, gzipped: true},
+			{status: 200, ctype: "application/json", body: goodNote, gzipped: true},
+		})
+		defer srv.Close()
+		dir, opts := noteProject()
+		a, b := httpCall("gz", srv.URL), httpCall("gz-secret", srv.URL)
+		a.HTTP.Gzip, b.HTTP.Gzip = true, true
+		opts.Calls = []runner.Call{a, b}
+		results, err := runner.Record(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(results[0].Err).NotTo(HaveOccurred())
+		Expect(results[0].Body).To(HaveSuffix("gz.bin"))
+		m := ReadMeta(results[0].Meta)
+		Expect(*m.ContentEncoding).To(Equal("gzip"))
+		Expect(m.Recorded.RequestHeaders).To(HaveKeyWithValue("Accept-Encoding", "gzip"))
+		Expect(results[0].Verdict.Admitted).To(BeTrue())
+		stored, _ := os.ReadFile(results[0].Body)
+		Expect(stored[:2]).To(Equal([]byte{0x1f, 0x8b}))
+		zr, err := gzip.NewReader(bytes.NewReader(stored))
+		Expect(err).NotTo(HaveOccurred())
+		var plain bytes.Buffer
+		plain.ReadFrom(zr)
+		Expect(plain.String()).To(Equal(`{"request_id":"req-00000001","note_id":"N-17","state":"closed"}`))
+
+		stored, _ = os.ReadFile(results[1].Body)
+		zr, err = gzip.NewReader(bytes.NewReader(stored))
+		Expect(err).NotTo(HaveOccurred())
+		plain.Reset()
+		plain.ReadFrom(zr)
+		Expect(plain.String()).To(ContainSubstring(`"session_token":"REDACTED"`))
+		noSecretsUnder(dir)
+
+		// The gate runs the stored fixture through its inflation path.
+		res, err := run(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Fixtures).To(Equal(2))
+	})
+
+	It("records a redirect as the 3xx it is, and follows it only when asked", func() {
+		var target string
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/moved" {
+				http.Redirect(w, r, target, http.StatusFound)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"request_id":"req-00000001","note_id":"N-17","state":"open"}`))
+		}))
+		defer srv.Close()
+		target = srv.URL + "/notes/N-17"
+		_, opts := noteProject()
+		a := runner.Call{Name: "redirect", Request: semantic.Request{ID: "req-00000001"}, HTTP: &runner.HTTPCall{URL: srv.URL + "/moved"}}
+		b := runner.Call{Name: "followed", Request: semantic.Request{ID: "req-00000001"}, HTTP: &runner.HTTPCall{URL: srv.URL + "/moved", FollowRedirects: true}}
+		opts.Calls = []runner.Call{a, b}
+		results, err := runner.Record(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(*ReadMeta(results[0].Meta).Status).To(Equal(302))
+		Expect(results[0].Verdict.Reason).To(Equal("transport.status"))
+		Expect(results[1].Verdict.Admitted).To(BeTrue())
+		Expect(ReadMeta(results[1].Meta).Recorded.Source).To(ContainSubstring("(redirected to " + target + ")"))
+	})
+
+	It("records nothing for a body cut short or past the byte limit", func() {
+		srv, _, _ := drifting([]step{
+			{status: 200, ctype: "application/json", body: `{"request_id":"req-00000001"`, length: 500},
+			{status: 200, ctype: "application/json", body: `{"request_id":"req-00000001","note_id":"N-17","state":"open"}`},
+		})
+		defer srv.Close()
+		dir, opts := noteProject()
+		opts.MaxBytes = 32
+		opts.Calls = []runner.Call{httpCall("cut", srv.URL), httpCall("big", srv.URL)}
+		results, err := runner.Record(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(errors.Is(results[0].Err, runner.ErrUpstream)).To(BeTrue(), "%v", results[0].Err)
+		Expect(results[0].Err.Error()).To(ContainSubstring("reading the body"))
+		Expect(errors.Is(results[1].Err, runner.ErrUpstream)).To(BeTrue(), "%v", results[1].Err)
+		Expect(results[1].Err.Error()).To(ContainSubstring("longer than 32 bytes"))
+		Expect(filesUnder(filepath.Join(dir, "fixtures"))).To(Equal([]string{".keep"}), "not even an empty folder")
+	})
+
+	It("refuses an existing fixture name before calling anything, and never overwrites", func() {
+		srv, hits, _ := drifting([]step{{status: 200, ctype: "application/json", body: `{}`}})
+		defer srv.Close()
+		dir, opts := noteProject()
+		rdir := filepath.Join(dir, "fixtures", "note_status", "v1", "recorded")
+		Expect(os.MkdirAll(rdir, 0o755)).To(Succeed())
+		// Any file of the fixture takes the name: here an orphan golden.
+		Expect(os.WriteFile(filepath.Join(rdir, "taken.html"), []byte("keep me"), 0o644)).To(Succeed())
+		opts.Calls = []runner.Call{httpCall("free", srv.URL), httpCall("taken", srv.URL)}
+		_, err := runner.Record(context.Background(), opts)
+		Expect(errors.Is(err, runner.ErrFixtureExists)).To(BeTrue(), "%v", err)
+		Expect(hits.Load()).To(BeZero())
+		b, _ := os.ReadFile(filepath.Join(rdir, "taken.html"))
+		Expect(string(b)).To(Equal("keep me"))
+		Expect(filesUnder(rdir)).To(Equal([]string{"taken.html"}))
+
+		opts.Calls = []runner.Call{httpCall("twice", srv.URL), httpCall("twice", srv.URL)}
+		_, err = runner.Record(context.Background(), opts)
+		Expect(err).To(MatchError(ContainSubstring(`the name "twice" is used twice`)))
+	})
+
+	It("refuses a folder that cannot be created before calling anything", func() {
+		srv, hits, _ := drifting([]step{{status: 200, ctype: "application/json", body: `{}`}})
+		defer srv.Close()
+		dir, opts := noteProject()
+		// A regular file where a folder must go: not even root can create it.
+		blocker := filepath.Join(dir, "fixtures", "note_status")
+		Expect(os.WriteFile(blocker, []byte("a file"), 0o644)).To(Succeed())
+		opts.Calls = []runner.Call{httpCall("x", srv.URL)}
+		_, err := runner.Record(context.Background(), opts)
+		Expect(errors.Is(err, runner.ErrUnwritable)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring("is not a folder"))
+		Expect(hits.Load()).To(BeZero())
+	})
+
+	It("leaves no file behind when interrupted mid-call", func() {
+		started := make(chan struct{})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(200)
+			w.Write([]byte(`{"request_id":"req-00000001",`))
+			w.(http.Flusher).Flush()
+			close(started)
+			<-r.Context().Done()
+		}))
+		defer srv.Close()
+		dir, opts := noteProject()
+		opts.Timeout = 10 * time.Second
+		opts.Calls = []runner.Call{httpCall("interrupted", srv.URL), httpCall("never", srv.URL)}
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { <-started; cancel() }()
+		results, err := runner.Record(ctx, opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(results[0].Err).To(MatchError(ContainSubstring("interrupted")))
+		Expect(results[1].Err).To(MatchError(ContainSubstring("interrupted before the call")))
+		Expect(filesUnder(filepath.Join(dir, "fixtures"))).To(Equal([]string{".keep"}))
+	})
+
+	It("needs an upstream version when the tool has no contract yet, and then records unchecked", func() {
+		srv, _, _ := drifting([]step{{status: 200, ctype: "application/json", body: `{"a":1}`}})
+		defer srv.Close()
+		dir, opts := noteProject()
+		opts.Tool = "new_tool"
+		opts.Calls = []runner.Call{httpCall("first", srv.URL)}
+		_, err := runner.Record(context.Background(), opts)
+		Expect(err).To(MatchError(ContainSubstring("--upstream-version")))
+		opts.UpstreamVersion = "2025-06-01"
+		results, err := runner.Record(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(results[0].Verdict).To(BeNil())
+		Expect(ReadMeta(results[0].Meta).Recorded.Verdict.Outcome).To(Equal("unchecked"))
+		Expect(results[0].Body).To(Equal(filepath.Join(dir, "fixtures", "new_tool", "2025-06-01", "recorded", "first.json")))
+	})
+})
+
+var _ = Describe("recorded fixtures on disk", func() {
+	It("publishes the sidecar schema it writes", func() {
+		published, err := os.ReadFile(filepath.Join("..", "schemas", "fixture-meta.schema.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(published)).To(Equal(string(runner.MetaSchema())), "regenerate with: go run ./cmd/airlock schema fixture-meta > schemas/fixture-meta.schema.json")
+	})
+
+	It("treats <name>.output-schema.json as a sidecar, never a body, and refuses an orphan", func() {
+		files := project()
+		files["fixtures/note_status/v1/accepted/open.output-schema.json"] = `{"type":"object"}`
+		res, err := run(tree(files))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Fixtures).To(Equal(4))
+		files["fixtures/note_status/v1/accepted/gone.output-schema.json"] = `{"type":"object"}`
+		_, err = run(tree(files))
+		Expect(err).To(MatchError(ContainSubstring("gone.output-schema.json: MCP output schema without a body file gone.<ext>")))
+	})
+})
+
+var _ = Describe("airlock record from a command", func() {
+	script := func(dir, name, text string) string {
+		p := filepath.Join(dir, name)
+		Expect(os.WriteFile(p, []byte(text), 0o755)).To(Succeed())
+		return p
+	}
+	const good = `{"request_id":"req-00000001","note_id":"N-17","state":"open"}`
+
+	It("records standard output byte for byte, the exit status and the size (never the content) of standard error", func() {
+		dir, opts := noteProject()
+		clean := script(dir, "clean.sh", "#!/bin/sh\nprintf '%s\\n' '"+good+"'\necho \"debug: token=$2\" >&2\n")
+		noisy := script(dir, "noisy.sh", "#!/bin/sh\necho 'Starting note exporter v2.1...'\necho 'WARNING: config file not found, using defaults'\nprintf '%s\\n' '"+good+"'\necho 'Done in 0.2s'\nexit 3\n")
+		opts.Calls = []runner.Call{
+			{Name: "clean", Request: semantic.Request{ID: "req-00000001"}, Command: &runner.CommandCall{Argv: []string{clean, "--api-key", secretArg}}},
+			{Name: "noisy", Request: semantic.Request{ID: "req-00000001"}, Command: &runner.CommandCall{Argv: []string{noisy}}},
+		}
+		results, err := runner.Record(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		c, n := results[0], results[1]
+		Expect(c.Err).NotTo(HaveOccurred())
+		Expect(n.Err).NotTo(HaveOccurred())
+
+		body, _ := os.ReadFile(c.Body)
+		Expect(string(body)).To(Equal(good + "\n"))
+		Expect(c.Verdict.Admitted).To(BeTrue())
+		m := ReadMeta(c.Meta)
+		Expect(*m.Status).To(Equal(0))
+		Expect(*m.ContentType).To(Equal("application/json"))
+		Expect(*m.Recorded.ExitStatus).To(Equal(0))
+		Expect(*m.Recorded.StderrBytes).To(BeEquivalentTo(len("debug: token=" + secretArg + "\n")))
+		Expect(m.Recorded.Source).To(Equal("command: " + clean + " --api-key REDACTED"))
+
+		// Banners and warnings around the JSON: the gate refuses, record keeps the bytes.
+		body, _ = os.ReadFile(n.Body)
+		Expect(string(body)).To(Equal("Starting note exporter v2.1...\nWARNING: config file not found, using defaults\n" + good + "\nDone in 0.2s\n"))
+		Expect(n.Body).To(HaveSuffix("noisy.txt"))
+		Expect(n.Verdict.Admitted).To(BeFalse())
+		Expect(n.Verdict.Reason).To(HavePrefix("parse."))
+		m = ReadMeta(n.Meta)
+		Expect(m.Recorded.Verdict.Reason).To(Equal(n.Verdict.Reason))
+		Expect(*m.Recorded.ExitStatus).To(Equal(3))
+		Expect(m.Notes).To(ContainSubstring("exited with status 3"))
+		noSecretsUnder(dir)
+	})
+
+	It("records nothing for a command that runs out of time or cannot start", func() {
+		dir, opts := noteProject()
+		opts.Timeout = 200 * time.Millisecond
+		slow := script(dir, "slow.sh", "#!/bin/sh\necho '{'\nexec sleep 10\n")
+		opts.Calls = []runner.Call{
+			{Name: "slow", Command: &runner.CommandCall{Argv: []string{slow}}},
+			{Name: "missing", Command: &runner.CommandCall{Argv: []string{filepath.Join(dir, "no-such-program")}}},
+		}
+		start := time.Now()
+		results, err := runner.Record(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(time.Since(start)).To(BeNumerically("<", 5*time.Second))
+		Expect(results[0].Err).To(MatchError(ContainSubstring("timed out after 200ms")))
+		Expect(errors.Is(results[1].Err, runner.ErrUpstream)).To(BeTrue())
+		Expect(filesUnder(filepath.Join(dir, "fixtures"))).To(Equal([]string{".keep"}))
+	})
+
+	It("reads several calls from a requests file", func() {
+		dir, opts := noteProject()
+		emit := script(dir, "emit.sh", "#!/bin/sh\nprintf '{\"request_id\":\"%s\",\"note_id\":\"%s\",\"state\":\"open\"}' \"$1\" \"$2\"\n")
+		reqs := filepath.Join(dir, "calls.yaml")
+		Expect(os.WriteFile(reqs, []byte(`- name: n17
+  request_id: req-17
+  args: [req-17, N-17]
+- name: bad-id
+  request_id: req-18
+  args: [req-18, not-a-note]
+`), 0o644)).To(Succeed())
+		calls, err := runner.LoadCalls(reqs, runner.Call{Command: &runner.CommandCall{Argv: []string{emit}}})
+		Expect(err).NotTo(HaveOccurred())
+		opts.Calls = calls
+		results, err := runner.Record(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(results[0].Verdict.Admitted).To(BeTrue())
+		Expect(results[1].Verdict.Reason).To(Equal("schema.pattern"))
+		Expect(*ReadMeta(results[1].Meta).Request.ID).To(Equal("req-18"))
+	})
+
+	DescribeTable("requests files are strict",
+		func(text string, base runner.Call, msg string) {
+			dir := tree(map[string]string{"calls.yaml": text})
+			_, err := runner.LoadCalls(filepath.Join(dir, "calls.yaml"), base)
+			Expect(err).To(MatchError(ContainSubstring(msg)))
+		},
+		Entry("unknown key", "- name: a\n  urll: http://x\n", runner.Call{}, "urll"),
+		Entry("no name", "- url: http://x\n", runner.Call{}, "needs a name"),
+		Entry("no source", "- name: a\n", runner.Call{}, "no source"),
+		Entry("mixed sources", "- name: a\n  url: http://x\n  args: [x]\n", runner.Call{}, "not args or stdin"),
+		Entry("MCP keys without a server", "- name: a\n  mcp_tool: t\n", runner.Call{}, "need an MCP server"),
+		Entry("empty", "[]\n", runner.Call{}, "lists no calls"),
+	)
+})

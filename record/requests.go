@@ -1,0 +1,149 @@
+package record
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/airlockdev/airlock/gate"
+)
+
+// requestEntry is one entry of a requests file (docs/record.md).
+type requestEntry struct {
+	Name      string            `yaml:"name"`
+	RequestID string            `yaml:"request_id"`
+	Context   map[string]string `yaml:"context"`
+	Method    string            `yaml:"method"`
+	URL       string            `yaml:"url"`
+	Headers   map[string]string `yaml:"headers"`
+	Body      *string           `yaml:"body"`
+	Args      []string          `yaml:"args"`
+	Stdin     *string           `yaml:"stdin"`
+	MCPTool   string            `yaml:"mcp_tool"`
+	Arguments map[string]any    `yaml:"arguments"`
+}
+
+// LoadCalls reads a requests file: a YAML list of calls, each with a
+// name and what differs from base, the call the command line describes.
+//
+//   - name (required), request_id and context (merged into base's) go with
+//     every source;
+//   - for HTTP: method, url, headers (added to base's), body;
+//   - for a command: args (appended to base's argv, or the whole argv when
+//     the command line gave none) and stdin;
+//   - for MCP (base must name the server): mcp_tool and arguments.
+//
+// Without a source on the command line an entry with url is an HTTP call
+// and one with args a command. Keys of another source, unknown and
+// duplicate keys are *gate.ConfigError values with file and line.
+func LoadCalls(file string, base Call) ([]Call, error) {
+	data, err := gate.ReadRegularFile(file, gate.MaxConfigFile)
+	if err != nil {
+		return nil, &gate.ConfigError{File: file, Msg: "cannot read requests file", Err: err}
+	}
+	var entries []requestEntry
+	if err := gate.DecodeYAML(file, data, nil, &entries); err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 {
+		return nil, &gate.ConfigError{File: file, Msg: "the requests file lists no calls (want a YAML list of {name: ..., ...})"}
+	}
+	out := make([]Call, 0, len(entries))
+	for i, e := range entries {
+		bad := func(key, msg string) error {
+			return &gate.ConfigError{File: file, Key: fmt.Sprintf("/%d%s", i, key), Msg: msg}
+		}
+		if e.Name == "" {
+			return nil, bad("/name", "every call needs a name (the fixture's file name)")
+		}
+		c := Call{Name: e.Name, Request: base.Request}
+		c.Request.Context = maps.Clone(base.Request.Context)
+		if e.RequestID != "" {
+			c.Request.ID = e.RequestID
+		}
+		if len(e.Context) > 0 && c.Request.Context == nil {
+			c.Request.Context = map[string]string{}
+		}
+		maps.Copy(c.Request.Context, e.Context)
+
+		httpKeys := e.Method != "" || e.URL != "" || len(e.Headers) > 0 || e.Body != nil
+		cmdKeys := len(e.Args) > 0 || e.Stdin != nil
+		mcpKeys := e.MCPTool != "" || e.Arguments != nil
+		switch {
+		case base.MCP != nil:
+			if httpKeys || cmdKeys {
+				return nil, bad("", "an MCP call takes mcp_tool and arguments only (the server comes from the command line)")
+			}
+			m := *base.MCP
+			m.Header = base.MCP.Header.Clone()
+			if e.MCPTool != "" {
+				m.Tool = e.MCPTool
+			}
+			if e.Arguments != nil {
+				b, err := json.Marshal(e.Arguments)
+				if err != nil {
+					return nil, bad("/arguments", err.Error())
+				}
+				m.Arguments = b
+			}
+			c.MCP = &m
+		case mcpKeys:
+			return nil, bad("", "mcp_tool and arguments need an MCP server on the command line (--mcp with a URL or a command)")
+		case base.HTTP != nil || (base.Command == nil && httpKeys):
+			if cmdKeys {
+				return nil, bad("", "an HTTP call takes method, url, headers and body, not args or stdin")
+			}
+			h := HTTPCall{}
+			if base.HTTP != nil {
+				h = *base.HTTP
+				h.Header = base.HTTP.Header.Clone()
+			}
+			if e.Method != "" {
+				h.Method = e.Method
+			}
+			if e.URL != "" {
+				h.URL = e.URL
+			}
+			if len(e.Headers) > 0 && h.Header == nil {
+				h.Header = http.Header{}
+			}
+			for _, k := range slices.Sorted(maps.Keys(e.Headers)) {
+				h.Header.Set(k, e.Headers[k])
+			}
+			if e.Body != nil {
+				h.Body = []byte(*e.Body)
+			}
+			c.HTTP = &h
+		case base.Command != nil || cmdKeys:
+			if httpKeys {
+				return nil, bad("", "a command call takes args and stdin, not method, url, headers or body")
+			}
+			cmd := CommandCall{}
+			if base.Command != nil {
+				cmd = *base.Command
+			}
+			cmd.Argv = append(slices.Clone(cmd.Argv), e.Args...)
+			if e.Stdin != nil {
+				cmd.Stdin = []byte(*e.Stdin)
+			}
+			c.Command = &cmd
+		default:
+			return nil, bad("", "no source: give url (HTTP) or args (a command) here, or a source on the command line")
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// ParseHeader parses a "Name: value" header argument.
+func ParseHeader(s string) (string, string, error) {
+	name, value, ok := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsAny(name, " \t") {
+		return "", "", fmt.Errorf("a header is \"Name: value\" (got %d bytes without a name and a colon)", len(s))
+	}
+	return name, strings.TrimSpace(value), nil
+}

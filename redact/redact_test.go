@@ -1,0 +1,187 @@
+package redact_test
+
+import (
+	"net/http"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/airlockdev/airlock/runner"
+	"github.com/airlockdev/airlock/semantic"
+)
+
+func ptrs(ps ...string) []semantic.Pointer {
+	out := make([]semantic.Pointer, len(ps))
+	for i, p := range ps {
+		var err error
+		out[i], err = semantic.ParsePointer(p)
+		Expect(err).NotTo(HaveOccurred())
+	}
+	return out
+}
+
+func bodyPointers(found []runner.Redaction) []string {
+	var out []string
+	for _, f := range found {
+		s := f.Pointer
+		if f.Inner != "" {
+			s += " " + f.Inner
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+var _ = Describe("redaction", func() {
+	DescribeTable("secret-looking names, word by word",
+		func(name string, secret bool) {
+			Expect((&runner.Redactor{}).Secret(name)).To(Equal(secret))
+		},
+		Entry(nil, "token", true),
+		Entry(nil, "api_key", true),
+		Entry(nil, "X-Api-Key", true),
+		Entry(nil, "apiKey", true),
+		Entry(nil, "apikey", true),
+		Entry(nil, "accessToken", true),
+		Entry(nil, "APIToken", true),
+		Entry(nil, "API_TOKEN", true),
+		Entry(nil, "client_secret", true),
+		Entry(nil, "Password", true),
+		Entry(nil, "credentials", true),
+		Entry(nil, "Set-Cookie", true),
+		Entry(nil, "session_id", true),
+		Entry(nil, "X-Amz-Signature", true),
+		Entry(nil, "monkey", false),
+		Entry(nil, "author", false),
+		Entry(nil, "keyboard", false),
+		Entry(nil, "tokenizer", false),
+		Entry(nil, "secretary", false),
+		Entry(nil, "state", false),
+		Entry(nil, "HOME", false),
+	)
+
+	It("takes a configured list of words instead of the defaults", func() {
+		r := &runner.Redactor{Names: []string{"pin"}}
+		Expect(r.Secret("card_pin")).To(BeTrue())
+		Expect(r.Secret("api_key")).To(BeFalse())
+	})
+
+	Describe("bodies", func() {
+		It("returns a body without secrets byte for byte, duplicates, spacing and escapes included", func() {
+			body := []byte("{ \"a\" : 1.50e+3,\n \"a\":\"\\u00e9\", \"list\": [true, null, {\"x\": \"y\"}] }  ")
+			out, found, complete := (&runner.Redactor{}).Body(body)
+			Expect(out).To(Equal(body))
+			Expect(found).To(BeEmpty())
+			Expect(complete).To(BeTrue())
+		})
+
+		It("replaces values under secret names by a placeholder of the same type and keeps every other byte", func() {
+			body := []byte(`{"user": "ana", "api_key": "abc123", "pin_attempts": 3, "token_count": 7,` +
+				` "auth": {"user": "x", "password": "p"}, "keys": ["k1", "k2"], "secret_ok": true, "session": null,` +
+				` "dup": 1, "password": "one", "password": "two", "nested": [{"refresh_token": "r"}]}`)
+			out, found, complete := (&runner.Redactor{}).Body(body)
+			Expect(complete).To(BeTrue())
+			Expect(string(out)).To(Equal(`{"user": "ana", "api_key": "REDACTED", "pin_attempts": 3, "token_count": 0,` +
+				` "auth": {}, "keys": [], "secret_ok": false, "session": null,` +
+				` "dup": 1, "password": "REDACTED", "password": "REDACTED", "nested": [{"refresh_token": "REDACTED"}]}`))
+			Expect(bodyPointers(found)).To(Equal([]string{"/api_key", "/token_count", "/auth", "/keys", "/secret_ok", "/password", "/password", "/nested/0/refresh_token"}))
+			for _, f := range found {
+				Expect(f.Where).To(Equal(runner.RedactedBody))
+			}
+		})
+
+		It("sees a secret name however it is escaped", func() {
+			out, found, _ := (&runner.Redactor{}).Body([]byte(`{"\u0074oken":"t0ps3cr3t"}`))
+			Expect(string(out)).To(Equal(`{"\u0074oken":"REDACTED"}`))
+			Expect(bodyPointers(found)).To(Equal([]string{"/token"}))
+		})
+
+		It("redacts explicit JSON Pointers, with * for any token, whatever the names", func() {
+			r := &runner.Redactor{Pointers: ptrs("/data/ssn", "/rows/*/card")}
+			out, found, _ := r.Body([]byte(`{"data":{"ssn":"123-45-6789","name":"é"},"rows":[{"card":4111},{"card":"x"},{"other":1}]}`))
+			Expect(string(out)).To(Equal(`{"data":{"ssn":"REDACTED","name":"é"},"rows":[{"card":0},{"card":"REDACTED"},{"other":1}]}`))
+			Expect(bodyPointers(found)).To(Equal([]string{"/data/ssn", "/rows/0/card", "/rows/1/card"}))
+		})
+
+		It("redacts strings shaped like credentials under any name", func() {
+			out, found, _ := (&runner.Redactor{}).Body([]byte(`{"note":"sk-live-0123456789abcdef","hint":"ghp_0123456789abcdefghijABCDEFGHIJ","jwt":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig","plain":"hello world, nothing here"}`))
+			Expect(string(out)).To(Equal(`{"note":"REDACTED","hint":"REDACTED","jwt":"REDACTED","plain":"hello world, nothing here"}`))
+			Expect(found).To(HaveLen(3))
+		})
+
+		It("looks inside strings that hold a JSON document, such as an MCP text content block", func() {
+			body := []byte(`{"content":[{"type":"text","text":"{\n  \"HOME\": \"/root\",\n  \"API_TOKEN\": \"sk-test-123456789012\"\n}"}]}`)
+			out, found, complete := (&runner.Redactor{}).Body(body)
+			Expect(complete).To(BeTrue())
+			Expect(string(out)).To(Equal(`{"content":[{"type":"text","text":"{\n  \"HOME\": \"/root\",\n  \"API_TOKEN\": \"REDACTED\"\n}"}]}`))
+			Expect(found).To(Equal([]runner.Redaction{{Where: runner.RedactedBody, Pointer: "/content/0/text", Inner: "/API_TOKEN"}}))
+		})
+
+		It("redacts a truncated body up to the break and says it is not complete", func() {
+			out, found, complete := (&runner.Redactor{}).Body([]byte(`{"token":"abc","more":{"secret":"s`))
+			Expect(complete).To(BeFalse())
+			Expect(string(out)).To(Equal(`{"token":"REDACTED","more":{"secret":"s`))
+			Expect(bodyPointers(found)).To(Equal([]string{"/token"}))
+		})
+
+		It("leaves a body that is not JSON as it is", func() {
+			html := []byte("<html><body>token=abc</body></html>")
+			out, found, complete := (&runner.Redactor{}).Body(html)
+			Expect(out).To(Equal(html))
+			Expect(found).To(BeEmpty())
+			Expect(complete).To(BeFalse())
+		})
+	})
+
+	It("redacts secret headers, keeping an Authorization scheme and harmless headers", func() {
+		h := http.Header{}
+		h.Set("Authorization", "Bearer abc.def")
+		h.Set("Cookie", "sid=1")
+		h.Add("Set-Cookie", "a=1")
+		h.Add("Set-Cookie", "b=2")
+		h.Set("X-Api-Key", "k")
+		h.Set("X-Custom", "Bearer 0123456789abcdef")
+		h.Set("X-Request-Id", "r-1")
+		h.Set("Content-Type", "application/json")
+		got, found := (&runner.Redactor{Headers: []string{"X-Tenant"}}).Header(h, runner.RedactedResponseHeader)
+		Expect(got).To(Equal(map[string]string{
+			"Authorization": "Bearer REDACTED", "Cookie": "REDACTED", "Set-Cookie": "REDACTED",
+			"X-Api-Key": "REDACTED", "X-Custom": "REDACTED", "X-Request-Id": "r-1", "Content-Type": "application/json",
+		}))
+		Expect(found).To(HaveLen(5))
+		Expect(found[0]).To(Equal(runner.Redaction{Where: runner.RedactedResponseHeader, Name: "Authorization"}))
+		h.Set("X-Tenant", "acme")
+		got, _ = (&runner.Redactor{Headers: []string{"x-tenant"}}).Header(h, runner.RedactedHeader)
+		Expect(got["X-Tenant"]).To(Equal("REDACTED"))
+	})
+
+	It("redacts URL credentials and secret query and fragment parameters, keeping the rest in order", func() {
+		got, found := (&runner.Redactor{}).URL("https://bot:hunter2@api.example/v1/x?b=2&api_key=K%2F1&a=1&sig=zz#access_token=t&state=s")
+		Expect(got).To(Equal("https://REDACTED:REDACTED@api.example/v1/x?b=2&api_key=REDACTED&a=1&sig=REDACTED#access_token=REDACTED&state=s"))
+		Expect(found).To(Equal([]runner.Redaction{
+			{Where: runner.RedactedUserinfo}, {Where: runner.RedactedQuery, Name: "api_key"},
+			{Where: runner.RedactedQuery, Name: "sig"}, {Where: runner.RedactedQuery, Name: "access_token"},
+		}))
+		got, found = (&runner.Redactor{}).URL("https://ghp_0123456789abcdefghij0123@github.com/o/r")
+		Expect(got).To(Equal("https://REDACTED@github.com/o/r"))
+		Expect(found).To(HaveLen(1))
+		got, found = (&runner.Redactor{}).URL("http://127.0.0.1:8080/status?id=7")
+		Expect(got).To(Equal("http://127.0.0.1:8080/status?id=7"))
+		Expect(found).To(BeEmpty())
+	})
+
+	It("redacts secret command-line arguments by index", func() {
+		argv := []string{"fetch", "--token=abc", "--password", "p4ss", "--verbose", "API_KEY=k", "-H", "Authorization: Bearer x",
+			"https://h/x?secret=s", "sk-live-0123456789abcdef", "--id", "7"}
+		got, found := (&runner.Redactor{}).Argv(argv)
+		Expect(got).To(Equal([]string{"fetch", "--token=REDACTED", "--password", "REDACTED", "--verbose", "API_KEY=REDACTED", "-H", "Authorization: REDACTED",
+			"https://h/x?secret=REDACTED", "REDACTED", "--id", "7"}))
+		var idx []int
+		for _, f := range found {
+			Expect(f.Where).To(Equal(runner.RedactedArgv))
+			idx = append(idx, *f.Index)
+		}
+		Expect(idx).To(Equal([]int{1, 3, 5, 7, 8, 9}))
+		Expect(argv[1]).To(Equal("--token=abc"), "the caller's argv is not changed")
+	})
+})
