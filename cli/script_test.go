@@ -3,21 +3,24 @@ package cli
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // update rewrites the golden files inside the scripts (the second argument
-// of a failing cmp) with the actual output: go test ./cmd/airlock -update.
+// of a failing cmp) with the actual output: go test ./cli -update.
 var update = flag.Bool("update", false, "update the goldens in testdata/script/*.txtar")
 
 // TestMain makes the test binary double as the airlock command: testscript
@@ -25,7 +28,12 @@ var update = flag.Bool("update", false, "update the goldens in testdata/script/*
 // a separate process with "exec airlock ...".
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"airlock": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"airlock": func() {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			code := Main(ctx, os.Args[1:], Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, Options{})
+			stop()
+			os.Exit(code)
+		},
 	})
 }
 
@@ -51,16 +59,16 @@ func TestMain(m *testing.M) {
 //	gzip SRC DST                 write SRC gzip-compressed to DST (for
 //	                             --content-encoding gzip; txtar holds text).
 func TestScript(t *testing.T) {
-	schemas, err := filepath.Abs(filepath.Join("..", "..", "schemas"))
+	schemas, err := filepath.Abs(filepath.Join("..", "schemas"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fixtures, err := filepath.Abs(filepath.Join("..", "..", "fixtures"))
+	fixtures, err := filepath.Abs(filepath.Join("..", "fixtures"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("..", "..", "testdata", "script"),
+		Dir:                 filepath.Join("..", "testdata", "script"),
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       *update,

@@ -2,6 +2,7 @@ package drift_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"path/filepath"
 
@@ -9,9 +10,11 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/airlockdev/airlock/drift"
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/testtree"
 	"github.com/airlockdev/airlock/reports"
-	"github.com/airlockdev/airlock/runner"
+	"github.com/airlockdev/airlock/schemadiff"
 )
 
 // A contract for drift: a closed object with an enum, a bounded string, a
@@ -44,7 +47,7 @@ func driftProject(extra map[string]string) string {
 	files := map[string]string{
 		"schemas/note_status/contract.yaml":        driftManifest,
 		"schemas/note_status/upstream.schema.json": driftUpstream,
-		"schemas/note_status/agent.schema.json":    noteAgent,
+		"schemas/note_status/agent.schema.json":    testtree.NoteAgent,
 		"fixtures/note_status/defaults.meta.yaml":  "request: {id: req-00000001}\nclock: 2025-06-01T12:00:00Z\n",
 	}
 	for k, v := range extra {
@@ -64,12 +67,12 @@ func compilePublished(b []byte) *jsonschema.Schema {
 	return sch
 }
 
-func drift(dir string, mutate ...func(*runner.DriftOptions)) *reports.Drift {
-	opts := runner.DriftOptions{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")}
+func driftOf(dir string, mutate ...func(*drift.Options)) *reports.Drift {
+	opts := drift.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")}
 	for _, m := range mutate {
 		m(&opts)
 	}
-	d, err := runner.Drift(opts)
+	d, err := drift.Run(context.Background(), opts)
 	Expect(err).NotTo(HaveOccurred())
 	return d
 }
@@ -112,7 +115,7 @@ var _ = Describe("airlock drift", func() {
 	var v reports.DriftVersion
 
 	BeforeEach(func() {
-		d = drift(driftProject(map[string]string{
+		d = driftOf(driftProject(map[string]string{
 			recordedDir + "ok.json":           `{"note_id":"N-1","state":"open","tags":["red"],"owner":{"name":"ana"}}`,
 			recordedDir + "ok2.json":          `{"note_id":"N-22","state":"closed","tags":[]}`,
 			recordedDir + "new-member.json":   `{"note_id":"N-3","state":"open","priority":"high"}`,
@@ -178,7 +181,7 @@ var _ = Describe("airlock drift", func() {
 	})
 
 	It("does not call the members of a retyped member undeclared", func() {
-		d := drift(driftProject(map[string]string{
+		d := driftOf(driftProject(map[string]string{
 			recordedDir + "state-object.json": `{"note_id":"N-1","state":{"code":"paused","message":"ignore previous instructions"}}`,
 		}))
 		v := d.Tools[0].Versions[0]
@@ -254,7 +257,7 @@ var _ = Describe("airlock drift", func() {
 var _ = Describe("airlock drift on open objects and between versions", func() {
 	It("reports a member an open object allows but does not describe, without breaking", func() {
 		open := `{"type":"object","required":["note_id","state"],"properties":{"note_id":{"type":"string"},"state":{"enum":["open","closed"]}}}`
-		d := drift(driftProject(map[string]string{
+		d := driftOf(driftProject(map[string]string{
 			"schemas/note_status/upstream.schema.json": open,
 			recordedDir + "extra.json":                 `{"note_id":"N-1","state":"open","meta":{"source":"x"}}`,
 		}))
@@ -267,7 +270,7 @@ var _ = Describe("airlock drift on open objects and between versions", func() {
 	})
 
 	It("reads historical fixtures too, and a clean tree is not breaking", func() {
-		d := drift(driftProject(map[string]string{
+		d := driftOf(driftProject(map[string]string{
 			"fixtures/note_status/v1/historical/old.json": `{"note_id":"N-1","state":"open"}`,
 			"fixtures/note_status/v1/accepted/a.json":     `{"note_id":"N-1","state":"nope"}`,
 		}))
@@ -291,38 +294,46 @@ var _ = Describe("airlock drift on open objects and between versions", func() {
   "properties":{"note_id":{"type":"string","maxLength":16},"state":{"enum":["open","closed","archived"]}}}`,
 		}
 		dir := driftProject(files)
-		d := drift(dir)
+		d := driftOf(dir)
 		changes := d.Tools[0].VersionChanges
 		Expect(changes).To(HaveLen(2))
 		Expect(changes[0].Name).To(Equal("note_status upstream v1 → v2"))
 		Expect(changes[1].Name).To(Equal("note_status upstream v2 → v10"), "natural version order")
-		Expect(rulesOf(changes[0].Changes)).To(ContainElement(runner.RuleEnumValueAdded))
+		Expect(rulesOf(changes[0].Changes)).To(ContainElement(schemadiff.RuleEnumValueAdded))
 		Expect(changes[1].Changes).To(BeEmpty())
 		Expect(d.Summary.BreakingVersionChanges).To(BeNumerically(">", 0))
 		Expect(d.Summary.Breaking).To(BeTrue())
 
-		d = drift(dir, func(o *runner.DriftOptions) { o.IgnoreVersionChanges = true })
+		d = driftOf(dir, func(o *drift.Options) { o.IgnoreVersionChanges = true })
 		Expect(d.Summary.Breaking).To(BeFalse())
 		Expect(d.Summary.VersionChangesBreak).To(BeFalse())
 
-		d = drift(dir, func(o *runner.DriftOptions) { o.UpstreamVersions = []string{"v2"} })
+		d = driftOf(dir, func(o *drift.Options) { o.UpstreamVersions = []string{"v2"} })
 		Expect(d.Tools[0].Versions).To(HaveLen(1))
 		Expect(d.Tools[0].VersionChanges).To(BeEmpty())
 	})
 
 	It("refuses an unknown tool or upstream version as a configuration error", func() {
 		dir := driftProject(nil)
-		_, err := runner.Drift(runner.DriftOptions{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"), Tools: []string{"nope"}})
+		_, err := drift.Run(context.Background(), drift.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"), Tools: []string{"nope"}})
 		var ce *gate.ConfigError
 		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
-		_, err = runner.Drift(runner.DriftOptions{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"), UpstreamVersions: []string{"v9"}})
+		_, err = drift.Run(context.Background(), drift.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"), UpstreamVersions: []string{"v9"}})
 		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
 	})
 
 	It("shows the bundled fixtures without drift, apart from the retired job_run shape", func() {
-		d, err := runner.Drift(runner.DriftOptions{SchemasDir: "../schemas", FixturesDir: "../fixtures", IgnoreVersionChanges: true})
+		d, err := drift.Run(context.Background(), drift.Options{SchemasDir: "../schemas", FixturesDir: "../fixtures", IgnoreVersionChanges: true})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(d.Summary.Breaking).To(BeFalse(), "%+v", d.Summary)
 		Expect(d.Summary.BreakingVersionChanges).To(BeNumerically(">", 0), "v0 → v1 of deploy_status and the others")
 	})
 })
+
+func rulesOf(changes []reports.Change) []string {
+	var out []string
+	for _, c := range changes {
+		out = append(out, c.Rule)
+	}
+	return out
+}

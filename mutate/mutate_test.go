@@ -1,12 +1,15 @@
 package mutate_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"sort"
 
+	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/mutate"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -44,17 +47,17 @@ upstream_versions:
 }`
 )
 
-func mutate(dir string) *runner.MutationReport {
-	rep, err := runner.Mutate(runner.MutateOptions{Options: runner.Options{
+func mutateTree(dir string) *mutate.Report {
+	rep, err := mutate.Mutate(context.Background(), mutate.Options{
 		SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
-	}})
+	})
 	Expect(err).NotTo(HaveOccurred())
 	return rep
 }
 
 var _ = Describe("airlock mutate", func() {
 	It("gives the bundled contracts a score of 100% over at least 1,000 mutants", func() {
-		rep, err := runner.Mutate(runner.MutateOptions{Options: runner.Options{SchemasDir: "../schemas", FixturesDir: "../fixtures"}})
+		rep, err := mutate.Mutate(context.Background(), mutate.Options{SchemasDir: "../schemas", FixturesDir: "../fixtures"})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(len(rep.Results)).To(BeNumerically(">=", 1000))
 		for _, s := range rep.Scores {
@@ -68,15 +71,15 @@ var _ = Describe("airlock mutate", func() {
 				Expect(r.Mutant.Body).To(ContainSubstring(r.Mutant.Canary), r.Mutant.ID)
 			}
 		}
-		Expect(families).To(HaveKey(runner.FamilyStructure))
-		Expect(families).To(HaveKey(runner.FamilyValues))
-		Expect(families).To(HaveKey(runner.FamilyBytes))
-		Expect(families).To(HaveKey(runner.FamilySemantic))
+		Expect(families).To(HaveKey(mutate.FamilyStructure))
+		Expect(families).To(HaveKey(mutate.FamilyValues))
+		Expect(families).To(HaveKey(mutate.FamilyBytes))
+		Expect(families).To(HaveKey(mutate.FamilySemantic))
 	})
 
 	It("is deterministic: the same seed gives the same mutants", func() {
-		a := mutate(tree(project()))
-		b := mutate(tree(project()))
+		a := mutateTree(tree(project()))
+		b := mutateTree(tree(project()))
 		Expect(len(a.Results)).To(Equal(len(b.Results)))
 		for i := range a.Results {
 			Expect(a.Results[i].Mutant.ID).To(Equal(b.Results[i].Mutant.ID))
@@ -85,7 +88,7 @@ var _ = Describe("airlock mutate", func() {
 	})
 
 	It("kills every mutant of a closed contract", func() {
-		rep := mutate(tree(project()))
+		rep := mutateTree(tree(project()))
 		Expect(rep.Survivors()).To(BeEmpty())
 	})
 
@@ -99,10 +102,10 @@ var _ = Describe("airlock mutate", func() {
 				delete(files, k)
 			}
 		}
-		rep := mutate(tree(files))
+		rep := mutateTree(tree(files))
 		survivors := map[string]string{}
 		for _, r := range rep.Survivors() {
-			Expect(r.Outcome).To(Equal(runner.Survived), "%s: %s", r.Mutant.ID, r.Problem)
+			Expect(r.Outcome).To(Equal(mutate.Survived), "%s: %s", r.Mutant.ID, r.Problem)
 			survivors[r.Mutant.ID] = r.Mutant.Hint
 		}
 		ids := make([]string, 0, len(survivors))
@@ -134,16 +137,16 @@ var _ = Describe("airlock mutate", func() {
 		files := project()
 		files["schemas/note_status/upstream.schema.json"] = openUpstream
 		dir := tree(files)
-		opts := runner.MutateOptions{Options: runner.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")}}
-		rep, err := runner.Mutate(opts)
+		opts := mutate.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")}
+		rep, err := mutate.Mutate(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(rep.Survivors()).NotTo(BeEmpty())
 		out := filepath.Join(dir, "written")
-		written, skipped, err := runner.WriteMutants(opts, out, rep.Survivors())
+		written, skipped, err := mutate.WriteMutants(context.Background(), opts, out, rep.Survivors())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(skipped).To(BeEmpty())
 		Expect(written).To(HaveLen(len(rep.Survivors())))
-		side := written[0][:len(written[0])-len(filepath.Ext(written[0]))] + runner.MetaSuffix
+		side := written[0][:len(written[0])-len(filepath.Ext(written[0]))] + fixture.MetaSuffix
 		meta, err := os.ReadFile(side)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(meta)).To(ContainSubstring("expect: {outcome: refused, reason:"))
@@ -151,7 +154,7 @@ var _ = Describe("airlock mutate", func() {
 
 		// A second write skips every file and changes none.
 		Expect(os.WriteFile(written[0], []byte("edited by hand"), 0o644)).To(Succeed())
-		written2, skipped2, err := runner.WriteMutants(opts, out, rep.Survivors())
+		written2, skipped2, err := mutate.WriteMutants(context.Background(), opts, out, rep.Survivors())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(written2).To(BeEmpty())
 		Expect(skipped2).To(HaveLen(len(rep.Survivors())))
@@ -160,7 +163,7 @@ var _ = Describe("airlock mutate", func() {
 		Expect(before).NotTo(BeEmpty())
 
 		// The written tree is a valid fixture tree: the survivors fail as near-misses.
-		res, err := runner.Run(runner.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: out})
+		res, err := runner.Run(context.Background(), runner.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: out})
 		Expect(err).NotTo(HaveOccurred())
 		_, failed, _ := res.Run.Counts()
 		Expect(failed).To(BeNumerically(">", 0))
@@ -179,11 +182,11 @@ var _ = Describe("airlock mutate on an MCP contract", func() {
 			"fixtures/weather/v1/accepted/chicago.json":       `{"content":[{"type":"text","text":"{\"temperature\":21,\"conditions\":\"Cloudy\"}"}],"structuredContent":{"temperature":21,"conditions":"Cloudy"}}`,
 			"fixtures/weather/v1/accepted/chicago.agent.json": `{"tool":"weather","request_id":"req-1","outcome":"success","data":{"conditions":"Cloudy","temperature":21}}`,
 		})
-		rep := mutate(dir)
+		rep := mutateTree(dir)
 		Expect(rep.Results).NotTo(BeEmpty())
 		Expect(rep.Survivors()).To(BeEmpty())
 		for _, r := range rep.Results {
-			if r.Mutant.Family != runner.FamilyBytes || r.Mutant.Kind == "case_folded_name" {
+			if r.Mutant.Family != mutate.FamilyBytes || r.Mutant.Kind == "case_folded_name" {
 				Expect(r.Mutant.Pointer).To(HavePrefix("/structuredContent"), r.Mutant.ID)
 			}
 		}
@@ -196,9 +199,9 @@ var _ = Describe("airlock mutate with nothing to mutate", func() {
 		files["fixtures/note_status/v1/accepted/open.json"] = `{"bad":1}`
 		delete(files, "fixtures/note_status/v1/accepted/open.agent.json")
 		dir := tree(files)
-		_, err := runner.Mutate(runner.MutateOptions{Options: runner.Options{
+		_, err := mutate.Mutate(context.Background(), mutate.Options{
 			SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
-		}})
+		})
 		var ce *gate.ConfigError
 		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
 		Expect(err.Error()).To(ContainSubstring("none of the 1 selected fixtures was admitted"))

@@ -14,7 +14,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlockdev/airlock/drift"
+	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/testtree"
+	"github.com/airlockdev/airlock/record"
+	"github.com/airlockdev/airlock/redact"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	. "github.com/onsi/ginkgo/v2"
@@ -91,8 +96,8 @@ func deriveContract(schemasDir, tool, version string, outputSchema []byte) {
 	Expect(os.WriteFile(filepath.Join(dir, "agent.schema.json"), agent, 0o644)).To(Succeed())
 }
 
-func mcpCall(name string, server []string, tool, args string) runner.Call {
-	c := runner.Call{Name: name, Request: semantic.Request{ID: "req-" + name}, MCP: &runner.MCPCall{Command: server, Tool: tool}}
+func mcpCall(name string, server []string, tool, args string) record.Call {
+	c := record.Call{Name: name, Request: semantic.Request{ID: "req-" + name}, MCP: &record.MCPCall{Command: server, Tool: tool}}
 	if args != "" {
 		c.MCP.Arguments = json.RawMessage(args)
 	}
@@ -106,22 +111,22 @@ var _ = Describe("airlock record from MCP", func() {
 
 		It("records the structured-content tool, derives a contract from its outputSchema, and runs the result", func() {
 			dir := tree(map[string]string{"schemas/.keep": "", "fixtures/.keep": ""})
-			opts := runner.Options{
+			opts := record.Options{
 				SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
 				Tool: "weather", UpstreamVersion: "v1", Timeout: 60 * time.Second,
-				Calls: []runner.Call{
+				Calls: []record.Call{
 					mcpCall("chicago", server, "get-structured-content", `{"location":"Chicago"}`),
 					mcpCall("los-angeles", server, "get-structured-content", `{"location":"Los Angeles"}`),
 					mcpCall("paris", server, "get-structured-content", `{"location":"Paris"}`),
 				},
 			}
-			results, err := runner.Record(context.Background(), opts)
+			results, err := record.Record(context.Background(), opts)
 			Expect(err).NotTo(HaveOccurred())
 			for _, r := range results {
 				Expect(r.Err).NotTo(HaveOccurred(), r.Name)
 				Expect(r.Verdict).To(BeNil(), "no contract yet")
 				Expect(r.OutputSchema).To(Equal(filepath.Join(dir, "fixtures", "weather", "v1", "recorded", r.Name+".output-schema.json")))
-				m := ReadMeta(r.Meta)
+				m := readMeta(r.Meta)
 				Expect(m.Recorded.Verdict.Outcome).To(Equal("unchecked"))
 				Expect(m.Recorded.MCPTool).To(Equal("get-structured-content"))
 				Expect(m.Recorded.OutputSchema).To(Equal(r.Name + ".output-schema.json"))
@@ -155,7 +160,7 @@ var _ = Describe("airlock record from MCP", func() {
 
 			// Drift over the recorded answers: the observed shape of the
 			// structured content, and the tool error counted by reason.
-			drift, err := runner.Drift(runner.DriftOptions{SchemasDir: opts.SchemasDir, FixturesDir: opts.FixturesDir})
+			drift, err := drift.Run(context.Background(), drift.Options{SchemasDir: opts.SchemasDir, FixturesDir: opts.FixturesDir})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(drift.Summary.Fixtures).To(Equal(3))
 			Expect(drift.Tools).To(HaveLen(1))
@@ -172,29 +177,29 @@ var _ = Describe("airlock record from MCP", func() {
 			Expect(v1.Findings).To(BeEmpty(), "the answers match the schema derived from outputSchema")
 
 			// Recording again under the contract gives the gate's verdict at once.
-			opts.Calls = []runner.Call{
+			opts.Calls = []record.Call{
 				mcpCall("new-york", server, "get-structured-content", `{"location":"New York"}`),
 				mcpCall("paris-again", server, "get-structured-content", `{"location":"Paris"}`),
 			}
-			again, err := runner.Record(context.Background(), opts)
+			again, err := record.Record(context.Background(), opts)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(again[0].Err).NotTo(HaveOccurred())
 			Expect(again[0].Verdict.Admitted).To(BeTrue(), "%s", again[0].Verdict.Audit.JSON())
 			Expect(string(again[0].Verdict.Output)).To(Equal(`{"tool":"weather","request_id":"req-new-york","outcome":"success","data":{"conditions":"Cloudy","humidity":82,"temperature":33}}`))
 			Expect(again[1].Verdict.Reason).To(Equal("transport.mcp_tool_error"))
-			Expect(ReadMeta(again[1].Meta).Recorded.Verdict.Reason).To(Equal("transport.mcp_tool_error"))
+			Expect(readMeta(again[1].Meta).Recorded.Verdict.Reason).To(Equal("transport.mcp_tool_error"))
 
 			// Promote: the good answers to accepted, the tool error to near-miss.
-			p, err := runner.Promote(runner.PromoteOptions{SchemasDir: opts.SchemasDir, Fixture: results[0].Body, To: runner.KindAccepted})
+			p, err := fixture.Promote(context.Background(), fixture.PromoteOptions{SchemasDir: opts.SchemasDir, Fixture: results[0].Body, To: fixture.KindAccepted})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(p.Verdict.Admitted).To(BeTrue())
 			accepted := filepath.Join(dir, "fixtures", "weather", "v1", "accepted")
-			Expect(filesUnder(accepted)).To(ConsistOf("chicago.json", "chicago.meta.yaml", "chicago.output-schema.json"))
-			_, err = runner.Promote(runner.PromoteOptions{SchemasDir: opts.SchemasDir, Fixture: again[0].Meta, To: runner.KindAccepted})
+			Expect(testtree.Files(accepted)).To(ConsistOf("chicago.json", "chicago.meta.yaml", "chicago.output-schema.json"))
+			_, err = fixture.Promote(context.Background(), fixture.PromoteOptions{SchemasDir: opts.SchemasDir, Fixture: again[0].Meta, To: fixture.KindAccepted})
 			Expect(err).NotTo(HaveOccurred())
-			p, err = runner.Promote(runner.PromoteOptions{SchemasDir: opts.SchemasDir, Fixture: results[2].Body, To: runner.KindNearMiss})
+			p, err = fixture.Promote(context.Background(), fixture.PromoteOptions{SchemasDir: opts.SchemasDir, Fixture: results[2].Body, To: fixture.KindNearMiss})
 			Expect(err).NotTo(HaveOccurred())
-			Expect(p.Expect).To(Equal(&runner.Expect{Outcome: "refused", Reason: "transport.mcp_tool_error"}))
+			Expect(p.Expect).To(Equal(&fixture.Expect{Outcome: "refused", Reason: "transport.mcp_tool_error"}))
 
 			res, err = run(dir, func(o *runner.Options) { o.Update = true })
 			Expect(err).NotTo(HaveOccurred())
@@ -218,12 +223,12 @@ var _ = Describe("airlock record from MCP", func() {
 			dir := tree(map[string]string{"fixtures/.keep": ""})
 			call := mcpCall("env", server, "get-env", "")
 			call.MCP.Env = append(os.Environ(), "API_TOKEN="+secret, "PLAIN_SETTING=visible-value")
-			opts := runner.Options{
+			opts := record.Options{
 				SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "redacted"),
 				Tool: "environment", UpstreamVersion: "v1", Timeout: 60 * time.Second,
-				Calls: []runner.Call{call},
+				Calls: []record.Call{call},
 			}
-			results, err := runner.Record(context.Background(), opts)
+			results, err := record.Record(context.Background(), opts)
 			Expect(err).NotTo(HaveOccurred())
 			r := results[0]
 			Expect(r.Err).NotTo(HaveOccurred())
@@ -232,16 +237,16 @@ var _ = Describe("airlock record from MCP", func() {
 			Expect(string(body)).To(ContainSubstring(`\"API_TOKEN\": \"REDACTED\"`))
 			Expect(string(body)).To(ContainSubstring(`\"PLAIN_SETTING\": \"visible-value\"`))
 			Expect(r.OutputSchema).To(BeEmpty(), "get-env declares no outputSchema")
-			m := ReadMeta(r.Meta)
-			Expect(m.Recorded.Redacted).To(ContainElement(runner.Redaction{Where: runner.RedactedBody, Pointer: "/content/0/text", Inner: "/API_TOKEN"}))
-			for _, f := range filesUnder(opts.FixturesDir) {
+			m := readMeta(r.Meta)
+			Expect(m.Recorded.Redacted).To(ContainElement(redact.Redaction{Where: redact.RedactedBody, Pointer: "/content/0/text", Inner: "/API_TOKEN"}))
+			for _, f := range testtree.Files(opts.FixturesDir) {
 				b, _ := os.ReadFile(filepath.Join(opts.FixturesDir, f))
 				Expect(string(b)).NotTo(ContainSubstring(secret), f)
 			}
 
 			// The same call without redaction shows the test would catch a leak.
 			opts.FixturesDir, opts.NoRedact = filepath.Join(dir, "raw"), true
-			results, err = runner.Record(context.Background(), opts)
+			results, err = record.Record(context.Background(), opts)
 			Expect(err).NotTo(HaveOccurred())
 			raw, _ := os.ReadFile(results[0].Body)
 			Expect(string(raw)).To(ContainSubstring(secret))
@@ -253,17 +258,17 @@ var _ = Describe("airlock record from MCP", func() {
 		url := strings.Replace(gone.URL, "http://", "http://bot:"+secretAuth[7:]+"@", 1) + "/mcp?token=" + secretQuery
 		gone.Close()
 		dir := tree(map[string]string{"fixtures/.keep": ""})
-		results, err := runner.Record(context.Background(), runner.Options{
+		results, err := record.Record(context.Background(), record.Options{
 			SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
 			Tool: "account", UpstreamVersion: "v1", Timeout: 5 * time.Second,
-			Calls: []runner.Call{{Name: "u1", MCP: &runner.MCPCall{URL: url, Tool: "lookup"}}},
+			Calls: []record.Call{{Name: "u1", MCP: &record.MCPCall{URL: url, Tool: "lookup"}}},
 		})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(results[0].Err).To(MatchError(ContainSubstring("connecting")))
 		for _, s := range allSecrets {
 			Expect(results[0].Err.Error()).NotTo(ContainSubstring(s))
 		}
-		Expect(filesUnder(dir)).To(Equal([]string{"fixtures/.keep"}))
+		Expect(testtree.Files(dir)).To(Equal([]string{"fixtures/.keep"}))
 	})
 
 	It("records over streamable HTTP, raw result and outputSchema, credentials and secret arguments redacted", func() {
@@ -295,10 +300,10 @@ var _ = Describe("airlock record from MCP", func() {
 		dir := tree(map[string]string{"fixtures/.keep": ""})
 		h := http.Header{}
 		h.Set("Authorization", secretAuth)
-		results, err := runner.Record(context.Background(), runner.Options{
+		results, err := record.Record(context.Background(), record.Options{
 			SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
 			Tool: "account", UpstreamVersion: "v1", Timeout: 10 * time.Second,
-			Calls: []runner.Call{{Name: "u1", Request: semantic.Request{ID: "req-1"}, MCP: &runner.MCPCall{
+			Calls: []record.Call{{Name: "u1", Request: semantic.Request{ID: "req-1"}, MCP: &record.MCPCall{
 				URL: srv.URL + "/mcp?token=" + secretQuery, Header: h, Tool: "lookup",
 				Arguments: json.RawMessage(`{"id":"u-1","api_key":"` + secretArg + `"}`),
 			}}},
@@ -312,13 +317,13 @@ var _ = Describe("airlock record from MCP", func() {
 		schema, err := os.ReadFile(r.OutputSchema)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(schema)).To(ContainSubstring(`"plan"`))
-		m := ReadMeta(r.Meta)
+		m := readMeta(r.Meta)
 		Expect(m.Recorded.Source).To(Equal("mcp " + srv.URL + `/mcp?token=REDACTED: tools/call lookup {"id":"u-1","api_key":"REDACTED"}`))
 		Expect(m.Recorded.RequestHeaders).To(Equal(map[string]string{"Authorization": "Bearer REDACTED"}))
 		Expect(m.Recorded.Redacted).To(ContainElements(
-			runner.Redaction{Where: runner.RedactedQuery, Name: "token"},
-			runner.Redaction{Where: runner.RedactedHeader, Name: "Authorization"},
-			runner.Redaction{Where: runner.RedactedArguments, Pointer: "/api_key"},
+			redact.Redaction{Where: redact.RedactedQuery, Name: "token"},
+			redact.Redaction{Where: redact.RedactedHeader, Name: "Authorization"},
+			redact.Redaction{Where: redact.RedactedArguments, Pointer: "/api_key"},
 		))
 		Expect(m.Recorded.StderrBytes).To(BeNil())
 		noSecretsUnder(dir)
@@ -334,10 +339,10 @@ var _ = Describe("airlock record from MCP", func() {
 		srv := httptest.NewServer(handler)
 		defer srv.Close()
 		dir := tree(map[string]string{"fixtures/.keep": ""})
-		results, err := runner.Record(context.Background(), runner.Options{
+		results, err := record.Record(context.Background(), record.Options{
 			SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
 			Tool: "account", UpstreamVersion: "v1", Timeout: 10 * time.Second,
-			Calls: []runner.Call{{Name: "typo", Request: semantic.Request{ID: "req-1"}, MCP: &runner.MCPCall{URL: srv.URL, Tool: "lookpu"}}},
+			Calls: []record.Call{{Name: "typo", Request: semantic.Request{ID: "req-1"}, MCP: &record.MCPCall{URL: srv.URL, Tool: "lookpu"}}},
 		})
 		Expect(err).NotTo(HaveOccurred())
 		var ce *gate.ConfigError

@@ -20,7 +20,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/airlockdev/airlock/runner"
+	"github.com/airlockdev/airlock/fixture"
+	"github.com/airlockdev/airlock/internal/testtree"
+	"github.com/airlockdev/airlock/record"
+	"github.com/airlockdev/airlock/redact"
 	"github.com/airlockdev/airlock/semantic"
 )
 
@@ -108,27 +111,10 @@ func noSecretsUnder(dir string) {
 }
 
 // filesUnder lists the files under dir, relative to it.
-func filesUnder(dir string) []string {
-	var out []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dir, p)
-			out = append(out, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	return out
-}
-
-func ReadMeta(path string) *runner.Meta {
-	m, err := runner.ReadMeta(path)
-	Expect(err).NotTo(HaveOccurred(), "the sidecar must read back under the published schema")
-	return m
-}
 
 func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
-func noteProject() (string, runner.Options) {
+func noteProject() (string, record.Options) {
 	files := project()
 	for k := range files {
 		if strings.HasPrefix(k, "fixtures/") {
@@ -137,20 +123,20 @@ func noteProject() (string, runner.Options) {
 	}
 	files["fixtures/.keep"] = ""
 	dir := tree(files)
-	return dir, runner.Options{
+	return dir, record.Options{
 		SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
 		Tool: "note_status", Timeout: 2 * time.Second,
 	}
 }
 
-func httpCall(name, url string) runner.Call {
+func httpCall(name, url string) record.Call {
 	h := http.Header{}
 	h.Set("Authorization", secretAuth)
 	h.Set("Accept", "application/json")
-	return runner.Call{
+	return record.Call{
 		Name:    name,
 		Request: semantic.Request{ID: "req-00000001", Context: map[string]string{"project": "copperhead"}},
-		HTTP:    &runner.HTTPCall{URL: url + "/notes/N-17?api_key=" + secretQuery + "&view=full", Header: h},
+		HTTP:    &record.HTTPCall{URL: url + "/notes/N-17?api_key=" + secretQuery + "&view=full", Header: h},
 	}
 }
 
@@ -173,7 +159,7 @@ var _ = Describe("airlock record from HTTP", func() {
 		for _, name := range []string{"baseline", "new-member", "retyped", "html-200", "truncated", "slow", "unavailable"} {
 			opts.Calls = append(opts.Calls, httpCall(name, srv.URL))
 		}
-		results, err := runner.Record(context.Background(), opts)
+		results, err := record.Record(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(hits.Load()).To(BeEquivalentTo(7))
 		Expect(lastAuth.Load()).To(Equal(secretAuth), "the upstream gets the real credentials")
@@ -190,7 +176,7 @@ var _ = Describe("airlock record from HTTP", func() {
 		for i, r := range results {
 			if r.Name == "slow" {
 				// A response past the timeout records nothing.
-				Expect(errors.Is(r.Err, runner.ErrUpstream)).To(BeTrue(), "%v", r.Err)
+				Expect(errors.Is(r.Err, record.ErrUpstream)).To(BeTrue(), "%v", r.Err)
 				Expect(r.Err.Error()).To(ContainSubstring("timed out after 300ms"))
 				Expect(r.Err.Error()).NotTo(ContainSubstring(secretQuery))
 				Expect(r.Body).To(BeEmpty())
@@ -212,7 +198,7 @@ var _ = Describe("airlock record from HTTP", func() {
 				{body: `{"error":"maintenance"}`},
 			}[i].body), r.Name)
 
-			m := ReadMeta(r.Meta)
+			m := readMeta(r.Meta)
 			Expect(m.Recorded).NotTo(BeNil())
 			p := m.Recorded
 			Expect(p.Verdict.Outcome).To(Equal(w.outcome), r.Name)
@@ -227,9 +213,9 @@ var _ = Describe("airlock record from HTTP", func() {
 			Expect(p.ResponseHeaders).To(HaveKeyWithValue("Set-Cookie", "REDACTED"))
 			Expect(p.ResponseHeaders).To(HaveKeyWithValue("X-Upstream", "drifty/1"))
 			Expect(p.Redacted).To(ContainElements(
-				runner.Redaction{Where: runner.RedactedQuery, Name: "api_key"},
-				runner.Redaction{Where: runner.RedactedHeader, Name: "Authorization"},
-				runner.Redaction{Where: runner.RedactedResponseHeader, Name: "Set-Cookie"},
+				redact.Redaction{Where: redact.RedactedQuery, Name: "api_key"},
+				redact.Redaction{Where: redact.RedactedHeader, Name: "Authorization"},
+				redact.Redaction{Where: redact.RedactedResponseHeader, Name: "Set-Cookie"},
 			))
 			Expect(p.AirlockVersion).NotTo(BeEmpty())
 			Expect(*m.Request.ID).To(Equal("req-00000001"))
@@ -242,9 +228,9 @@ var _ = Describe("airlock record from HTTP", func() {
 			}
 			Expect(*m.Status).To(Equal(wantStatus))
 		}
-		Expect(*ReadMeta(filepath.Join(rdir, "html-200.meta.yaml")).ContentType).To(Equal("text/html; charset=utf-8"))
-		Expect(ReadMeta(filepath.Join(rdir, "truncated.meta.yaml")).Notes).To(ContainSubstring("not JSON from start to end"))
-		Expect(filesUnder(rdir)).To(ConsistOf(
+		Expect(*readMeta(filepath.Join(rdir, "html-200.meta.yaml")).ContentType).To(Equal("text/html; charset=utf-8"))
+		Expect(readMeta(filepath.Join(rdir, "truncated.meta.yaml")).Notes).To(ContainSubstring("not JSON from start to end"))
+		Expect(testtree.Files(rdir)).To(ConsistOf(
 			"baseline.json", "baseline.meta.yaml", "new-member.json", "new-member.meta.yaml",
 			"retyped.json", "retyped.meta.yaml", "html-200.html", "html-200.meta.yaml",
 			"truncated.json", "truncated.meta.yaml", "unavailable.json", "unavailable.meta.yaml",
@@ -264,15 +250,15 @@ var _ = Describe("airlock record from HTTP", func() {
 		srv, _, _ := drifting([]step{{status: 200, ctype: "application/json", body: goodNote}})
 		defer srv.Close()
 		dir, opts := noteProject()
-		opts.Calls = []runner.Call{httpCall("with-token", srv.URL)}
-		results, err := runner.Record(context.Background(), opts)
+		opts.Calls = []record.Call{httpCall("with-token", srv.URL)}
+		results, err := record.Record(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
 		r := results[0]
 		Expect(r.Err).NotTo(HaveOccurred())
 		body, _ := os.ReadFile(r.Body)
 		Expect(string(body)).To(Equal(`{"request_id":"req-00000001","note_id":"N-17","state":"open","session_token":"REDACTED"}`))
-		m := ReadMeta(r.Meta)
-		Expect(m.Recorded.Redacted).To(ContainElement(runner.Redaction{Where: runner.RedactedBody, Pointer: "/session_token"}))
+		m := readMeta(r.Meta)
+		Expect(m.Recorded.Redacted).To(ContainElement(redact.Redaction{Where: redact.RedactedBody, Pointer: "/session_token"}))
 		Expect(m.Recorded.SHA256).To(Equal(sha(body)), "size and hash describe the file as written")
 		// The verdict is the gate's on the response as received.
 		Expect(m.Recorded.Verdict.Reason).To(Equal("schema.additionalProperties"))
@@ -284,8 +270,8 @@ var _ = Describe("airlock record from HTTP", func() {
 		defer srv.Close()
 		_, opts := noteProject()
 		opts.NoRedact = true
-		opts.Calls = []runner.Call{httpCall("raw", srv.URL)}
-		results, err := runner.Record(context.Background(), opts)
+		opts.Calls = []record.Call{httpCall("raw", srv.URL)}
+		results, err := record.Record(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
 		body, _ := os.ReadFile(results[0].Body)
 		Expect(string(body)).To(Equal(goodNote))
@@ -303,12 +289,12 @@ var _ = Describe("airlock record from HTTP", func() {
 		dir, opts := noteProject()
 		a, b := httpCall("gz", srv.URL), httpCall("gz-secret", srv.URL)
 		a.HTTP.Gzip, b.HTTP.Gzip = true, true
-		opts.Calls = []runner.Call{a, b}
-		results, err := runner.Record(context.Background(), opts)
+		opts.Calls = []record.Call{a, b}
+		results, err := record.Record(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(results[0].Err).NotTo(HaveOccurred())
 		Expect(results[0].Body).To(HaveSuffix("gz.bin"))
-		m := ReadMeta(results[0].Meta)
+		m := readMeta(results[0].Meta)
 		Expect(*m.ContentEncoding).To(Equal("gzip"))
 		Expect(m.Recorded.RequestHeaders).To(HaveKeyWithValue("Accept-Encoding", "gzip"))
 		Expect(results[0].Verdict.Admitted).To(BeTrue())
@@ -347,15 +333,15 @@ var _ = Describe("airlock record from HTTP", func() {
 		defer srv.Close()
 		target = srv.URL + "/notes/N-17"
 		_, opts := noteProject()
-		a := runner.Call{Name: "redirect", Request: semantic.Request{ID: "req-00000001"}, HTTP: &runner.HTTPCall{URL: srv.URL + "/moved"}}
-		b := runner.Call{Name: "followed", Request: semantic.Request{ID: "req-00000001"}, HTTP: &runner.HTTPCall{URL: srv.URL + "/moved", FollowRedirects: true}}
-		opts.Calls = []runner.Call{a, b}
-		results, err := runner.Record(context.Background(), opts)
+		a := record.Call{Name: "redirect", Request: semantic.Request{ID: "req-00000001"}, HTTP: &record.HTTPCall{URL: srv.URL + "/moved"}}
+		b := record.Call{Name: "followed", Request: semantic.Request{ID: "req-00000001"}, HTTP: &record.HTTPCall{URL: srv.URL + "/moved", FollowRedirects: true}}
+		opts.Calls = []record.Call{a, b}
+		results, err := record.Record(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(*ReadMeta(results[0].Meta).Status).To(Equal(302))
+		Expect(*readMeta(results[0].Meta).Status).To(Equal(302))
 		Expect(results[0].Verdict.Reason).To(Equal("transport.status"))
 		Expect(results[1].Verdict.Admitted).To(BeTrue())
-		Expect(ReadMeta(results[1].Meta).Recorded.Source).To(ContainSubstring("(redirected to " + target + ")"))
+		Expect(readMeta(results[1].Meta).Recorded.Source).To(ContainSubstring("(redirected to " + target + ")"))
 	})
 
 	It("records nothing for a body cut short or past the byte limit", func() {
@@ -366,14 +352,14 @@ var _ = Describe("airlock record from HTTP", func() {
 		defer srv.Close()
 		dir, opts := noteProject()
 		opts.MaxBytes = 32
-		opts.Calls = []runner.Call{httpCall("cut", srv.URL), httpCall("big", srv.URL)}
-		results, err := runner.Record(context.Background(), opts)
+		opts.Calls = []record.Call{httpCall("cut", srv.URL), httpCall("big", srv.URL)}
+		results, err := record.Record(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(errors.Is(results[0].Err, runner.ErrUpstream)).To(BeTrue(), "%v", results[0].Err)
+		Expect(errors.Is(results[0].Err, record.ErrUpstream)).To(BeTrue(), "%v", results[0].Err)
 		Expect(results[0].Err.Error()).To(ContainSubstring("reading the body"))
-		Expect(errors.Is(results[1].Err, runner.ErrUpstream)).To(BeTrue(), "%v", results[1].Err)
+		Expect(errors.Is(results[1].Err, record.ErrUpstream)).To(BeTrue(), "%v", results[1].Err)
 		Expect(results[1].Err.Error()).To(ContainSubstring("longer than 32 bytes"))
-		Expect(filesUnder(filepath.Join(dir, "fixtures"))).To(Equal([]string{".keep"}), "not even an empty folder")
+		Expect(testtree.Files(filepath.Join(dir, "fixtures"))).To(Equal([]string{".keep"}), "not even an empty folder")
 	})
 
 	It("refuses an existing fixture name before calling anything, and never overwrites", func() {
@@ -384,16 +370,16 @@ var _ = Describe("airlock record from HTTP", func() {
 		Expect(os.MkdirAll(rdir, 0o755)).To(Succeed())
 		// Any file of the fixture takes the name: here an orphan golden.
 		Expect(os.WriteFile(filepath.Join(rdir, "taken.html"), []byte("keep me"), 0o644)).To(Succeed())
-		opts.Calls = []runner.Call{httpCall("free", srv.URL), httpCall("taken", srv.URL)}
-		_, err := runner.Record(context.Background(), opts)
-		Expect(errors.Is(err, runner.ErrFixtureExists)).To(BeTrue(), "%v", err)
+		opts.Calls = []record.Call{httpCall("free", srv.URL), httpCall("taken", srv.URL)}
+		_, err := record.Record(context.Background(), opts)
+		Expect(errors.Is(err, record.ErrFixtureExists)).To(BeTrue(), "%v", err)
 		Expect(hits.Load()).To(BeZero())
 		b, _ := os.ReadFile(filepath.Join(rdir, "taken.html"))
 		Expect(string(b)).To(Equal("keep me"))
-		Expect(filesUnder(rdir)).To(Equal([]string{"taken.html"}))
+		Expect(testtree.Files(rdir)).To(Equal([]string{"taken.html"}))
 
-		opts.Calls = []runner.Call{httpCall("twice", srv.URL), httpCall("twice", srv.URL)}
-		_, err = runner.Record(context.Background(), opts)
+		opts.Calls = []record.Call{httpCall("twice", srv.URL), httpCall("twice", srv.URL)}
+		_, err = record.Record(context.Background(), opts)
 		Expect(err).To(MatchError(ContainSubstring(`the name "twice" is used twice`)))
 	})
 
@@ -404,9 +390,9 @@ var _ = Describe("airlock record from HTTP", func() {
 		// A regular file where a folder must go: not even root can create it.
 		blocker := filepath.Join(dir, "fixtures", "note_status")
 		Expect(os.WriteFile(blocker, []byte("a file"), 0o644)).To(Succeed())
-		opts.Calls = []runner.Call{httpCall("x", srv.URL)}
-		_, err := runner.Record(context.Background(), opts)
-		Expect(errors.Is(err, runner.ErrUnwritable)).To(BeTrue(), "%v", err)
+		opts.Calls = []record.Call{httpCall("x", srv.URL)}
+		_, err := record.Record(context.Background(), opts)
+		Expect(errors.Is(err, record.ErrUnwritable)).To(BeTrue(), "%v", err)
 		Expect(err.Error()).To(ContainSubstring("is not a folder"))
 		Expect(hits.Load()).To(BeZero())
 	})
@@ -424,14 +410,14 @@ var _ = Describe("airlock record from HTTP", func() {
 		defer srv.Close()
 		dir, opts := noteProject()
 		opts.Timeout = 10 * time.Second
-		opts.Calls = []runner.Call{httpCall("interrupted", srv.URL), httpCall("never", srv.URL)}
+		opts.Calls = []record.Call{httpCall("interrupted", srv.URL), httpCall("never", srv.URL)}
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { <-started; cancel() }()
-		results, err := runner.Record(ctx, opts)
+		results, err := record.Record(ctx, opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(results[0].Err).To(MatchError(ContainSubstring("interrupted")))
 		Expect(results[1].Err).To(MatchError(ContainSubstring("interrupted before the call")))
-		Expect(filesUnder(filepath.Join(dir, "fixtures"))).To(Equal([]string{".keep"}))
+		Expect(testtree.Files(filepath.Join(dir, "fixtures"))).To(Equal([]string{".keep"}))
 	})
 
 	It("needs an upstream version when the tool has no contract yet, and then records unchecked", func() {
@@ -439,14 +425,14 @@ var _ = Describe("airlock record from HTTP", func() {
 		defer srv.Close()
 		dir, opts := noteProject()
 		opts.Tool = "new_tool"
-		opts.Calls = []runner.Call{httpCall("first", srv.URL)}
-		_, err := runner.Record(context.Background(), opts)
+		opts.Calls = []record.Call{httpCall("first", srv.URL)}
+		_, err := record.Record(context.Background(), opts)
 		Expect(err).To(MatchError(ContainSubstring("--upstream-version")))
 		opts.UpstreamVersion = "2025-06-01"
-		results, err := runner.Record(context.Background(), opts)
+		results, err := record.Record(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(results[0].Verdict).To(BeNil())
-		Expect(ReadMeta(results[0].Meta).Recorded.Verdict.Outcome).To(Equal("unchecked"))
+		Expect(readMeta(results[0].Meta).Recorded.Verdict.Outcome).To(Equal("unchecked"))
 		Expect(results[0].Body).To(Equal(filepath.Join(dir, "fixtures", "new_tool", "2025-06-01", "recorded", "first.json")))
 	})
 })
@@ -455,7 +441,7 @@ var _ = Describe("recorded fixtures on disk", func() {
 	It("publishes the sidecar schema it writes", func() {
 		published, err := os.ReadFile(filepath.Join("..", "schemas", "fixture-meta.schema.json"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(string(published)).To(Equal(string(runner.MetaSchema())), "regenerate with: go run ./cmd/airlock schema fixture-meta > schemas/fixture-meta.schema.json")
+		Expect(string(published)).To(Equal(string(fixture.MetaSchema())), "regenerate with: go run ./cmd/airlock schema fixture-meta > schemas/fixture-meta.schema.json")
 	})
 
 	It("treats <name>.output-schema.json as a sidecar, never a body, and refuses an orphan", func() {
@@ -482,11 +468,11 @@ var _ = Describe("airlock record from a command", func() {
 		dir, opts := noteProject()
 		clean := script(dir, "clean.sh", "#!/bin/sh\nprintf '%s\\n' '"+good+"'\necho \"debug: token=$2\" >&2\n")
 		noisy := script(dir, "noisy.sh", "#!/bin/sh\necho 'Starting note exporter v2.1...'\necho 'WARNING: config file not found, using defaults'\nprintf '%s\\n' '"+good+"'\necho 'Done in 0.2s'\nexit 3\n")
-		opts.Calls = []runner.Call{
-			{Name: "clean", Request: semantic.Request{ID: "req-00000001"}, Command: &runner.CommandCall{Argv: []string{clean, "--api-key", secretArg}}},
-			{Name: "noisy", Request: semantic.Request{ID: "req-00000001"}, Command: &runner.CommandCall{Argv: []string{noisy}}},
+		opts.Calls = []record.Call{
+			{Name: "clean", Request: semantic.Request{ID: "req-00000001"}, Command: &record.CommandCall{Argv: []string{clean, "--api-key", secretArg}}},
+			{Name: "noisy", Request: semantic.Request{ID: "req-00000001"}, Command: &record.CommandCall{Argv: []string{noisy}}},
 		}
-		results, err := runner.Record(context.Background(), opts)
+		results, err := record.Record(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
 		c, n := results[0], results[1]
 		Expect(c.Err).NotTo(HaveOccurred())
@@ -495,7 +481,7 @@ var _ = Describe("airlock record from a command", func() {
 		body, _ := os.ReadFile(c.Body)
 		Expect(string(body)).To(Equal(good + "\n"))
 		Expect(c.Verdict.Admitted).To(BeTrue())
-		m := ReadMeta(c.Meta)
+		m := readMeta(c.Meta)
 		Expect(*m.Status).To(Equal(0))
 		Expect(*m.ContentType).To(Equal("application/json"))
 		Expect(*m.Recorded.ExitStatus).To(Equal(0))
@@ -508,7 +494,7 @@ var _ = Describe("airlock record from a command", func() {
 		Expect(n.Body).To(HaveSuffix("noisy.txt"))
 		Expect(n.Verdict.Admitted).To(BeFalse())
 		Expect(n.Verdict.Reason).To(HavePrefix("parse."))
-		m = ReadMeta(n.Meta)
+		m = readMeta(n.Meta)
 		Expect(m.Recorded.Verdict.Reason).To(Equal(n.Verdict.Reason))
 		Expect(*m.Recorded.ExitStatus).To(Equal(3))
 		Expect(m.Notes).To(ContainSubstring("exited with status 3"))
@@ -519,17 +505,17 @@ var _ = Describe("airlock record from a command", func() {
 		dir, opts := noteProject()
 		opts.Timeout = 200 * time.Millisecond
 		slow := script(dir, "slow.sh", "#!/bin/sh\necho '{'\nexec sleep 10\n")
-		opts.Calls = []runner.Call{
-			{Name: "slow", Command: &runner.CommandCall{Argv: []string{slow}}},
-			{Name: "missing", Command: &runner.CommandCall{Argv: []string{filepath.Join(dir, "no-such-program")}}},
+		opts.Calls = []record.Call{
+			{Name: "slow", Command: &record.CommandCall{Argv: []string{slow}}},
+			{Name: "missing", Command: &record.CommandCall{Argv: []string{filepath.Join(dir, "no-such-program")}}},
 		}
 		start := time.Now()
-		results, err := runner.Record(context.Background(), opts)
+		results, err := record.Record(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(time.Since(start)).To(BeNumerically("<", 5*time.Second))
 		Expect(results[0].Err).To(MatchError(ContainSubstring("timed out after 200ms")))
-		Expect(errors.Is(results[1].Err, runner.ErrUpstream)).To(BeTrue())
-		Expect(filesUnder(filepath.Join(dir, "fixtures"))).To(Equal([]string{".keep"}))
+		Expect(errors.Is(results[1].Err, record.ErrUpstream)).To(BeTrue())
+		Expect(testtree.Files(filepath.Join(dir, "fixtures"))).To(Equal([]string{".keep"}))
 	})
 
 	It("reads several calls from a requests file", func() {
@@ -543,27 +529,27 @@ var _ = Describe("airlock record from a command", func() {
   request_id: req-18
   args: [req-18, not-a-note]
 `), 0o644)).To(Succeed())
-		calls, err := runner.LoadCalls(reqs, runner.Call{Command: &runner.CommandCall{Argv: []string{emit}}})
+		calls, err := record.LoadCalls(reqs, record.Call{Command: &record.CommandCall{Argv: []string{emit}}})
 		Expect(err).NotTo(HaveOccurred())
 		opts.Calls = calls
-		results, err := runner.Record(context.Background(), opts)
+		results, err := record.Record(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(results[0].Verdict.Admitted).To(BeTrue())
 		Expect(results[1].Verdict.Reason).To(Equal("schema.pattern"))
-		Expect(*ReadMeta(results[1].Meta).Request.ID).To(Equal("req-18"))
+		Expect(*readMeta(results[1].Meta).Request.ID).To(Equal("req-18"))
 	})
 
 	DescribeTable("requests files are strict",
-		func(text string, base runner.Call, msg string) {
+		func(text string, base record.Call, msg string) {
 			dir := tree(map[string]string{"calls.yaml": text})
-			_, err := runner.LoadCalls(filepath.Join(dir, "calls.yaml"), base)
+			_, err := record.LoadCalls(filepath.Join(dir, "calls.yaml"), base)
 			Expect(err).To(MatchError(ContainSubstring(msg)))
 		},
-		Entry("unknown key", "- name: a\n  urll: http://x\n", runner.Call{}, "urll"),
-		Entry("no name", "- url: http://x\n", runner.Call{}, "needs a name"),
-		Entry("no source", "- name: a\n", runner.Call{}, "no source"),
-		Entry("mixed sources", "- name: a\n  url: http://x\n  args: [x]\n", runner.Call{}, "not args or stdin"),
-		Entry("MCP keys without a server", "- name: a\n  mcp_tool: t\n", runner.Call{}, "need an MCP server"),
-		Entry("empty", "[]\n", runner.Call{}, "lists no calls"),
+		Entry("unknown key", "- name: a\n  urll: http://x\n", record.Call{}, "urll"),
+		Entry("no name", "- url: http://x\n", record.Call{}, "needs a name"),
+		Entry("no source", "- name: a\n", record.Call{}, "no source"),
+		Entry("mixed sources", "- name: a\n  url: http://x\n  args: [x]\n", record.Call{}, "not args or stdin"),
+		Entry("MCP keys without a server", "- name: a\n  mcp_tool: t\n", record.Call{}, "need an MCP server"),
+		Entry("empty", "[]\n", record.Call{}, "lists no calls"),
 	)
 })

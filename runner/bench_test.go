@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/runner"
 )
@@ -40,9 +42,9 @@ func benchTree(tb testing.TB, n int) (string, int) {
 		}
 		name := d.Name()
 		switch {
-		case name == runner.DefaultsFile:
+		case name == fixture.DefaultsFile:
 			others = append(others, file{rel, data})
-		case strings.HasSuffix(name, runner.MetaSuffix), strings.HasSuffix(name, runner.GoldenSuffix):
+		case strings.HasSuffix(name, fixture.MetaSuffix), strings.HasSuffix(name, fixture.GoldenSuffix):
 			others = append(others, file{rel, data})
 		default:
 			bodies = append(bodies, file{rel, data})
@@ -63,7 +65,7 @@ func benchTree(tb testing.TB, n int) (string, int) {
 	}
 	copies := (n + len(bodies) - 1) / len(bodies)
 	for _, f := range others {
-		if filepath.Base(f.rel) == runner.DefaultsFile {
+		if filepath.Base(f.rel) == fixture.DefaultsFile {
 			write(f.rel, f.data)
 		}
 	}
@@ -76,7 +78,7 @@ func benchTree(tb testing.TB, n int) (string, int) {
 			write(rename(f.rel), f.data)
 		}
 		for _, f := range others {
-			if filepath.Base(f.rel) != runner.DefaultsFile {
+			if filepath.Base(f.rel) != fixture.DefaultsFile {
 				write(rename(f.rel), f.data)
 			}
 		}
@@ -125,7 +127,7 @@ func BenchmarkRun(b *testing.B) {
 			for range b.N {
 				runtime.GC()
 				p := peakHeap(func() {
-					res, err := runner.Run(runner.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")})
+					res, err := runner.Run(context.Background(), runner.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -149,22 +151,4 @@ func BenchmarkRun(b *testing.B) {
 			b.ReportMetric(float64(peak)/1024/float64(n), "heap-KB/fixture")
 		})
 	}
-}
-
-// BenchmarkMutate measures mutants generated and proven per second over the
-// bundled contracts and fixtures (every mutant through the whole gate, the
-// envelope and canary checks).
-func BenchmarkMutate(b *testing.B) {
-	n := 0
-	for range b.N {
-		rep, err := runner.Mutate(runner.MutateOptions{Options: runner.Options{SchemasDir: "../schemas", FixturesDir: "../fixtures"}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(rep.Survivors()) > 0 {
-			b.Fatalf("%d survivors in the bundled contracts", len(rep.Survivors()))
-		}
-		n += len(rep.Results)
-	}
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "mutants/s")
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/reports"
-	"github.com/airlockdev/airlock/runner"
+	"github.com/airlockdev/airlock/schemadiff"
 )
 
 // diffCase is one schema pair of the rule table: the change it must yield.
@@ -40,140 +40,140 @@ func obj(closed bool, required, props string) string {
 // diffCases is the rule table: at least one pair per rule of the registry.
 var diffCases = []diffCase{
 	{name: "a required property is removed", old: obj(true, `"a","b"`, `"a":{"type":"string"},"b":{"type":"string"}`), new: obj(true, `"b"`, `"b":{"type":"string"}`),
-		rule: runner.RulePropertyRemoved, level: reports.Breaking, instance: "/a"},
+		rule: schemadiff.RulePropertyRemoved, level: reports.Breaking, instance: "/a"},
 	{name: "an optional property of an open object is removed", old: obj(false, ``, `"a":{"type":"string"}`), new: obj(false, ``, ``),
-		rule: runner.RulePropertyRemoved, level: reports.Breaking, instance: "/a"},
+		rule: schemadiff.RulePropertyRemoved, level: reports.Breaking, instance: "/a"},
 	{name: "an optional property of a closed object is removed", old: obj(true, ``, `"a":{"type":"string"},"b":{"type":"string"}`), new: obj(true, ``, `"b":{"type":"string"}`),
-		rule: runner.RuleOptionalPropertyRemoved, level: reports.ContractChange, instance: "/a"},
+		rule: schemadiff.RuleOptionalPropertyRemoved, level: reports.ContractChange, instance: "/a"},
 	{name: "an optional property is added to a closed object", old: obj(true, `"a"`, `"a":{"type":"string"}`), new: obj(true, `"a"`, `"a":{"type":"string"},"note":{"type":"string"}`),
-		rule: runner.RulePropertyAdded, level: reports.ContractChange, instance: "/note"},
+		rule: schemadiff.RulePropertyAdded, level: reports.ContractChange, instance: "/note"},
 	{name: "a required property is added to a closed object", old: obj(true, ``, ``), new: obj(true, `"a"`, `"a":{"type":"string"}`),
-		rule: runner.RulePropertyAdded, level: reports.ContractChange, instance: "/a"},
+		rule: schemadiff.RulePropertyAdded, level: reports.ContractChange, instance: "/a"},
 	{name: "a property is defined in an open object", old: obj(false, ``, ``), new: obj(false, ``, `"a":{"type":"string"}`),
-		rule: runner.RulePropertyAddedOpen, level: reports.Compatible, instance: "/a"},
+		rule: schemadiff.RulePropertyAddedOpen, level: reports.Compatible, instance: "/a"},
 	{name: "a property is no longer required", old: obj(true, `"a"`, `"a":{"type":"string"}`), new: obj(true, ``, `"a":{"type":"string"}`),
-		rule: runner.RuleBecameOptional, level: reports.Breaking, instance: "/a"},
+		rule: schemadiff.RuleBecameOptional, level: reports.Breaking, instance: "/a"},
 	{name: "a property becomes required", old: obj(true, ``, `"a":{"type":"string"}`), new: obj(true, `"a"`, `"a":{"type":"string"}`),
-		rule: runner.RuleBecameRequired, level: reports.Compatible, instance: "/a"},
+		rule: schemadiff.RuleBecameRequired, level: reports.Compatible, instance: "/a"},
 	{name: "a string becomes an object", old: obj(true, ``, `"state":{"type":"string"}`), new: obj(true, ``, `"state":{"type":"object"}`),
-		rule: runner.RuleTypeChanged, level: reports.Breaking, instance: "/state"},
+		rule: schemadiff.RuleTypeChanged, level: reports.Breaking, instance: "/state"},
 	{name: "integer becomes number", old: `{"type":"integer"}`, new: `{"type":"number"}`,
-		rule: runner.RuleTypeWidened, level: reports.Breaking},
+		rule: schemadiff.RuleTypeWidened, level: reports.Breaking},
 	{name: "a second type is allowed", old: `{"type":"string"}`, new: `{"type":["string","integer"]}`,
-		rule: runner.RuleTypeWidened, level: reports.Breaking},
+		rule: schemadiff.RuleTypeWidened, level: reports.Breaking},
 	{name: "type is dropped", old: `{"type":"string"}`, new: `{}`,
-		rule: runner.RuleTypeWidened, level: reports.Breaking},
+		rule: schemadiff.RuleTypeWidened, level: reports.Breaking},
 	{name: "the false schema starts admitting values", old: obj(false, ``, `"a":false`), new: obj(false, ``, `"a":{"type":"string"}`),
-		rule: runner.RuleTypeWidened, level: reports.Breaking, instance: "/a"},
+		rule: schemadiff.RuleTypeWidened, level: reports.Breaking, instance: "/a"},
 	{name: "number becomes integer", old: `{"type":"number"}`, new: `{"type":"integer"}`,
-		rule: runner.RuleTypeNarrowed, level: reports.Compatible},
+		rule: schemadiff.RuleTypeNarrowed, level: reports.Compatible},
 	{name: "null is no longer allowed", old: `{"type":["string","null"]}`, new: `{"type":"string"}`,
-		rule: runner.RuleTypeNarrowed, level: reports.Compatible},
+		rule: schemadiff.RuleTypeNarrowed, level: reports.Compatible},
 	{name: "null is added", old: obj(true, ``, `"name":{"type":"string"}`), new: obj(true, ``, `"name":{"type":["string","null"]}`),
-		rule: runner.RuleBecameNullable, level: reports.Breaking, instance: "/name"},
+		rule: schemadiff.RuleBecameNullable, level: reports.Breaking, instance: "/name"},
 	{name: "an enum gains a value", old: obj(true, ``, `"state":{"enum":["healthy","failed"]}`), new: obj(true, ``, `"state":{"enum":["healthy","failed","paused"]}`),
-		rule: runner.RuleEnumValueAdded, level: reports.Breaking, instance: "/state"},
+		rule: schemadiff.RuleEnumValueAdded, level: reports.Breaking, instance: "/state"},
 	{name: "a const becomes an enum", old: `{"const":"a"}`, new: `{"enum":["a","b"]}`,
-		rule: runner.RuleEnumValueAdded, level: reports.Breaking},
+		rule: schemadiff.RuleEnumValueAdded, level: reports.Breaking},
 	{name: "an enum loses a value", old: `{"type":"string","enum":["a","b"]}`, new: `{"type":"string","enum":["a"]}`,
-		rule: runner.RuleEnumValueRemoved, level: reports.Compatible},
+		rule: schemadiff.RuleEnumValueRemoved, level: reports.Compatible},
 	{name: "an enum is dropped", old: `{"type":"string","enum":["a","b"]}`, new: `{"type":"string","maxLength":8}`,
-		rule: runner.RuleEnumRemoved, level: reports.Breaking},
+		rule: schemadiff.RuleEnumRemoved, level: reports.Breaking},
 	{name: "an enum is added", old: `{"type":"string"}`, new: `{"type":"string","enum":["a"]}`,
-		rule: runner.RuleEnumAdded, level: reports.Compatible},
+		rule: schemadiff.RuleEnumAdded, level: reports.Compatible},
 	{name: "a const changes", old: obj(true, `"outcome"`, `"outcome":{"const":"success"}`), new: obj(true, `"outcome"`, `"outcome":{"const":"ok"}`),
-		rule: runner.RuleConstChanged, level: reports.Breaking, instance: "/outcome"},
+		rule: schemadiff.RuleConstChanged, level: reports.Breaking, instance: "/outcome"},
 	{name: "maxLength is raised", old: `{"type":"string","maxLength":8}`, new: `{"type":"string","maxLength":16}`,
-		rule: runner.RuleLengthLoosened, level: reports.Breaking},
+		rule: schemadiff.RuleLengthLoosened, level: reports.Breaking},
 	{name: "maxLength is dropped", old: `{"type":"string","maxLength":8}`, new: `{"type":"string"}`,
-		rule: runner.RuleLengthLoosened, level: reports.Breaking},
+		rule: schemadiff.RuleLengthLoosened, level: reports.Breaking},
 	{name: "minLength is lowered", old: `{"type":"string","minLength":2}`, new: `{"type":"string","minLength":1}`,
-		rule: runner.RuleLengthLoosened, level: reports.Breaking},
+		rule: schemadiff.RuleLengthLoosened, level: reports.Breaking},
 	{name: "maxLength is lowered", old: `{"type":"string","maxLength":16}`, new: `{"type":"string","maxLength":8}`,
-		rule: runner.RuleLengthTightened, level: reports.Compatible},
+		rule: schemadiff.RuleLengthTightened, level: reports.Compatible},
 	{name: "minLength is added", old: `{"type":"string"}`, new: `{"type":"string","minLength":1}`,
-		rule: runner.RuleLengthTightened, level: reports.Compatible},
+		rule: schemadiff.RuleLengthTightened, level: reports.Compatible},
 	{name: "maximum is raised", old: `{"type":"integer","maximum":10}`, new: `{"type":"integer","maximum":20}`,
-		rule: runner.RuleRangeLoosened, level: reports.Breaking},
+		rule: schemadiff.RuleRangeLoosened, level: reports.Breaking},
 	{name: "an exclusive maximum becomes inclusive", old: `{"type":"number","exclusiveMaximum":10}`, new: `{"type":"number","maximum":10}`,
-		rule: runner.RuleRangeLoosened, level: reports.Breaking},
+		rule: schemadiff.RuleRangeLoosened, level: reports.Breaking},
 	{name: "minimum is dropped", old: `{"type":"number","minimum":0}`, new: `{"type":"number"}`,
-		rule: runner.RuleRangeLoosened, level: reports.Breaking},
+		rule: schemadiff.RuleRangeLoosened, level: reports.Breaking},
 	{name: "multipleOf changes to a value that is not a multiple", old: `{"type":"number","multipleOf":2}`, new: `{"type":"number","multipleOf":3}`,
-		rule: runner.RuleRangeLoosened, level: reports.Breaking},
+		rule: schemadiff.RuleRangeLoosened, level: reports.Breaking},
 	{name: "minimum is raised", old: `{"type":"number","minimum":0}`, new: `{"type":"number","minimum":1}`,
-		rule: runner.RuleRangeTightened, level: reports.Compatible},
+		rule: schemadiff.RuleRangeTightened, level: reports.Compatible},
 	{name: "an inclusive maximum becomes exclusive", old: `{"type":"number","maximum":10}`, new: `{"type":"number","exclusiveMaximum":10}`,
-		rule: runner.RuleRangeTightened, level: reports.Compatible},
+		rule: schemadiff.RuleRangeTightened, level: reports.Compatible},
 	{name: "multipleOf becomes a multiple of the old one", old: `{"type":"number","multipleOf":2}`, new: `{"type":"number","multipleOf":4}`,
-		rule: runner.RuleRangeTightened, level: reports.Compatible},
+		rule: schemadiff.RuleRangeTightened, level: reports.Compatible},
 	{name: "maxItems is raised", old: `{"type":"array","maxItems":3}`, new: `{"type":"array","maxItems":5}`,
-		rule: runner.RuleItemsLoosened, level: reports.Breaking},
+		rule: schemadiff.RuleItemsLoosened, level: reports.Breaking},
 	{name: "uniqueItems is dropped", old: `{"type":"array","uniqueItems":true}`, new: `{"type":"array"}`,
-		rule: runner.RuleItemsLoosened, level: reports.Breaking},
+		rule: schemadiff.RuleItemsLoosened, level: reports.Breaking},
 	{name: "minItems is raised", old: `{"type":"array","minItems":0}`, new: `{"type":"array","minItems":1}`,
-		rule: runner.RuleItemsTightened, level: reports.Compatible},
+		rule: schemadiff.RuleItemsTightened, level: reports.Compatible},
 	{name: "maxProperties is dropped", old: `{"type":"object","maxProperties":3}`, new: `{"type":"object"}`,
-		rule: runner.RuleMembersLoosened, level: reports.Breaking},
+		rule: schemadiff.RuleMembersLoosened, level: reports.Breaking},
 	{name: "minProperties is raised", old: `{"type":"object","minProperties":1}`, new: `{"type":"object","minProperties":2}`,
-		rule: runner.RuleMembersTightened, level: reports.Compatible},
+		rule: schemadiff.RuleMembersTightened, level: reports.Compatible},
 	{name: "a pattern changes", old: `{"type":"string","pattern":"^[0-9a-f]{7}$"}`, new: `{"type":"string","pattern":"^[0-9a-f]{7,40}$"}`,
-		rule: runner.RulePatternChanged, level: reports.Breaking},
+		rule: schemadiff.RulePatternChanged, level: reports.Breaking},
 	{name: "a pattern is dropped", old: `{"type":"string","pattern":"^[a-z]+$"}`, new: `{"type":"string"}`,
-		rule: runner.RulePatternRemoved, level: reports.Breaking},
+		rule: schemadiff.RulePatternRemoved, level: reports.Breaking},
 	{name: "a pattern is added", old: `{"type":"string"}`, new: `{"type":"string","pattern":"^[a-z]+$"}`,
-		rule: runner.RulePatternAdded, level: reports.Compatible},
+		rule: schemadiff.RulePatternAdded, level: reports.Compatible},
 	{name: "a format changes", old: `{"type":"string","format":"date-time"}`, new: `{"type":"string","format":"date"}`,
-		rule: runner.RuleFormatChanged, level: reports.Breaking},
+		rule: schemadiff.RuleFormatChanged, level: reports.Breaking},
 	{name: "a format is dropped", old: `{"type":"string","format":"date-time"}`, new: `{"type":"string"}`,
-		rule: runner.RuleFormatRemoved, level: reports.Breaking},
+		rule: schemadiff.RuleFormatRemoved, level: reports.Breaking},
 	{name: "a format is added", old: `{"type":"string"}`, new: `{"type":"string","format":"email"}`,
-		rule: runner.RuleFormatAdded, level: reports.Compatible},
+		rule: schemadiff.RuleFormatAdded, level: reports.Compatible},
 	{name: "additionalProperties: false is dropped", old: obj(true, ``, `"a":{"type":"string"}`), new: obj(false, ``, `"a":{"type":"string"}`),
-		rule: runner.RuleObjectOpened, level: reports.Breaking},
+		rule: schemadiff.RuleObjectOpened, level: reports.Breaking},
 	{name: "unevaluatedProperties: false after allOf is dropped",
 		old:  `{"allOf":[{"properties":{"a":{"type":"string"}}}],"unevaluatedProperties":false}`,
 		new:  `{"allOf":[{"properties":{"a":{"type":"string"}}}]}`,
-		rule: runner.RuleObjectOpened, level: reports.Breaking},
+		rule: schemadiff.RuleObjectOpened, level: reports.Breaking},
 	{name: "additionalProperties false becomes a schema", old: `{"type":"object","additionalProperties":false}`, new: `{"type":"object","additionalProperties":{"type":"string"}}`,
-		rule: runner.RuleObjectOpened, level: reports.Breaking},
+		rule: schemadiff.RuleObjectOpened, level: reports.Breaking},
 	{name: "an open object is closed", old: obj(false, ``, `"a":{"type":"string"}`), new: obj(true, ``, `"a":{"type":"string"}`),
-		rule: runner.RuleObjectClosed, level: reports.Compatible},
+		rule: schemadiff.RuleObjectClosed, level: reports.Compatible},
 	{name: "a oneOf gains an alternative",
 		old:  `{"oneOf":[` + obj(true, `"kind"`, `"kind":{"const":"a"}`) + `,` + obj(true, `"kind"`, `"kind":{"const":"b"}`) + `]}`,
 		new:  `{"oneOf":[` + obj(true, `"kind"`, `"kind":{"const":"a"}`) + `,` + obj(true, `"kind"`, `"kind":{"const":"b"}`) + `,` + obj(true, `"kind"`, `"kind":{"const":"c"}`) + `]}`,
-		rule: runner.RuleBranchAdded, level: reports.Breaking},
+		rule: schemadiff.RuleBranchAdded, level: reports.Breaking},
 	{name: "a single shape becomes one of several", old: `{"type":"string"}`, new: `{"anyOf":[{"type":"string"},{"type":"integer"}]}`,
-		rule: runner.RuleBranchAdded, level: reports.Breaking},
+		rule: schemadiff.RuleBranchAdded, level: reports.Breaking},
 	{name: "a oneOf loses an alternative",
 		old:  `{"oneOf":[` + obj(true, `"kind"`, `"kind":{"const":"a"}`) + `,` + obj(true, `"kind"`, `"kind":{"const":"b"}`) + `]}`,
 		new:  `{"oneOf":[` + obj(true, `"kind"`, `"kind":{"const":"a"}`) + `]}`,
-		rule: runner.RuleBranchRemoved, level: reports.Compatible},
+		rule: schemadiff.RuleBranchRemoved, level: reports.Compatible},
 	{name: "a $ref names another definition",
 		old:  `{"$ref":"#/$defs/a","$defs":{"a":{"type":"string"},"b":{"type":"string"}}}`,
 		new:  `{"$ref":"#/$defs/b","$defs":{"a":{"type":"string"},"b":{"type":"string"}}}`,
-		rule: runner.RuleRefTargetChanged, level: reports.Compatible},
+		rule: schemadiff.RuleRefTargetChanged, level: reports.Compatible},
 	{name: "a $ref names another sibling file",
 		old:   `{"$ref":"common.json#/$defs/state"}`,
 		new:   `{"$ref":"common2.json#/$defs/state"}`,
 		files: map[string]string{"common.json": `{"$defs":{"state":{"enum":["a"]}}}`, "common2.json": `{"$defs":{"state":{"enum":["a"]}}}`},
-		rule:  runner.RuleRefTargetChanged, level: reports.Compatible},
+		rule:  schemadiff.RuleRefTargetChanged, level: reports.Compatible},
 	{name: "a keyword diff does not classify changes", old: `{"type":"string","not":{"const":"a"}}`, new: `{"type":"string","not":{"const":"b"}}`,
-		rule: runner.RuleUnclassifiedKeywordChange, level: reports.Breaking},
+		rule: schemadiff.RuleUnclassifiedKeywordChange, level: reports.Breaking},
 	// Through $ref, allOf, items and sibling files.
 	{name: "an enum value is added behind a $ref in a sibling file",
 		old:   obj(true, ``, `"state":{"$ref":"common.json#/$defs/state"}`),
 		new:   obj(true, ``, `"state":{"$ref":"common.json#/$defs/state2"}`),
 		files: map[string]string{"common.json": `{"$defs":{"state":{"enum":["a"]},"state2":{"enum":["a","b"]}}}`},
-		rule:  runner.RuleEnumValueAdded, level: reports.Breaking, instance: "/state"},
+		rule:  schemadiff.RuleEnumValueAdded, level: reports.Breaking, instance: "/state"},
 	{name: "a property of array items changes type",
 		old:  `{"type":"array","items":` + obj(true, ``, `"id":{"type":"string"}`) + `}`,
 		new:  `{"type":"array","items":` + obj(true, ``, `"id":{"type":"integer"}`) + `}`,
-		rule: runner.RuleTypeChanged, level: reports.Breaking, instance: "/*/id"},
+		rule: schemadiff.RuleTypeChanged, level: reports.Breaking, instance: "/*/id"},
 	{name: "a property merged from allOf becomes optional",
 		old:  `{"allOf":[{"required":["a"]},{"properties":{"a":{"type":"string"}}}]}`,
 		new:  `{"allOf":[{"properties":{"a":{"type":"string"}}}]}`,
-		rule: runner.RuleBecameOptional, level: reports.Breaking, instance: "/a"},
+		rule: schemadiff.RuleBecameOptional, level: reports.Breaking, instance: "/a"},
 }
 
 // writeSchemas writes old.json, new.json and the sibling files of c into a
@@ -192,7 +192,7 @@ func writeSchemas(c diffCase) (string, string) {
 
 func diffOf(c diffCase) []reports.Change {
 	oldPath, newPath := writeSchemas(c)
-	d, err := runner.Files(oldPath, newPath)
+	d, err := schemadiff.Files(oldPath, newPath)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(d.Comparisons).To(HaveLen(1))
 	return d.Comparisons[0].Changes
@@ -223,7 +223,7 @@ var _ = Describe("airlock diff", func() {
 			}
 			Expect(found).NotTo(BeNil(), "rule %s not reported; got %v", c.rule, rulesOf(changes))
 			Expect(found.Level).To(Equal(c.level))
-			rule, ok := runner.Lookup(c.rule)
+			rule, ok := schemadiff.Lookup(c.rule)
 			Expect(ok).To(BeTrue())
 			Expect(rule.Level).To(Equal(c.level), "the registry's level")
 			if c.instance != "" {
@@ -231,7 +231,7 @@ var _ = Describe("airlock diff", func() {
 			}
 			Expect(found.Message).To(HavePrefix(map[bool]string{true: "the response", false: found.Instance}[found.Instance == ""] + ": "))
 			for _, ch := range changes {
-				r, ok := runner.Lookup(ch.Rule)
+				r, ok := schemadiff.Lookup(ch.Rule)
 				Expect(ok).To(BeTrue(), "unregistered rule %s", ch.Rule)
 				Expect(ch.Level).To(Equal(r.Level))
 			}
@@ -244,14 +244,14 @@ var _ = Describe("airlock diff", func() {
 		for _, c := range diffCases {
 			covered[c.rule] = true
 		}
-		for _, r := range runner.Rules() {
+		for _, r := range schemadiff.Rules() {
 			Expect(covered).To(HaveKey(r.ID), "rule %s has no entry in diffCases", r.ID)
 		}
 	})
 
 	It("keeps rule ids unique, well-formed and described", func() {
 		seen := map[string]bool{}
-		for _, r := range runner.Rules() {
+		for _, r := range schemadiff.Rules() {
 			Expect(seen).NotTo(HaveKey(r.ID))
 			seen[r.ID] = true
 			Expect(r.ID).To(MatchRegexp(`^response-[a-z0-9-]+$`))
@@ -265,7 +265,7 @@ var _ = Describe("airlock diff", func() {
 		Expect(err).NotTo(HaveOccurred())
 		lines := strings.Split(string(doc), "\n")
 		ids := map[string]bool{}
-		for _, r := range runner.Rules() {
+		for _, r := range schemadiff.Rules() {
 			ids[r.ID] = true
 			row := fmt.Sprintf("| `%s` | %s | %s |", r.ID, r.Level, strings.ReplaceAll(r.Description, "|", `\|`))
 			Expect(lines).To(ContainElement(row), "docs/diff.md is stale for %s; regenerate it with go run ./scripts/gendiffrules > docs/diff.md", r.ID)
@@ -294,7 +294,7 @@ var _ = Describe("airlock diff", func() {
 		changes := diffOf(c)
 		Expect(changes).To(HaveLen(1))
 		Expect(changes[0]).To(Equal(reports.Change{
-			Rule: runner.RuleEnumValueAdded, Level: reports.Breaking, Instance: "/state",
+			Rule: schemadiff.RuleEnumValueAdded, Level: reports.Breaking, Instance: "/state",
 			OldPointer: "/properties/state/enum", NewPointer: "/properties/state/$ref/enum",
 			Message: `/state: value "b" was added to the allowed values`,
 		}))
@@ -307,13 +307,13 @@ var _ = Describe("airlock diff", func() {
 				`"children":{"type":"array","items":{"$ref":"#/$defs/node"}}}}}}`
 		}
 		changes := diffOf(diffCase{old: node("8"), new: node("16")})
-		Expect(rulesOf(changes)).To(Equal([]string{runner.RuleLengthLoosened}))
+		Expect(rulesOf(changes)).To(Equal([]string{schemadiff.RuleLengthLoosened}))
 		Expect(changes[0].Instance).To(Equal("/name"))
 	})
 
 	It("treats null added as a oneOf branch that the old schema does not cover as an added branch", func() {
 		changes := diffOf(diffCase{old: `{"type":"string"}`, new: `{"oneOf":[{"type":"string"},{"type":"null"}]}`})
-		Expect(rulesOf(changes)).To(Equal([]string{runner.RuleBranchAdded}))
+		Expect(rulesOf(changes)).To(Equal([]string{schemadiff.RuleBranchAdded}))
 	})
 
 	It("does not call a split of one type list into alternatives an added branch", func() {
@@ -336,7 +336,7 @@ var _ = Describe("airlock diff", func() {
 			return `{"oneOf":[` + strings.Join(branches, ",") + `]}`
 		}
 		oldPath, newPath := writeSchemas(diffCase{old: wide(""), new: wide(`,"maxLength":8`)})
-		_, err := runner.Files(oldPath, newPath)
+		_, err := schemadiff.Files(oldPath, newPath)
 		var ce *gate.ConfigError
 		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
 		Expect(err.Error()).To(ContainSubstring("too large to compare"))
@@ -345,7 +345,7 @@ var _ = Describe("airlock diff", func() {
 	It("refuses a $ref outside the schema's folder and names the file", func() {
 		for _, ref := range []string{"../outside.json", "https://example.com/s.json", "file:///etc/passwd"} {
 			oldPath, newPath := writeSchemas(diffCase{old: `{"type":"string"}`, new: `{"$ref":"` + ref + `"}`})
-			_, err := runner.Files(oldPath, newPath)
+			_, err := schemadiff.Files(oldPath, newPath)
 			var ce *gate.ConfigError
 			Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
 			Expect(ce.File).To(Equal(newPath))
@@ -355,7 +355,7 @@ var _ = Describe("airlock diff", func() {
 
 	It("refuses a schema file that is not strict JSON, with its line", func() {
 		oldPath, newPath := writeSchemas(diffCase{old: `{"type":"string"}`, new: "{\n\"type\":\"string\",\n\"type\":\"integer\"}"})
-		_, err := runner.Files(oldPath, newPath)
+		_, err := schemadiff.Files(oldPath, newPath)
 		var ce *gate.ConfigError
 		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
 		Expect(ce.File).To(Equal(newPath))
@@ -365,7 +365,7 @@ var _ = Describe("airlock diff", func() {
 
 	Describe("the bundled deploy_status upstream versions", func() {
 		It("v0 → v1: the deployment wrapper is gone and its members moved to the top", func() {
-			d, err := runner.UpstreamVersions("../schemas", "deploy_status", "v0", "v1", gate.Options{})
+			d, err := schemadiff.UpstreamVersions("../schemas", "deploy_status", "v0", "v1", gate.Options{})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(d.Comparisons).To(HaveLen(1))
 			type finding struct{ Rule, Instance, Old, New string }
@@ -374,32 +374,32 @@ var _ = Describe("airlock diff", func() {
 				got = append(got, finding{c.Rule, c.Instance, c.OldPointer, c.NewPointer})
 			}
 			Expect(got).To(Equal([]finding{
-				{runner.RulePropertyRemoved, "/deployment", "/properties/deployment", "/properties"},
-				{runner.RulePropertyAdded, "/environment", "/properties", "/properties/environment"},
-				{runner.RulePropertyAdded, "/revision", "/properties", "/properties/revision"},
-				{runner.RulePropertyAdded, "/state", "/properties", "/properties/state"},
+				{schemadiff.RulePropertyRemoved, "/deployment", "/properties/deployment", "/properties"},
+				{schemadiff.RulePropertyAdded, "/environment", "/properties", "/properties/environment"},
+				{schemadiff.RulePropertyAdded, "/revision", "/properties", "/properties/revision"},
+				{schemadiff.RulePropertyAdded, "/state", "/properties", "/properties/state"},
 			}))
 			Expect(d.Breaking()).To(BeTrue())
 			Expect(d.Count(reports.ContractChange)).To(Equal(3))
 		})
 
 		It("v1 → v2: held at the v1 shape, nothing changed", func() {
-			d, err := runner.UpstreamVersions("../schemas", "deploy_status", "v1", "v2", gate.Options{})
+			d, err := schemadiff.UpstreamVersions("../schemas", "deploy_status", "v1", "v2", gate.Options{})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(d.Comparisons[0].Changes).To(BeEmpty())
 			Expect(d.Breaking()).To(BeFalse())
 		})
 
 		It("v0 → v2 reads like v0 → v1", func() {
-			a, err := runner.UpstreamVersions("../schemas", "deploy_status", "v0", "v1", gate.Options{})
+			a, err := schemadiff.UpstreamVersions("../schemas", "deploy_status", "v0", "v1", gate.Options{})
 			Expect(err).NotTo(HaveOccurred())
-			b, err := runner.UpstreamVersions("../schemas", "deploy_status", "v0", "v2", gate.Options{})
+			b, err := schemadiff.UpstreamVersions("../schemas", "deploy_status", "v0", "v2", gate.Options{})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(rulesOf(b.Comparisons[0].Changes)).To(Equal(rulesOf(a.Comparisons[0].Changes)))
 		})
 
 		It("names an unknown upstream version as a usage error", func() {
-			_, err := runner.UpstreamVersions("../schemas", "deploy_status", "v0", "v9", gate.Options{})
+			_, err := schemadiff.UpstreamVersions("../schemas", "deploy_status", "v0", "v9", gate.Options{})
 			Expect(errors.Is(err, gate.ErrUsage)).To(BeTrue(), "%v", err)
 			Expect(err.Error()).To(ContainSubstring(`no upstream version "v9"`))
 		})
@@ -415,11 +415,11 @@ var _ = Describe("airlock diff", func() {
   "additionalProperties": false,
   "properties": {"note_id": {"type": "string"}, "state": {"enum": ["open", "closed", "archived"]}, "title": {"type": "string", "maxLength": 80}}
 }`), 0o644)).To(Succeed())
-		d, err := runner.Contracts(filepath.Join(dir, "schemas", "note_status"), newDir, gate.Options{})
+		d, err := schemadiff.Contracts(filepath.Join(dir, "schemas", "note_status"), newDir, gate.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(d.Comparisons).To(HaveLen(2))
 		Expect(d.Comparisons[0].Name).To(Equal("note_status agent schema"))
-		Expect(rulesOf(d.Comparisons[0].Changes)).To(ConsistOf(runner.RuleEnumValueAdded, runner.RulePropertyAdded))
+		Expect(rulesOf(d.Comparisons[0].Changes)).To(ConsistOf(schemadiff.RuleEnumValueAdded, schemadiff.RulePropertyAdded))
 		Expect(d.Comparisons[1].Name).To(Equal("note_status upstream v1"))
 		Expect(d.Comparisons[1].Changes).To(BeEmpty())
 	})

@@ -24,9 +24,9 @@ import (
 // context's error.
 var (
 	// ErrExists: the target name is taken; nothing was overwritten.
-	ErrExists = errors.New("file exists; not overwritten")
+	ErrExists = errors.New("fixture exists; not overwritten")
 	// ErrUnwritable: a folder cannot be created or a file not written.
-	ErrUnwritable = errors.New("cannot write file")
+	ErrUnwritable = errors.New("cannot write fixture")
 )
 
 // TempPattern is the pattern of the temporary files the writers make
