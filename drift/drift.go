@@ -267,81 +267,18 @@ func observe(value any, schemas []*jsonschema.Schema, ptr string, declared bool,
 			s.strings = append(s.strings, str)
 		}
 	}
-	expanded := expandSchemas(schemas)
+	expanded := schemawalk.Applicable(schemas)
 	switch x := value.(type) {
 	case map[string]any:
 		for name, child := range x {
-			var next []*jsonschema.Schema
-			known := false
-			for _, s := range expanded {
-				if p, ok := s.Properties[name]; ok {
-					next, known = append(next, p), true
-					continue
-				}
-				matched := false
-				for re, p := range s.PatternProperties {
-					if re.MatchString(name) {
-						next, known, matched = append(next, p), true, true
-					}
-				}
-				if !matched {
-					if ap, ok := s.AdditionalProperties.(*jsonschema.Schema); ok {
-						next = append(next, ap)
-					}
-				}
-			}
+			next, known := schemawalk.Member(expanded, name)
 			observe(child, next, ptr+"/"+semantic.EscapeToken(name), declared && known, out)
 		}
 	case []any:
 		for i, child := range x {
-			var next []*jsonschema.Schema
-			for _, s := range expanded {
-				switch {
-				case i < len(s.PrefixItems):
-					next = append(next, s.PrefixItems[i])
-				case s.Items2020 != nil:
-					next = append(next, s.Items2020)
-				}
-				switch it := s.Items.(type) {
-				case *jsonschema.Schema:
-					next = append(next, it)
-				case []*jsonschema.Schema:
-					if i < len(it) {
-						next = append(next, it[i])
-					}
-				}
-			}
-			observe(child, next, ptr+"/*", declared, out)
+			observe(child, schemawalk.Element(expanded, i), ptr+"/*", declared, out)
 		}
 	}
-}
-
-// expandSchemas adds every schema that applies to the same instance
-// through $ref, allOf, anyOf, oneOf and if/then/else.
-func expandSchemas(in []*jsonschema.Schema) []*jsonschema.Schema {
-	seen := map[*jsonschema.Schema]bool{}
-	var out []*jsonschema.Schema
-	var visit func(s *jsonschema.Schema)
-	visit = func(s *jsonschema.Schema) {
-		if s == nil || seen[s] {
-			return
-		}
-		seen[s] = true
-		out = append(out, s)
-		visit(s.Ref)
-		if s.DynamicRef != nil {
-			visit(s.DynamicRef.Ref)
-		}
-		for _, list := range [][]*jsonschema.Schema{s.AllOf, s.AnyOf, s.OneOf, {s.Then, s.Else}} {
-			for _, x := range list {
-				visit(x)
-			}
-		}
-	}
-	for _, s := range in {
-		visit(s)
-	}
-	return out
 }
 
 // jsonType names a decoded value's JSON type; integral numbers are
