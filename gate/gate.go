@@ -16,7 +16,6 @@
 package gate
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -81,7 +80,7 @@ type refusal struct {
 // Check runs resp through the pipeline for call. It returns an error only
 // when the call itself is unusable (unknown upstream version, empty request
 // id); every problem with the response is a refused Verdict.
-func (c *Contract) Check(_ context.Context, resp Response, call Call) (*Verdict, error) {
+func (c *Contract) Check(resp Response, call Call) (*Verdict, error) {
 	start := time.Now()
 	name := call.UpstreamVersion
 	if name == "" {
