@@ -1,4 +1,4 @@
-package runner_test
+package redact_test
 
 import (
 	"net/http"
@@ -6,21 +6,21 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/airlockdev/airlock/runner"
-	"github.com/airlockdev/airlock/semantic"
+	"github.com/airlockdev/airlock/jsonpointer"
+	"github.com/airlockdev/airlock/redact"
 )
 
-func ptrs(ps ...string) []semantic.Pointer {
-	out := make([]semantic.Pointer, len(ps))
+func ptrs(ps ...string) []jsonpointer.Pointer {
+	out := make([]jsonpointer.Pointer, len(ps))
 	for i, p := range ps {
 		var err error
-		out[i], err = semantic.ParsePointer(p)
+		out[i], err = jsonpointer.Parse(p)
 		Expect(err).NotTo(HaveOccurred())
 	}
 	return out
 }
 
-func bodyPointers(found []runner.Redaction) []string {
+func bodyPointers(found []redact.Redaction) []string {
 	var out []string
 	for _, f := range found {
 		s := f.Pointer
@@ -35,7 +35,7 @@ func bodyPointers(found []runner.Redaction) []string {
 var _ = Describe("redaction", func() {
 	DescribeTable("secret-looking names, word by word",
 		func(name string, secret bool) {
-			Expect((&runner.Redactor{}).Secret(name)).To(Equal(secret))
+			Expect((&redact.Redactor{}).Secret(name)).To(Equal(secret))
 		},
 		Entry(nil, "token", true),
 		Entry(nil, "api_key", true),
@@ -50,6 +50,7 @@ var _ = Describe("redaction", func() {
 		Entry(nil, "credentials", true),
 		Entry(nil, "Set-Cookie", true),
 		Entry(nil, "session_id", true),
+		Entry(nil, "sessionid", true),
 		Entry(nil, "X-Amz-Signature", true),
 		Entry(nil, "monkey", false),
 		Entry(nil, "author", false),
@@ -61,7 +62,7 @@ var _ = Describe("redaction", func() {
 	)
 
 	It("takes a configured list of words instead of the defaults", func() {
-		r := &runner.Redactor{Names: []string{"pin"}}
+		r := &redact.Redactor{Names: []string{"pin"}}
 		Expect(r.Secret("card_pin")).To(BeTrue())
 		Expect(r.Secret("api_key")).To(BeFalse())
 	})
@@ -69,7 +70,7 @@ var _ = Describe("redaction", func() {
 	Describe("bodies", func() {
 		It("returns a body without secrets byte for byte, duplicates, spacing and escapes included", func() {
 			body := []byte("{ \"a\" : 1.50e+3,\n \"a\":\"\\u00e9\", \"list\": [true, null, {\"x\": \"y\"}] }  ")
-			out, found, complete := (&runner.Redactor{}).Body(body)
+			out, found, complete := (&redact.Redactor{}).Body(body)
 			Expect(out).To(Equal(body))
 			Expect(found).To(BeEmpty())
 			Expect(complete).To(BeTrue())
@@ -79,46 +80,46 @@ var _ = Describe("redaction", func() {
 			body := []byte(`{"user": "ana", "api_key": "abc123", "pin_attempts": 3, "token_count": 7,` +
 				` "auth": {"user": "x", "password": "p"}, "keys": ["k1", "k2"], "secret_ok": true, "session": null,` +
 				` "dup": 1, "password": "one", "password": "two", "nested": [{"refresh_token": "r"}]}`)
-			out, found, complete := (&runner.Redactor{}).Body(body)
+			out, found, complete := (&redact.Redactor{}).Body(body)
 			Expect(complete).To(BeTrue())
 			Expect(string(out)).To(Equal(`{"user": "ana", "api_key": "REDACTED", "pin_attempts": 3, "token_count": 0,` +
 				` "auth": {}, "keys": [], "secret_ok": false, "session": null,` +
 				` "dup": 1, "password": "REDACTED", "password": "REDACTED", "nested": [{"refresh_token": "REDACTED"}]}`))
 			Expect(bodyPointers(found)).To(Equal([]string{"/api_key", "/token_count", "/auth", "/keys", "/secret_ok", "/password", "/password", "/nested/0/refresh_token"}))
 			for _, f := range found {
-				Expect(f.Where).To(Equal(runner.RedactedBody))
+				Expect(f.Where).To(Equal(redact.RedactedBody))
 			}
 		})
 
 		It("sees a secret name however it is escaped", func() {
-			out, found, _ := (&runner.Redactor{}).Body([]byte(`{"\u0074oken":"t0ps3cr3t"}`))
+			out, found, _ := (&redact.Redactor{}).Body([]byte(`{"\u0074oken":"t0ps3cr3t"}`))
 			Expect(string(out)).To(Equal(`{"\u0074oken":"REDACTED"}`))
 			Expect(bodyPointers(found)).To(Equal([]string{"/token"}))
 		})
 
 		It("redacts explicit JSON Pointers, with * for any token, whatever the names", func() {
-			r := &runner.Redactor{Pointers: ptrs("/data/ssn", "/rows/*/card")}
+			r := &redact.Redactor{Pointers: ptrs("/data/ssn", "/rows/*/card")}
 			out, found, _ := r.Body([]byte(`{"data":{"ssn":"123-45-6789","name":"é"},"rows":[{"card":4111},{"card":"x"},{"other":1}]}`))
 			Expect(string(out)).To(Equal(`{"data":{"ssn":"REDACTED","name":"é"},"rows":[{"card":0},{"card":"REDACTED"},{"other":1}]}`))
 			Expect(bodyPointers(found)).To(Equal([]string{"/data/ssn", "/rows/0/card", "/rows/1/card"}))
 		})
 
 		It("redacts strings shaped like credentials under any name", func() {
-			out, found, _ := (&runner.Redactor{}).Body([]byte(`{"note":"sk-live-0123456789abcdef","hint":"ghp_0123456789abcdefghijABCDEFGHIJ","jwt":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig","plain":"hello world, nothing here"}`))
+			out, found, _ := (&redact.Redactor{}).Body([]byte(`{"note":"sk-live-0123456789abcdef","hint":"ghp_0123456789abcdefghijABCDEFGHIJ","jwt":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig","plain":"hello world, nothing here"}`))
 			Expect(string(out)).To(Equal(`{"note":"REDACTED","hint":"REDACTED","jwt":"REDACTED","plain":"hello world, nothing here"}`))
 			Expect(found).To(HaveLen(3))
 		})
 
 		It("looks inside strings that hold a JSON document, such as an MCP text content block", func() {
 			body := []byte(`{"content":[{"type":"text","text":"{\n  \"HOME\": \"/root\",\n  \"API_TOKEN\": \"sk-test-123456789012\"\n}"}]}`)
-			out, found, complete := (&runner.Redactor{}).Body(body)
+			out, found, complete := (&redact.Redactor{}).Body(body)
 			Expect(complete).To(BeTrue())
 			Expect(string(out)).To(Equal(`{"content":[{"type":"text","text":"{\n  \"HOME\": \"/root\",\n  \"API_TOKEN\": \"REDACTED\"\n}"}]}`))
-			Expect(found).To(Equal([]runner.Redaction{{Where: runner.RedactedBody, Pointer: "/content/0/text", Inner: "/API_TOKEN"}}))
+			Expect(found).To(Equal([]redact.Redaction{{Where: redact.RedactedBody, Pointer: "/content/0/text", Inner: "/API_TOKEN"}}))
 		})
 
 		It("redacts a truncated body up to the break and says it is not complete", func() {
-			out, found, complete := (&runner.Redactor{}).Body([]byte(`{"token":"abc","more":{"secret":"s`))
+			out, found, complete := (&redact.Redactor{}).Body([]byte(`{"token":"abc","more":{"secret":"s`))
 			Expect(complete).To(BeFalse())
 			Expect(string(out)).To(Equal(`{"token":"REDACTED","more":{"secret":"s`))
 			Expect(bodyPointers(found)).To(Equal([]string{"/token"}))
@@ -126,7 +127,7 @@ var _ = Describe("redaction", func() {
 
 		It("leaves a body that is not JSON as it is", func() {
 			html := []byte("<html><body>token=abc</body></html>")
-			out, found, complete := (&runner.Redactor{}).Body(html)
+			out, found, complete := (&redact.Redactor{}).Body(html)
 			Expect(out).To(Equal(html))
 			Expect(found).To(BeEmpty())
 			Expect(complete).To(BeFalse())
@@ -143,29 +144,29 @@ var _ = Describe("redaction", func() {
 		h.Set("X-Custom", "Bearer 0123456789abcdef")
 		h.Set("X-Request-Id", "r-1")
 		h.Set("Content-Type", "application/json")
-		got, found := (&runner.Redactor{Headers: []string{"X-Tenant"}}).Header(h, runner.RedactedResponseHeader)
+		got, found := (&redact.Redactor{Headers: []string{"X-Tenant"}}).Header(h, redact.RedactedResponseHeader)
 		Expect(got).To(Equal(map[string]string{
 			"Authorization": "Bearer REDACTED", "Cookie": "REDACTED", "Set-Cookie": "REDACTED",
 			"X-Api-Key": "REDACTED", "X-Custom": "REDACTED", "X-Request-Id": "r-1", "Content-Type": "application/json",
 		}))
 		Expect(found).To(HaveLen(5))
-		Expect(found[0]).To(Equal(runner.Redaction{Where: runner.RedactedResponseHeader, Name: "Authorization"}))
+		Expect(found[0]).To(Equal(redact.Redaction{Where: redact.RedactedResponseHeader, Name: "Authorization"}))
 		h.Set("X-Tenant", "acme")
-		got, _ = (&runner.Redactor{Headers: []string{"x-tenant"}}).Header(h, runner.RedactedHeader)
+		got, _ = (&redact.Redactor{Headers: []string{"x-tenant"}}).Header(h, redact.RedactedHeader)
 		Expect(got["X-Tenant"]).To(Equal("REDACTED"))
 	})
 
 	It("redacts URL credentials and secret query and fragment parameters, keeping the rest in order", func() {
-		got, found := (&runner.Redactor{}).URL("https://bot:hunter2@api.example/v1/x?b=2&api_key=K%2F1&a=1&sig=zz#access_token=t&state=s")
+		got, found := (&redact.Redactor{}).URL("https://bot:hunter2@api.example/v1/x?b=2&api_key=K%2F1&a=1&sig=zz#access_token=t&state=s")
 		Expect(got).To(Equal("https://REDACTED:REDACTED@api.example/v1/x?b=2&api_key=REDACTED&a=1&sig=REDACTED#access_token=REDACTED&state=s"))
-		Expect(found).To(Equal([]runner.Redaction{
-			{Where: runner.RedactedUserinfo}, {Where: runner.RedactedQuery, Name: "api_key"},
-			{Where: runner.RedactedQuery, Name: "sig"}, {Where: runner.RedactedQuery, Name: "access_token"},
+		Expect(found).To(Equal([]redact.Redaction{
+			{Where: redact.RedactedUserinfo}, {Where: redact.RedactedQuery, Name: "api_key"},
+			{Where: redact.RedactedQuery, Name: "sig"}, {Where: redact.RedactedQuery, Name: "access_token"},
 		}))
-		got, found = (&runner.Redactor{}).URL("https://ghp_0123456789abcdefghij0123@github.com/o/r")
+		got, found = (&redact.Redactor{}).URL("https://ghp_0123456789abcdefghij0123@github.com/o/r")
 		Expect(got).To(Equal("https://REDACTED@github.com/o/r"))
 		Expect(found).To(HaveLen(1))
-		got, found = (&runner.Redactor{}).URL("http://127.0.0.1:8080/status?id=7")
+		got, found = (&redact.Redactor{}).URL("http://127.0.0.1:8080/status?id=7")
 		Expect(got).To(Equal("http://127.0.0.1:8080/status?id=7"))
 		Expect(found).To(BeEmpty())
 	})
@@ -173,15 +174,52 @@ var _ = Describe("redaction", func() {
 	It("redacts secret command-line arguments by index", func() {
 		argv := []string{"fetch", "--token=abc", "--password", "p4ss", "--verbose", "API_KEY=k", "-H", "Authorization: Bearer x",
 			"https://h/x?secret=s", "sk-live-0123456789abcdef", "--id", "7"}
-		got, found := (&runner.Redactor{}).Argv(argv)
+		got, found := (&redact.Redactor{}).Argv(argv)
 		Expect(got).To(Equal([]string{"fetch", "--token=REDACTED", "--password", "REDACTED", "--verbose", "API_KEY=REDACTED", "-H", "Authorization: REDACTED",
 			"https://h/x?secret=REDACTED", "REDACTED", "--id", "7"}))
 		var idx []int
 		for _, f := range found {
-			Expect(f.Where).To(Equal(runner.RedactedArgv))
+			Expect(f.Where).To(Equal(redact.RedactedArgv))
 			idx = append(idx, *f.Index)
 		}
 		Expect(idx).To(Equal([]int{1, 3, 5, 7, 8, 9}))
 		Expect(argv[1]).To(Equal("--token=abc"), "the caller's argv is not changed")
+	})
+
+	DescribeTable("Source: the upstream source as the audit record keeps it",
+		func(src, want string) { Expect((&redact.Redactor{}).Source(src)).To(Equal(want)) },
+		Entry("a password", "https://bob:hunter2@host/x", "https://REDACTED:REDACTED@host/x"),
+		Entry("a user without password", "https://bob@host/x", "https://REDACTED@host/x"),
+		Entry("token parameters, in order", "https://host/x?token=t1&q=ok", "https://host/x?token=REDACTED&q=ok"),
+		Entry("any parameter that looks secret", "https://host/x?api_key=k&X-Amz-Signature=s&sessionid=i&client_secret=c&password=p&auth=a&Credential=cr",
+			"https://host/x?api_key=REDACTED&X-Amz-Signature=REDACTED&sessionid=REDACTED&client_secret=REDACTED&password=REDACTED&auth=REDACTED&Credential=REDACTED"),
+		Entry("a cookie parameter", "https://host/x?cookie=abc123&page=2", "https://host/x?cookie=REDACTED&page=2"),
+		Entry("repeated token parameters", "https://host/x?token=a&token=b", "https://host/x?token=REDACTED&token=REDACTED"),
+		Entry("no secrets leaves the URL as is", "https://host/x?page=2&b=1", "https://host/x?page=2&b=1"),
+		Entry("a command", "review-cli --change CR-1", "review-cli --change CR-1"),
+		Entry("a file", "/var/cache/review.json", "/var/cache/review.json"),
+		Entry("a URL that does not parse (bad escape)", "https://bob:hunter2@host/x%zz?access_token=abc",
+			"https://REDACTED:REDACTED@host/x%zz?access_token=REDACTED"),
+		Entry("a URL that does not parse (control character)", "https://bob:hunter2@host/x?token=abc\n",
+			"https://REDACTED:REDACTED@host/x?token=REDACTED\n"),
+		Entry("a token with a bad escape", "https://host/x?token=abc%zz", "https://host/x?token=REDACTED"),
+		Entry("a token before a semicolon", "https://host/x?token=abc;page=1", "https://host/x?token=REDACTED"),
+		Entry("a URL inside a command", "curl -s https://bob:hunter2@host/x?api_key=abc", "curl -s https://REDACTED:REDACTED@host/x?api_key=REDACTED"),
+		Entry("a URL inside a command that does not parse", "curl -s https://bob:hunter2@host/%zz?api_key=abc -o f",
+			"curl -s https://REDACTED:REDACTED@host/%zz?api_key=REDACTED -o f"),
+		Entry("a token in the fragment", "https://host/cb#access_token=abc&state=1", "https://host/cb#access_token=REDACTED&state=1"),
+		Entry("a port is not a password", "https://host:8443/x@y?page=1", "https://host:8443/x@y?page=1"),
+		Entry("a credential-shaped word in a message", "login failed for ghp_0123456789abcdefghij0123 at host", "login failed for REDACTED at host"),
+	)
+
+	It("Source agrees with URL on every absolute URL", func() {
+		r := &redact.Redactor{}
+		for _, u := range []string{
+			"https://host/x?cookie=abc123", "https://bot:pw@h/x?b=2&api_key=K%2F1#access_token=t&state=s",
+			"http://127.0.0.1:8080/status?id=7", "https://h/x?mytokenid=1&secretary=2",
+		} {
+			viaURL, _ := r.URL(u)
+			Expect(r.Source(u)).To(Equal(viaURL), u)
+		}
 	})
 })
