@@ -1,58 +1,77 @@
-package gate
+package schema
 
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
+	"io/fs"
+	"path"
 	"regexp"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/airlockdev/airlock/internal/config"
+	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/strictjson"
 )
 
-// schemaFileLimits are the parse limits for schema files; MaxBytes is also
-// the largest schema file read.
-var schemaFileLimits = Limits{MaxBytes: 8 << 20, MaxDepth: 512, MaxNumberLength: 512, MaxStringLength: 1 << 20}
+// FileLimits are the parse limits for schema files.
+var FileLimits = strictjson.Limits{MaxDepth: 512, MaxNumberLength: 512, MaxStringLength: 1 << 20}
 
-// schemaFileName is what a schema file inside a contract folder may be named.
-var schemaFileName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*\.json$`)
+// MaxFileSize is the largest schema file read, in bytes (8 MiB).
+const MaxFileSize = 8 << 20
 
-// SchemaDir serves the JSON Schema files of one folder to the schema
+// fileName is what a schema file inside a contract folder may be named: no
+// folder, no leading dot, ending in ".json".
+var fileName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*\.json$`)
+
+// Dir serves the JSON Schema files of one folder of an fs.FS to the schema
 // compiler, reading each only when it is compiled or referenced: a regular
-// file (no device, no pipe) of at most 8 MiB, named like
-// "upstream.v1.schema.json", parsed strictly (Parse: duplicate member names
-// are errors, numbers stay json.Number). A file is served under its file URL
-// and, when its top-level $id is an absolute URL, under that $id; a relative
-// $ref resolved against such an $id reaches its sibling file of that name.
-// Nothing outside the folder is ever read: every other URL fails with an
-// error wrapping ErrOutsideContract.
+// file (no device, no pipe) of at most MaxFileSize bytes, named like
+// "upstream.v1.schema.json", parsed strictly (strictjson: duplicate member
+// names are errors, numbers stay json.Number). A file is served under its
+// URL (BaseURL + name) and, when its top-level $id is an absolute URL,
+// under that $id; a relative $ref resolved against such an $id reaches its
+// sibling file of that name. Nothing outside the folder is ever read: every
+// other URL fails with an error wrapping ErrOutsideContract.
 //
-// A SchemaDir is not safe for concurrent use while it loads; once the
-// schemas that need it are compiled, Docs may be read concurrently.
-type SchemaDir struct {
-	// Dir is the folder as given; BaseURL its file URL, ending in "/".
-	Dir     string
+// A Dir is not safe for concurrent use while it loads; once the schemas
+// that need it are compiled, Docs may be read concurrently.
+type Dir struct {
+	// FS and Folder locate the folder: Folder is a slash-separated
+	// fs.ValidPath in FS ("." for its root).
+	FS     fs.FS
+	Folder string
+	// Shown is how errors name the folder (an OS path, or Folder).
+	Shown string
+	// BaseURL is the folder's URL, ending in "/": "file:///" + Folder + "/".
 	BaseURL string
-	// Docs holds the documents read so far, by file URL and by $id.
+	// Docs holds the documents read so far, by URL and by $id.
 	Docs ConfinedLoader
 	// idBases are the "folders" of absolute $ids seen, e.g.
 	// "https://airlock.invalid/review_status/".
 	idBases map[string]bool
 }
 
-// LoadSchemaDir prepares a folder; it reads nothing yet.
-func LoadSchemaDir(dir string) (*SchemaDir, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, &ConfigError{File: dir, Err: err}
+// NewDir prepares folder of fsys; it reads nothing yet. shown names the
+// folder in errors ("" means folder).
+func NewDir(fsys fs.FS, folder, shown string) *Dir {
+	folder = path.Clean(folder)
+	if shown == "" {
+		shown = folder
 	}
-	return &SchemaDir{Dir: dir, BaseURL: "file://" + filepath.ToSlash(abs) + "/", Docs: ConfinedLoader{}, idBases: map[string]bool{}}, nil
+	base := "file:///"
+	if folder != "." {
+		base += strings.TrimPrefix(folder, "/") + "/"
+	}
+	return &Dir{FS: fsys, Folder: folder, Shown: shown, BaseURL: base, Docs: ConfinedLoader{}, idBases: map[string]bool{}}
 }
 
+// Show returns how errors name the folder's file name.
+func (d *Dir) Show(name string) string { return strings.TrimSuffix(d.Shown, "/") + "/" + name }
+
 // Load implements jsonschema.URLLoader.
-func (d *SchemaDir) Load(url string) (any, error) {
+func (d *Dir) Load(url string) (any, error) {
 	if doc, ok := d.Docs[url]; ok {
 		return doc, nil
 	}
@@ -65,7 +84,7 @@ func (d *SchemaDir) Load(url string) (any, error) {
 		return doc, nil
 	}
 	doc, err := d.read(name)
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s (no such file in the contract folder)", ErrOutsideContract, url)
 	}
 	if err != nil {
@@ -85,14 +104,23 @@ func (d *SchemaDir) Load(url string) (any, error) {
 	return doc, nil
 }
 
+// Doc returns the parsed document of file name, if it was read.
+func (d *Dir) Doc(name string) any { return d.Docs[d.BaseURL+name] }
+
+// Exists reports whether the folder holds a file name (of any kind).
+func (d *Dir) Exists(name string) bool {
+	_, err := fs.Stat(d.FS, path.Join(d.Folder, name))
+	return err == nil
+}
+
 // fileFor maps a URL to a file name in the folder, if it names one.
-func (d *SchemaDir) fileFor(url string) (string, bool) {
+func (d *Dir) fileFor(url string) (string, bool) {
 	bases := []string{d.BaseURL}
 	for b := range d.idBases {
 		bases = append(bases, b)
 	}
 	for _, b := range bases {
-		if name, ok := strings.CutPrefix(url, b); ok && schemaFileName.MatchString(name) {
+		if name, ok := strings.CutPrefix(url, b); ok && fileName.MatchString(name) {
 			return name, true
 		}
 	}
@@ -100,50 +128,52 @@ func (d *SchemaDir) fileFor(url string) (string, bool) {
 }
 
 // read reads and parses one schema file of the folder.
-func (d *SchemaDir) read(name string) (any, error) {
-	shown := filepath.Join(d.Dir, name)
-	b, err := ReadRegularFile(shown, schemaFileLimits.MaxBytes)
-	if err != nil {
-		return nil, &ConfigError{File: shown, Msg: "cannot read schema file: " + err.Error(), Err: err}
+func (d *Dir) read(name string) (any, error) {
+	shown := d.Show(name)
+	b, err := fileio.ReadFS(d.FS, path.Join(d.Folder, name), MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
-	doc, err := Parse(b, schemaFileLimits)
 	if err != nil {
-		var pe *ParseError
+		return nil, &config.Error{File: shown, Msg: "cannot read schema file: " + err.Error(), Err: err}
+	}
+	doc, err := strictjson.Parse(b, FileLimits)
+	if err != nil {
+		var pe *strictjson.Error
 		errors.As(err, &pe)
-		line, col := lineCol(b, pe.Offset)
-		return nil, &ConfigError{File: shown, Line: line, Column: col, Msg: "not strict JSON: " + pe.Reason + ": " + pe.Message, Err: err}
+		line, col := config.LineCol(b, pe.Offset)
+		return nil, &config.Error{File: shown, Line: line, Column: col, Msg: "not strict JSON: " + pe.Reason + ": " + pe.Message, Err: err}
 	}
 	return doc, nil
 }
 
 // Compile compiles the folder's file name with the gate's compiler
-// configuration (NewSchemaCompiler). Errors are *ConfigError values naming
-// the file, with the folder's file URLs shortened to file names, and wrap
+// configuration (NewCompiler). Errors are *config.Error values naming the
+// file, with the folder's URLs shortened to file names, and wrap
 // ErrOutsideContract for a $ref that leaves the folder.
-func (d *SchemaDir) Compile(name string) (*jsonschema.Schema, error) {
+func (d *Dir) Compile(name string) (*jsonschema.Schema, error) {
 	url := d.BaseURL + name
-	shown := filepath.Join(d.Dir, name)
-	if !schemaFileName.MatchString(name) {
-		return nil, &ConfigError{File: shown, Msg: "a schema file name must match " + schemaFileName.String()}
+	shown := d.Show(name)
+	if !fileName.MatchString(name) {
+		return nil, &config.Error{File: shown, Msg: "a schema file name must match " + fileName.String()}
 	}
 	if _, err := d.Load(url); err != nil {
 		return nil, err
 	}
-	c := NewSchemaCompiler(nil)
-	c.UseLoader(d)
+	c := NewCompiler(d)
 	s, err := c.Compile(url)
 	if err != nil {
-		var ce *ConfigError
+		var ce *config.Error
 		if errors.As(err, &ce) {
 			return nil, ce
 		}
-		return nil, &ConfigError{File: shown, Msg: d.Relative(err.Error()), Err: compileErr(err)}
+		return nil, &config.Error{File: shown, Msg: d.Relative(err.Error()), Err: compileErr(err)}
 	}
 	return s, nil
 }
 
-// Relative shortens the folder's file URLs in s to file names.
-func (d *SchemaDir) Relative(s string) string { return strings.ReplaceAll(s, d.BaseURL, "") }
+// Relative shortens the folder's URLs in s to file names.
+func (d *Dir) Relative(s string) string { return strings.ReplaceAll(s, d.BaseURL, "") }
 
 // compileErr keeps ErrOutsideContract reachable through errors.Is: the
 // compiler's own error types do not all unwrap.
@@ -152,41 +182,4 @@ func compileErr(err error) error {
 		return fmt.Errorf("%w: %v", ErrOutsideContract, err)
 	}
 	return err
-}
-
-// ErrNotRegular and ErrTooLarge are wrapped by ReadRegularFile's errors.
-var (
-	ErrNotRegular = errors.New("not a regular file")
-	ErrFileSize   = errors.New("file too large")
-)
-
-// ReadRegularFile reads path, which must be a regular file (after following
-// links) of at most max bytes: a device, a pipe or a larger file is an error
-// wrapping ErrNotRegular or ErrFileSize, found before reading more than
-// max+1 bytes. airlock reads its manifests, schemas, sidecars and fixtures
-// this way, so no path can make it block or exhaust memory.
-func ReadRegularFile(path string, max int64) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, st.Mode().Type())
-	}
-	if st.Size() > max {
-		return nil, fmt.Errorf("%w: %d bytes, at most %d", ErrFileSize, st.Size(), max)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrFileSize, max)
-	}
-	return b, nil
 }

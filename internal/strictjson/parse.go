@@ -1,4 +1,12 @@
-package gate
+// Package strictjson is airlock's strict JSON parser: RFC 8259 plus I-JSON
+// (RFC 7493) with limits, built on go-json-experiment's jsontext. It is the
+// gate's parse stage and the one parser the harness uses for fixtures,
+// mutants, schema files and agent outputs, so that every part of airlock
+// reads JSON the same way.
+//
+// Values are map[string]any, []any, string, json.Number (the number token's
+// exact text), bool and nil.
+package strictjson
 
 import (
 	"bytes"
@@ -14,9 +22,60 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// Reason codes of a parse refusal: the same strings as gate's Reason*
+// constants of the parse stage, where each is documented.
+const (
+	ReasonSyntax        = "parse.syntax"
+	ReasonTruncated     = "parse.truncated"
+	ReasonDuplicate     = "parse.duplicate_member"
+	ReasonInvalidUTF8   = "parse.invalid_utf8"
+	ReasonLoneSurrogate = "parse.lone_surrogate"
+	ReasonBOM           = "parse.bom"
+	ReasonTrailingData  = "parse.trailing_data"
+	ReasonDepth         = "parse.depth"
+	ReasonNumber        = "parse.number"
+	ReasonStringTooLong = "parse.string_too_long"
+)
+
+// Default limits, used where Limits leaves a field at 0.
+const (
+	DefaultMaxDepth        = 64      // nesting of objects and arrays
+	DefaultMaxNumberLength = 128     // bytes in one number token
+	DefaultMaxStringLength = 1 << 16 // 64 KiB in one unescaped string or member name
+)
+
+// Limits bound the work one parse can cause; a field at 0 means its
+// default. (The byte limit of a body is the caller's: Parse reads what it
+// is given.)
+type Limits struct {
+	// MaxDepth is the deepest nesting of objects and arrays accepted (a
+	// top-level scalar is depth 0, "[]" depth 1); deeper input is
+	// parse.depth.
+	MaxDepth int
+	// MaxNumberLength is the longest number token, in bytes; a longer one is
+	// parse.number.
+	MaxNumberLength int
+	// MaxStringLength is the longest string or member name, in bytes after
+	// unescaping; a longer one is parse.string_too_long.
+	MaxStringLength int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = DefaultMaxDepth
+	}
+	if l.MaxNumberLength <= 0 {
+		l.MaxNumberLength = DefaultMaxNumberLength
+	}
+	if l.MaxStringLength <= 0 {
+		l.MaxStringLength = DefaultMaxStringLength
+	}
+	return l
+}
+
 // Parse decodes body as one strict JSON text and returns its value as
 // map[string]any, []any, string, json.Number (the number's exact text),
-// bool or nil. It is the gate's parse stage, usable on its own.
+// bool or nil.
 //
 // The policy is RFC 8259 plus I-JSON (RFC 7493), with limits:
 //   - a byte order mark (UTF-8, or UTF-16 in either order) at the start is
@@ -39,24 +98,26 @@ import (
 // Noncharacters (U+FFFE, U+FDD0, …), U+2028/U+2029 and "\u0000" are accepted:
 // they are well-formed and the schema can refuse them where they matter.
 //
-// A refusal is returned as a *ParseError; Parse never panics on any input.
+// A refusal is returned as an *Error; Parse never panics on any input and
+// keeps no reference to body.
 func Parse(body []byte, lim Limits) (any, error) {
 	v, r := parse(body, lim.withDefaults())
 	if r != nil {
-		return nil, &ParseError{Reason: r.reason, Offset: r.offset, Message: r.message}
+		return nil, r
 	}
 	return v, nil
 }
 
-// ParseError is a parse-stage refusal: the reason code, the byte offset in
-// the body where the problem was found, and a message.
-type ParseError struct {
+// Error is a parse refusal: the reason code (one of the Reason constants),
+// the byte offset in the body where the problem was found (-1 when none),
+// and a message from the parser.
+type Error struct {
 	Reason  string
 	Offset  int64
 	Message string
 }
 
-func (e *ParseError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("%s at byte %d: %s", e.Reason, e.Offset, e.Message)
 }
 
@@ -120,10 +181,10 @@ func (p *jsonParser) release() {
 	parsers.Put(p)
 }
 
-func parse(body []byte, lim Limits) (any, *refusal) {
+func parse(body []byte, lim Limits) (any, *Error) {
 	for _, bom := range [][]byte{{0xEF, 0xBB, 0xBF}, {0xFE, 0xFF}, {0xFF, 0xFE}} {
 		if bytes.HasPrefix(body, bom) {
-			return nil, &refusal{reason: ReasonBOM, offset: 0, message: "body starts with a byte order mark"}
+			return nil, &Error{Reason: ReasonBOM, Offset: 0, Message: "body starts with a byte order mark"}
 		}
 	}
 	p := parsers.Get().(*jsonParser)
@@ -142,12 +203,12 @@ func parse(body []byte, lim Limits) (any, *refusal) {
 				off = se.ByteOffset
 			}
 		}
-		return nil, &refusal{reason: ReasonTrailingData, offset: off, message: "data after the top-level value"}
+		return nil, &Error{Reason: ReasonTrailingData, Offset: off, Message: "data after the top-level value"}
 	}
 	return v, nil
 }
 
-func (p *jsonParser) value(depth int) (any, *refusal) {
+func (p *jsonParser) value(depth int) (any, *Error) {
 	switch p.dec.PeekKind() {
 	case '{':
 		if depth >= p.lim.MaxDepth {
@@ -163,7 +224,7 @@ func (p *jsonParser) value(depth int) (any, *refusal) {
 				return nil, classify(err)
 			}
 			if raw.Kind() != '"' {
-				return nil, &refusal{reason: ReasonSyntax, offset: p.dec.InputOffset(), message: "member name is not a string"}
+				return nil, &Error{Reason: ReasonSyntax, Offset: p.dec.InputOffset(), Message: "member name is not a string"}
 			}
 			name, r := p.str(raw, true)
 			if r != nil {
@@ -234,23 +295,23 @@ func (p *jsonParser) value(depth int) (any, *refusal) {
 		// returns that error. Any other kind here ('}' or ']') is misplaced.
 		_, err := p.dec.ReadToken()
 		if err == nil || err == io.EOF {
-			return nil, &refusal{reason: ReasonTruncated, offset: p.dec.InputOffset(), message: "input ends where a value was expected"}
+			return nil, &Error{Reason: ReasonTruncated, Offset: p.dec.InputOffset(), Message: "input ends where a value was expected"}
 		}
 		return nil, classify(err)
 	}
 }
 
-func (p *jsonParser) tooDeep() *refusal {
-	return &refusal{
-		reason:  ReasonDepth,
-		offset:  p.dec.InputOffset(),
-		message: fmt.Sprintf("nesting deeper than %d", p.lim.MaxDepth),
+func (p *jsonParser) tooDeep() *Error {
+	return &Error{
+		Reason:  ReasonDepth,
+		Offset:  p.dec.InputOffset(),
+		Message: fmt.Sprintf("nesting deeper than %d", p.lim.MaxDepth),
 	}
 }
 
 // str unquotes a raw string token that jsontext already checked, enforcing
 // the string length cap on the unescaped bytes.
-func (p *jsonParser) str(raw jsontext.Value, name bool) (string, *refusal) {
+func (p *jsonParser) str(raw jsontext.Value, name bool) (string, *Error) {
 	inner := raw[1 : len(raw)-1]
 	if len(inner) > p.lim.MaxStringLength || bytes.IndexByte(inner, '\\') >= 0 {
 		unq, err := jsontext.AppendUnquote(nil, raw)
@@ -258,10 +319,10 @@ func (p *jsonParser) str(raw jsontext.Value, name bool) (string, *refusal) {
 			return "", classify(err)
 		}
 		if len(unq) > p.lim.MaxStringLength {
-			return "", &refusal{
-				reason:  ReasonStringTooLong,
-				offset:  p.dec.InputOffset() - int64(len(raw)),
-				message: fmt.Sprintf("string of %d bytes exceeds the limit of %d", len(unq), p.lim.MaxStringLength),
+			return "", &Error{
+				Reason:  ReasonStringTooLong,
+				Offset:  p.dec.InputOffset() - int64(len(raw)),
+				Message: fmt.Sprintf("string of %d bytes exceeds the limit of %d", len(unq), p.lim.MaxStringLength),
 			}
 		}
 		return string(unq), nil
@@ -290,7 +351,7 @@ const maxSharedString = 16
 // strValue is str for a string value. Equal short strings without escapes
 // share one boxed value, which saves two allocations per repeat; strings
 // are immutable, so the sharing cannot be observed.
-func (p *jsonParser) strValue(raw jsontext.Value) (any, *refusal) {
+func (p *jsonParser) strValue(raw jsontext.Value) (any, *Error) {
 	inner := raw[1 : len(raw)-1]
 	if len(inner) > maxSharedString || bytes.IndexByte(inner, '\\') >= 0 {
 		return p.str(raw, false)
@@ -309,13 +370,13 @@ func (p *jsonParser) strValue(raw jsontext.Value) (any, *refusal) {
 }
 
 // number keeps the token's exact text and enforces the number policy.
-func (p *jsonParser) number(raw jsontext.Value) (any, *refusal) {
+func (p *jsonParser) number(raw jsontext.Value) (any, *Error) {
 	start := p.dec.InputOffset() - int64(len(raw))
 	if len(raw) > p.lim.MaxNumberLength {
-		return nil, &refusal{
-			reason:  ReasonNumber,
-			offset:  start,
-			message: fmt.Sprintf("number token of %d bytes exceeds the limit of %d", len(raw), p.lim.MaxNumberLength),
+		return nil, &Error{
+			Reason:  ReasonNumber,
+			Offset:  start,
+			Message: fmt.Sprintf("number token of %d bytes exceeds the limit of %d", len(raw), p.lim.MaxNumberLength),
 		}
 	}
 	s := string(raw)
@@ -329,11 +390,11 @@ func (p *jsonParser) number(raw jsontext.Value) (any, *refusal) {
 		case len(exponent) > 4 || len(exponent) == 4 && exponent > "1000":
 			// Even a zero mantissa (0e99999999999999999999 parses as 0) must
 			// not reach the validator, which expands the exponent.
-			return nil, &refusal{reason: ReasonNumber, offset: start, message: "number exponent beyond ±1000"}
+			return nil, &Error{Reason: ReasonNumber, Offset: start, Message: "number exponent beyond ±1000"}
 		case err != nil:
-			return nil, &refusal{reason: ReasonNumber, offset: start, message: "number overflows IEEE 754 binary64"}
+			return nil, &Error{Reason: ReasonNumber, Offset: start, Message: "number overflows IEEE 754 binary64"}
 		case f == 0 && strings.Trim(mantissa, "-0.") != "":
-			return nil, &refusal{reason: ReasonNumber, offset: start, message: "number underflows IEEE 754 binary64"}
+			return nil, &Error{Reason: ReasonNumber, Offset: start, Message: "number underflows IEEE 754 binary64"}
 		}
 	}
 	return json.Number(s), nil
@@ -346,26 +407,26 @@ var loneSurrogate = regexp.MustCompile(`(?i)(surrogate pair|escape sequence) .*\
 // classify maps a jsontext error to a parse reason. jsontext reports invalid
 // UTF-8 and bad escapes through unexported error types, so those two are
 // told apart by message; the conformance tests pin the mapping.
-func classify(err error) *refusal {
-	r := &refusal{reason: ReasonSyntax, offset: -1, message: err.Error()}
+func classify(err error) *Error {
+	r := &Error{Reason: ReasonSyntax, Offset: -1, Message: err.Error()}
 	if se := (*jsontext.SyntacticError)(nil); errors.As(err, &se) {
-		r.offset = se.ByteOffset
+		r.Offset = se.ByteOffset
 		if se.Err != nil {
-			r.message = se.Err.Error()
+			r.Message = se.Err.Error()
 		}
 	}
 	msg := err.Error()
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		r.reason = ReasonTruncated
+		r.Reason = ReasonTruncated
 	case errors.Is(err, jsontext.ErrDuplicateName):
-		r.reason = ReasonDuplicate
+		r.Reason = ReasonDuplicate
 	case strings.Contains(msg, "invalid UTF-8"):
-		r.reason = ReasonInvalidUTF8
+		r.Reason = ReasonInvalidUTF8
 	case loneSurrogate.MatchString(msg):
-		r.reason = ReasonLoneSurrogate
+		r.Reason = ReasonLoneSurrogate
 	case strings.Contains(msg, "after top-level value"):
-		r.reason = ReasonTrailingData
+		r.Reason = ReasonTrailingData
 	}
 	return r
 }
