@@ -1,7 +1,7 @@
 package gate_test
 
 import (
-	"errors"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,10 +27,10 @@ var _ = Describe("contract schema files", func() {
 		for name, content := range files {
 			Expect(os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)).To(Succeed())
 		}
-		c, err := gate.LoadContract(dir, gate.Options{})
+		c, err := gate.LoadDir(dir, gate.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		check := func(body string) *gate.Verdict {
-			v, err := c.Check(gate.Response{ContentType: "application/json", Body: strings.NewReader(body)}, gate.Call{Request: semantic.Request{ID: "r1"}})
+			v, err := c.Check(context.Background(), gate.Response{ContentType: "application/json", Body: strings.NewReader(body)}, gate.Call{Request: semantic.Request{ID: "r1"}})
 			Expect(err).NotTo(HaveOccurred())
 			return v
 		}

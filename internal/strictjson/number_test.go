@@ -28,4 +28,3 @@ var _ = Describe("the number policy", func() {
 		Entry("an ordinary exponent with leading zeros", `-0.0e-0001`, false),
 	)
 })
-
