@@ -66,8 +66,10 @@ type Binding struct {
 	Pointer  jsonpointer.Pointer
 }
 
+// Name implements Rule.
 func (r Binding) Name() string { return r.RuleName }
 
+// Check implements Rule.
 func (r Binding) Check(in Input) *Violation {
 	got, ok := r.Pointer.LookupString(in.Value)
 	switch {
@@ -94,8 +96,10 @@ type ContextMatch struct {
 	Key      string
 }
 
+// Name implements Rule.
 func (r ContextMatch) Name() string { return r.RuleName }
 
+// Check implements Rule.
 func (r ContextMatch) Check(in Input) *Violation {
 	v := func(msg string) *Violation {
 		return &Violation{Rule: r.RuleName, Pointer: r.Pointer.String(), Message: msg}
@@ -125,8 +129,10 @@ type Freshness struct {
 	MaxSkew  time.Duration
 }
 
+// Name implements Rule.
 func (r Freshness) Name() string { return r.RuleName }
 
+// Check implements Rule.
 func (r Freshness) Check(in Input) *Violation {
 	v := func(msg string) *Violation {
 		return &Violation{Rule: r.RuleName, Pointer: r.Pointer.String(), Message: msg}
@@ -158,8 +164,10 @@ type Membership struct {
 	Key      string
 }
 
+// Name implements Rule.
 func (r Membership) Name() string { return r.RuleName }
 
+// Check implements Rule.
 func (r Membership) Check(in Input) *Violation {
 	v := func(msg string) *Violation {
 		return &Violation{Rule: r.RuleName, Pointer: r.Pointer.String(), Message: msg}

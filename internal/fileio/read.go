@@ -14,8 +14,10 @@ import (
 
 // ErrNotRegular and ErrTooLarge are wrapped by the read functions' errors.
 var (
+	// ErrNotRegular: a device, a pipe, a socket or a folder.
 	ErrNotRegular = errors.New("not a regular file")
-	ErrTooLarge   = errors.New("file too large")
+	// ErrTooLarge: more bytes than the caller's cap.
+	ErrTooLarge = errors.New("file too large")
 )
 
 // ReadRegularFile reads path, which must be a regular file (after following

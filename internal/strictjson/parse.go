@@ -117,6 +117,7 @@ type Error struct {
 	Message string
 }
 
+// Error renders "reason at byte offset: message".
 func (e *Error) Error() string {
 	return fmt.Sprintf("%s at byte %d: %s", e.Reason, e.Offset, e.Message)
 }
@@ -211,64 +212,9 @@ func parse(body []byte, lim Limits) (any, *Error) {
 func (p *jsonParser) value(depth int) (any, *Error) {
 	switch p.dec.PeekKind() {
 	case '{':
-		if depth >= p.lim.MaxDepth {
-			return nil, p.tooDeep()
-		}
-		if _, err := p.dec.ReadToken(); err != nil {
-			return nil, classify(err)
-		}
-		base := len(p.members)
-		for p.dec.PeekKind() != '}' {
-			raw, err := p.dec.ReadValue()
-			if err != nil {
-				return nil, classify(err)
-			}
-			if raw.Kind() != '"' {
-				return nil, &Error{Reason: ReasonSyntax, Offset: p.dec.InputOffset(), Message: "member name is not a string"}
-			}
-			name, r := p.str(raw, true)
-			if r != nil {
-				return nil, r
-			}
-			v, r := p.value(depth + 1)
-			if r != nil {
-				return nil, r
-			}
-			p.members = append(p.members, member{name, v})
-		}
-		if _, err := p.dec.ReadToken(); err != nil {
-			return nil, classify(err)
-		}
-		obj := make(map[string]any, len(p.members)-base)
-		for _, m := range p.members[base:] {
-			obj[m.name] = m.value
-		}
-		clear(p.members[base:])
-		p.members = p.members[:base]
-		return obj, nil
+		return p.object(depth)
 	case '[':
-		if depth >= p.lim.MaxDepth {
-			return nil, p.tooDeep()
-		}
-		if _, err := p.dec.ReadToken(); err != nil {
-			return nil, classify(err)
-		}
-		base := len(p.elems)
-		for p.dec.PeekKind() != ']' {
-			v, r := p.value(depth + 1)
-			if r != nil {
-				return nil, r
-			}
-			p.elems = append(p.elems, v)
-		}
-		if _, err := p.dec.ReadToken(); err != nil {
-			return nil, classify(err)
-		}
-		arr := make([]any, len(p.elems)-base)
-		copy(arr, p.elems[base:])
-		clear(p.elems[base:])
-		p.elems = p.elems[:base]
-		return arr, nil
+		return p.array(depth)
 	case '"':
 		raw, err := p.dec.ReadValue()
 		if err != nil {
@@ -299,6 +245,72 @@ func (p *jsonParser) value(depth int) (any, *Error) {
 		}
 		return nil, classify(err)
 	}
+}
+
+// object reads an object whose "{" is next; its members are collected on
+// the members stack and the map is built once their number is known.
+func (p *jsonParser) object(depth int) (any, *Error) {
+	if depth >= p.lim.MaxDepth {
+		return nil, p.tooDeep()
+	}
+	if _, err := p.dec.ReadToken(); err != nil {
+		return nil, classify(err)
+	}
+	base := len(p.members)
+	for p.dec.PeekKind() != '}' {
+		raw, err := p.dec.ReadValue()
+		if err != nil {
+			return nil, classify(err)
+		}
+		if raw.Kind() != '"' {
+			return nil, &Error{Reason: ReasonSyntax, Offset: p.dec.InputOffset(), Message: "member name is not a string"}
+		}
+		name, r := p.str(raw, true)
+		if r != nil {
+			return nil, r
+		}
+		v, r := p.value(depth + 1)
+		if r != nil {
+			return nil, r
+		}
+		p.members = append(p.members, member{name, v})
+	}
+	if _, err := p.dec.ReadToken(); err != nil {
+		return nil, classify(err)
+	}
+	obj := make(map[string]any, len(p.members)-base)
+	for _, m := range p.members[base:] {
+		obj[m.name] = m.value
+	}
+	clear(p.members[base:])
+	p.members = p.members[:base]
+	return obj, nil
+}
+
+// array reads an array whose "[" is next.
+func (p *jsonParser) array(depth int) (any, *Error) {
+	if depth >= p.lim.MaxDepth {
+		return nil, p.tooDeep()
+	}
+	if _, err := p.dec.ReadToken(); err != nil {
+		return nil, classify(err)
+	}
+	base := len(p.elems)
+	for p.dec.PeekKind() != ']' {
+		v, r := p.value(depth + 1)
+		if r != nil {
+			return nil, r
+		}
+		p.elems = append(p.elems, v)
+	}
+	if _, err := p.dec.ReadToken(); err != nil {
+		return nil, classify(err)
+	}
+	arr := make([]any, len(p.elems)-base)
+	copy(arr, p.elems[base:])
+	clear(p.elems[base:])
+	p.elems = p.elems[:base]
+	return arr, nil
 }
 
 func (p *jsonParser) tooDeep() *Error {
