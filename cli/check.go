@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/manifest"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/semantic"
 )
@@ -58,7 +59,7 @@ Exit codes: 0 admitted, 1 refused, 2 usage or configuration error, 3 internal er
 				now = t
 			}
 
-			c, err := gate.LoadContract(filepath.Join(schemasDir, tool), e.gate)
+			c, err := gate.LoadDir(filepath.Join(schemasDir, tool), e.gate)
 			if err != nil {
 				var ce *gate.ConfigError
 				if errors.As(err, &ce) && errors.Is(err, os.ErrNotExist) && ce.File == filepath.Join(schemasDir, tool, gate.ManifestFile) {
@@ -153,7 +154,7 @@ func newSchemaCmd() *cobra.Command {
 			var doc []byte
 			switch args[0] {
 			case "contract":
-				doc = gate.ManifestSchema()
+				doc = manifest.SchemaJSON()
 			case "fixture-meta":
 				doc = fixture.MetaSchema()
 			case "results":

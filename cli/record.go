@@ -12,10 +12,10 @@ import (
 
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/record"
 	"github.com/airlockdev/airlock/redact"
 	"github.com/airlockdev/airlock/reports"
-	"github.com/airlockdev/airlock/semantic"
 )
 
 func newRecordCmd(e *env) *cobra.Command {
@@ -151,7 +151,7 @@ gate, 2 usage or configuration error or a fixture name already taken, 3 upstream
 				opts.Redactor.Names = redactNames
 			}
 			for _, p := range redactPtrs {
-				ptr, err := semantic.ParsePointer(p)
+				ptr, err := jsonpointer.Parse(p)
 				if err != nil {
 					return usageErr("--redact-pointer: %v", err)
 				}

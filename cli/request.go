@@ -6,6 +6,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/strictyaml"
 	"github.com/airlockdev/airlock/semantic"
 )
 
@@ -29,11 +31,11 @@ func (r *requestFlags) register(f *pflag.FlagSet, idHelp string) {
 func (r *requestFlags) request() (semantic.Request, error) {
 	req := semantic.Request{}
 	if r.file != "" {
-		data, err := gate.ReadRegularFile(r.file, gate.MaxConfigFile)
+		data, err := fileio.ReadRegularFile(r.file, gate.MaxConfigFile)
 		if err != nil {
 			return req, usageErr("--request: %v", err)
 		}
-		if err := gate.DecodeYAML(r.file, data, nil, &req); err != nil {
+		if err := strictyaml.Decode(r.file, data, nil, &req); err != nil {
 			return req, err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -18,10 +17,12 @@ import (
 
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/schemawalk"
+	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/schemadiff"
-	"github.com/airlockdev/airlock/semantic"
 )
 
 // Options configure Run.
@@ -74,7 +75,7 @@ func Run(ctx context.Context, opts Options) (*reports.Drift, error) {
 		}
 	}
 
-	// Compile each selected version's schema once.
+	// Each selected version's schema, as its contract compiled it.
 	schemas := map[[2]string]*schemadiff.Schema{}
 	versionsOf := map[string][]string{}
 	for _, t := range tools {
@@ -83,10 +84,7 @@ func Run(ctx context.Context, opts Options) (*reports.Drift, error) {
 			if len(opts.UpstreamVersions) > 0 && !slices.Contains(opts.UpstreamVersions, v) {
 				continue
 			}
-			f, err := schemadiff.CompileFile(filepath.Join(c.Dir, c.Manifest.UpstreamVersions[v].Schema))
-			if err != nil {
-				return nil, err
-			}
+			f, _ := schemadiff.UpstreamSchema(c, v) // v is one of c's versions
 			schemas[[2]string{t, v}] = f
 			versionsOf[t] = append(versionsOf[t], v)
 		}
@@ -113,7 +111,7 @@ func Run(ctx context.Context, opts Options) (*reports.Drift, error) {
 	rep := &reports.Drift{Summary: reports.DriftSummary{Fixtures: len(fixtures), VersionChangesBreak: !opts.IgnoreVersionChanges}}
 	for _, t := range tools {
 		c := set.Contracts[t]
-		dt := reports.DriftTool{Tool: t, ContractVersion: c.Version, VersionChanges: []reports.Comparison{}}
+		dt := reports.DriftTool{Tool: t, ContractVersion: c.Version(), VersionChanges: []reports.Comparison{}}
 		for _, v := range versionsOf[t] {
 			agg := newDriftAggregate()
 			for i, f := range fixtures {
@@ -198,18 +196,11 @@ func observeFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, sc
 	if !v.Admitted && (v.Stage == gate.StageTransport || v.Stage == gate.StageParse) {
 		return out
 	}
-	c := set.Contracts[f.Tool]
-	value, err := gate.Parse(v.Body, c.Limits())
-	if err != nil {
+	// The value the gate validated (an MCP result's structuredContent),
+	// as the gate decoded it: no second parse.
+	value, ok := introspect.Value(v)
+	if !ok {
 		return out
-	}
-	if c.Protocol() == gate.ProtocolMCP {
-		obj, _ := value.(map[string]any)
-		sc, ok := obj["structuredContent"]
-		if !ok {
-			return out
-		}
-		value = sc
 	}
 	out.shape = map[string]*seenAt{}
 	observe(value, []*jsonschema.Schema{schema.Root()}, "", true, out.shape)
@@ -272,7 +263,7 @@ func observe(value any, schemas []*jsonschema.Schema, ptr string, declared bool,
 	case map[string]any:
 		for name, child := range x {
 			next, known := schemawalk.Member(expanded, name)
-			observe(child, next, ptr+"/"+semantic.EscapeToken(name), declared && known, out)
+			observe(child, next, ptr+"/"+jsonpointer.EscapeToken(name), declared && known, out)
 		}
 	case []any:
 		for i, child := range x {
@@ -317,9 +308,9 @@ func schemaFindings(root *jsonschema.Schema, value any) (out []rawFinding) {
 		}
 		switch e.ErrorKind.(type) {
 		case *kind.OneOf, *kind.AnyOf:
-			best, n := e.Causes[0], gate.LeafCount(e.Causes[0])
+			best, n := e.Causes[0], schema.LeafCount(e.Causes[0])
 			for _, c := range e.Causes[1:] {
-				if m := gate.LeafCount(c); m < n {
+				if m := schema.LeafCount(c); m < n {
 					best, n = c, m
 				}
 			}
@@ -352,10 +343,10 @@ func starred(value any, toks []string) string {
 				cur = nil
 			}
 		case map[string]any:
-			b.WriteString("/" + semantic.EscapeToken(t))
+			b.WriteString("/" + jsonpointer.EscapeToken(t))
 			cur = x[t]
 		default:
-			b.WriteString("/" + semantic.EscapeToken(t))
+			b.WriteString("/" + jsonpointer.EscapeToken(t))
 			cur = nil
 		}
 	}
@@ -368,7 +359,7 @@ func classifyLeaf(e *jsonschema.ValidationError, value any) []rawFinding {
 	case *kind.AdditionalProperties:
 		var out []rawFinding
 		for _, p := range k.Properties {
-			out = append(out, rawFinding{kind: reports.FindingForbidden, pointer: ptr + "/" + semantic.EscapeToken(p), keyword: "additionalProperties"})
+			out = append(out, rawFinding{kind: reports.FindingForbidden, pointer: ptr + "/" + jsonpointer.EscapeToken(p), keyword: "additionalProperties"})
 		}
 		return out
 	case *kind.FalseSchema:
@@ -390,12 +381,12 @@ func classifyLeaf(e *jsonschema.ValidationError, value any) []rawFinding {
 	case *kind.Required:
 		var out []rawFinding
 		for _, m := range k.Missing {
-			out = append(out, rawFinding{kind: reports.FindingMissing, pointer: ptr + "/" + semantic.EscapeToken(m), keyword: "required"})
+			out = append(out, rawFinding{kind: reports.FindingMissing, pointer: ptr + "/" + jsonpointer.EscapeToken(m), keyword: "required"})
 		}
 		return out
 	case *kind.Type:
 		got := k.Got
-		if x, ok := semantic.Pointer(e.InstanceLocation).Lookup(value); ok {
+		if x, ok := jsonpointer.Pointer(e.InstanceLocation).Lookup(value); ok {
 			got = jsonType(x) // the validator says "number" for 17
 		}
 		return []rawFinding{{kind: reports.FindingRetyped, pointer: ptr, keyword: "type", seen: []string{got}, allowed: k.Want}}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/airlockdev/airlock/drift"
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/internal/testtree"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/schemadiff"
@@ -58,9 +60,9 @@ func driftProject(extra map[string]string) string {
 
 // compilePublished compiles one of airlock's published schemas.
 func compilePublished(b []byte) *jsonschema.Schema {
-	doc, err := gate.Parse(b, gate.Limits{MaxBytes: 1 << 20, MaxDepth: 256})
+	doc, err := strictjson.Parse(b, strictjson.Limits{MaxDepth: 256})
 	Expect(err).NotTo(HaveOccurred())
-	c := gate.NewSchemaCompiler(nil)
+	c := schema.NewCompiler(nil)
 	Expect(c.AddResource("airlock:published.schema.json", doc)).To(Succeed())
 	sch, err := c.Compile("airlock:published.schema.json")
 	Expect(err).NotTo(HaveOccurred())
@@ -248,7 +250,7 @@ var _ = Describe("airlock drift", func() {
 		var buf bytes.Buffer
 		Expect(reports.WriteDriftJSON(&buf, d)).To(Succeed())
 		sch := compilePublished(reports.DriftSchema())
-		doc, err := gate.Parse(buf.Bytes(), gate.Limits{MaxBytes: 1 << 20})
+		doc, err := strictjson.Parse(buf.Bytes(), strictjson.Limits{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(sch.Validate(doc)).To(Succeed())
 	})

@@ -2,8 +2,11 @@ package gate_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/strictjson"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -128,7 +131,7 @@ func writeBenchContract(b *testing.B) string {
 
 func BenchmarkCheck(b *testing.B) {
 	dir := writeBenchContract(b)
-	c, err := gate.LoadContract(dir, gate.Options{})
+	c, err := gate.LoadDir(dir, gate.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -136,11 +139,11 @@ func BenchmarkCheck(b *testing.B) {
 	// The baseline's schema: the same file, compiled by the same compiler
 	// configuration as LoadContract's.
 	const url = "https://airlock.invalid/bench_list/upstream.schema.json"
-	doc, err := gate.Parse([]byte(benchFiles["upstream.schema.json"]), gate.Limits{})
+	doc, err := strictjson.Parse([]byte(benchFiles["upstream.schema.json"]), strictjson.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	compiler := gate.NewSchemaCompiler(nil)
+	compiler := schema.NewCompiler(nil)
 	if err := compiler.AddResource(url, doc); err != nil {
 		b.Fatal(err)
 	}
@@ -158,7 +161,7 @@ func BenchmarkCheck(b *testing.B) {
 		name := strconv.Itoa(size>>10) + "KB"
 
 		// Both sides must accept the body, or the comparison is void.
-		v, err := c.Check(gate.Response{Status: 200, ContentType: "application/json", Body: bytes.NewReader(body)}, call)
+		v, err := c.Check(context.Background(), gate.Response{Status: 200, ContentType: "application/json", Body: bytes.NewReader(body)}, call)
 		if err != nil || !v.Admitted {
 			b.Fatalf("%s: gate refused the benchmark body: %v %+v", name, err, v.Audit)
 		}
@@ -170,7 +173,7 @@ func BenchmarkCheck(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				v, err := c.Check(gate.Response{Status: 200, ContentType: "application/json", Body: bytes.NewReader(body)}, call)
+				v, err := c.Check(context.Background(), gate.Response{Status: 200, ContentType: "application/json", Body: bytes.NewReader(body)}, call)
 				if err != nil || !v.Admitted {
 					b.Fatal("refused")
 				}

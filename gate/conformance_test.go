@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/strictjson"
 	"io/fs"
 	"os"
 	"path"
@@ -85,8 +87,8 @@ func conformanceMissing(msg string) {
 // confParse runs gate.Parse with the default limits on a goroutine of its
 // own, so that a panic fails the file's spec with a message and a hang fails
 // it after a timeout instead of stalling the suite. A refusal is returned as
-// the *gate.ParseError, checked to carry a byte offset inside the body.
-func confParse(body []byte) (any, *gate.ParseError) {
+// the *strictjson.Error, checked to carry a byte offset inside the body.
+func confParse(body []byte) (any, *strictjson.Error) {
 	GinkgoHelper()
 	type result struct {
 		v        any
@@ -100,7 +102,7 @@ func confParse(body []byte) (any, *gate.ParseError) {
 				done <- result{panicked: p}
 			}
 		}()
-		v, err := gate.Parse(body, gate.Limits{})
+		v, err := strictjson.Parse(body, strictjson.Limits{})
 		done <- result{v: v, err: err}
 	}()
 	var r result
@@ -113,8 +115,8 @@ func confParse(body []byte) (any, *gate.ParseError) {
 	if r.err == nil {
 		return r.v, nil
 	}
-	var pe *gate.ParseError
-	Expect(errors.As(r.err, &pe)).To(BeTrue(), "gate.Parse returned %T, not a *gate.ParseError: %v", r.err, r.err)
+	var pe *strictjson.Error
+	Expect(errors.As(r.err, &pe)).To(BeTrue(), "gate.Parse returned %T, not a *strictjson.Error: %v", r.err, r.err)
 	Expect(r.v).To(BeNil(), "a refusal must not return a value")
 	Expect(pe.Offset).To(And(BeNumerically(">=", 0), BeNumerically("<=", len(body))), "offset of %v", pe)
 	return nil, pe
@@ -449,7 +451,7 @@ var _ = Describe("JSONTestSuite", Label("conformance"), func() {
 
 // conformanceSchemaLimits decode the suite's own files and remotes: generous
 // caps, but still the strict parser, so numbers are exact json.Number text.
-var conformanceSchemaLimits = gate.Limits{MaxDepth: 1000, MaxNumberLength: 1 << 16, MaxStringLength: 1 << 24}
+var conformanceSchemaLimits = strictjson.Limits{MaxDepth: 1000, MaxNumberLength: 1 << 16, MaxStringLength: 1 << 24}
 
 // Why a case of JSON-Schema-Test-Suite draft 2020-12 fails under
 // gate.NewSchemaCompiler (format assertion on, jsonschema v6.0.3, Go RE2
@@ -650,10 +652,10 @@ type confSchemaRun struct {
 }
 
 // confRemotes maps every file under remotes/ to the URL the suite serves it
-// at, http://localhost:1234/<path>, for a gate.ConfinedLoader: no server, and
+// at, http://localhost:1234/<path>, for a schema.ConfinedLoader: no server, and
 // any other URL fails.
-func confRemotes(dir string) (gate.ConfinedLoader, error) {
-	loader := gate.ConfinedLoader{}
+func confRemotes(dir string) (schema.ConfinedLoader, error) {
+	loader := schema.ConfinedLoader{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -662,7 +664,7 @@ func confRemotes(dir string) (gate.ConfinedLoader, error) {
 		if err != nil {
 			return err
 		}
-		doc, err := gate.Parse(body, conformanceSchemaLimits)
+		doc, err := strictjson.Parse(body, conformanceSchemaLimits)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
@@ -697,7 +699,7 @@ func confFirstLine(err error) string {
 // confRunSchemaFolder runs every file directly in testsDir/folder: each
 // group's schema is compiled once by its own gate.NewSchemaCompiler, and a
 // group that does not compile fails each of its tests.
-func confRunSchemaFolder(testsDir, folder string, loader gate.ConfinedLoader) confSchemaRun {
+func confRunSchemaFolder(testsDir, folder string, loader schema.ConfinedLoader) confSchemaRun {
 	GinkgoHelper()
 	run := confSchemaRun{failures: map[confSchemaCase]string{}}
 	seen := map[confSchemaCase]bool{}
@@ -708,7 +710,7 @@ func confRunSchemaFolder(testsDir, folder string, loader gate.ConfinedLoader) co
 			continue
 		}
 		file := path.Join(folder, name)
-		doc, err := gate.Parse(confRead(filepath.Join(testsDir, filepath.FromSlash(file))), conformanceSchemaLimits)
+		doc, err := strictjson.Parse(confRead(filepath.Join(testsDir, filepath.FromSlash(file))), conformanceSchemaLimits)
 		Expect(err).NotTo(HaveOccurred(), "%s does not pass the strict parser", file)
 		groups, ok := doc.([]any)
 		Expect(ok).To(BeTrue(), "%s is not an array of groups", file)
@@ -719,7 +721,7 @@ func confRunSchemaFolder(testsDir, folder string, loader gate.ConfinedLoader) co
 			tests, ok := group["tests"].([]any)
 			Expect(ok).To(BeTrue(), "%s group %q has no tests array", file, desc)
 
-			c := gate.NewSchemaCompiler(loader)
+			c := schema.NewCompiler(loader)
 			url := fmt.Sprintf("http://airlock.invalid/draft2020-12/%s/group-%d.json", file, gi)
 			var sch interface{ Validate(any) error }
 			compileErr := c.AddResource(url, group["schema"])
@@ -769,7 +771,7 @@ var _ = Describe("JSON-Schema-Test-Suite draft2020-12", Label("conformance"), fu
 		return
 	}
 	testsDir := filepath.Join(corpus, "tests", "draft2020-12")
-	remotes := sync.OnceValues(func() (gate.ConfinedLoader, error) {
+	remotes := sync.OnceValues(func() (schema.ConfinedLoader, error) {
 		return confRemotes(filepath.Join(corpus, "remotes"))
 	})
 

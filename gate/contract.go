@@ -1,117 +1,61 @@
 package gate
 
 import (
-	_ "embed"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/manifest"
+	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/strictyaml"
+	"github.com/airlockdev/airlock/jsonpointer"
+	"github.com/airlockdev/airlock/redact"
 	"github.com/airlockdev/airlock/semantic"
 )
 
-// ManifestFile is the name of a contract manifest inside schemas/<tool>/.
+// ManifestFile is the name of a contract manifest inside a contract folder
+// (schemas/<tool>/contract.yaml by convention).
 const ManifestFile = "contract.yaml"
 
-//go:embed contract.schema.json
-var manifestSchemaJSON []byte
-
-// ManifestSchema returns the published JSON Schema of contract.yaml, the
-// same bytes as schemas/contract.schema.json in the repository.
-func ManifestSchema() []byte { return slices.Clone(manifestSchemaJSON) }
-
-var manifestSchema = func() *jsonschema.Schema {
-	doc, err := Parse(manifestSchemaJSON, schemaFileLimits)
-	if err != nil {
-		panic("gate: embedded contract.schema.json: " + err.Error())
-	}
-	c := NewSchemaCompiler(nil)
-	const url = "airlock:contract.schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		panic(err)
-	}
-	return c.MustCompile(url)
-}()
-
-// Manifest is the decoded contract.yaml; its format is published as
-// schemas/contract.schema.json, which documents each field.
-type Manifest struct {
-	Tool             string                     `yaml:"tool"`
-	Version          string                     `yaml:"version"`
-	Description      string                     `yaml:"description"`
-	Current          string                     `yaml:"current"`
-	Protocol         string                     `yaml:"protocol"`
-	AgentSchema      string                     `yaml:"agent_schema"`
-	ErrorCodes       []ErrorCode                `yaml:"error_codes"`
-	ContentTypes     []string                   `yaml:"content_types"`
-	Limits           Limits                     `yaml:"limits"`
-	Retryable        map[string]bool            `yaml:"retryable"`
-	UpstreamVersions map[string]UpstreamVersion `yaml:"upstream_versions"`
-}
-
-// UpstreamVersion is one upstream version's part of the manifest.
-type UpstreamVersion struct {
-	Schema      string            `yaml:"schema"`
-	Description string            `yaml:"description"`
-	Projection  map[string]string `yaml:"projection"`
-	Rules       []RuleSpec        `yaml:"rules"`
-}
-
-// RuleSpec is one semantic rule in the manifest: a name and exactly one kind.
-type RuleSpec struct {
-	Name       string         `yaml:"name"`
-	Binding    *PointerSpec   `yaml:"binding"`
-	Context    *KeyedSpec     `yaml:"context"`
-	Freshness  *FreshnessSpec `yaml:"freshness"`
-	Membership *KeyedSpec     `yaml:"membership"`
-	Custom     string         `yaml:"custom"`
-}
-
-// PointerSpec names one location in the validated value.
-type PointerSpec struct {
-	Pointer string `yaml:"pointer"`
-}
-
-// KeyedSpec names a location and a request context key.
-type KeyedSpec struct {
-	Pointer string `yaml:"pointer"`
-	Key     string `yaml:"key"`
-}
-
-// FreshnessSpec configures semantic.Freshness.
-type FreshnessSpec struct {
-	Pointer string        `yaml:"pointer"`
-	MaxAge  time.Duration `yaml:"max_age"`
-	MaxSkew time.Duration `yaml:"max_skew"`
-}
-
-// Options configure contract loading.
+// Options configure contract loading. The zero value is ready to use.
 type Options struct {
-	// CustomRules are Go rules a manifest may name with "custom: <name>".
+	// CustomRules are Go rules a manifest may name with "custom: <name>",
+	// by that name. The manifest's rule name replaces the rule's own in
+	// refusals (semantic.<manifest name>). A manifest naming a rule that is
+	// not here is a *ConfigError. Rules must be safe for concurrent use.
 	CustomRules map[string]semantic.Rule
+	// Redactor is the secret policy applied to Response.Source before it
+	// enters an audit record; nil means the default redact.Redactor (the
+	// one airlock record uses unless configured).
+	Redactor *redact.Redactor
 }
 
-// Contract is one tool's compiled contract, safe for concurrent use.
+// Contract is one tool's compiled contract: immutable once loaded and safe
+// for concurrent use by any number of goroutines. Its accessors return
+// copies.
 type Contract struct {
-	// Tool is the tool name, Version the contract's own version.
-	Tool    string
-	Version string
-	// Dir is the contract's directory; Manifest the decoded contract.yaml.
-	Dir      string
-	Manifest Manifest
+	tool, version, current, protocol string
 
+	manifest     manifest.Manifest // never handed out (see introspect.Manifest)
 	limits       Limits
 	contentTypes []string
 	errorCodes   []ErrorCode
+	retryable    map[string]bool
 	agentSchema  *jsonschema.Schema
 	versions     map[string]*upstream
-	current      string
-	schemas      *SchemaDir
+	schemas      *schema.Dir
+	redactor     *redact.Redactor
+	fsys         fs.FS
+	dir, shown   string
 }
 
 type upstream struct {
@@ -124,29 +68,112 @@ type upstream struct {
 // projField is one projection entry: agent field ← pointer.
 type projField struct {
 	field   string
-	pointer semantic.Pointer
+	pointer jsonpointer.Pointer
 }
+
+// Tool returns the tool name, e.g. "review_status" (^[a-z][a-z0-9_]{0,63}$).
+func (c *Contract) Tool() string { return c.tool }
+
+// Version returns the contract's own version as the manifest states it.
+func (c *Contract) Version() string { return c.version }
 
 // Limits returns the contract's limits with defaults filled in.
 func (c *Contract) Limits() Limits { return c.limits }
 
-// UpstreamVersions returns the contract's upstream version names, sorted.
+// UpstreamVersions returns the contract's upstream version names, sorted
+// (a new slice).
 func (c *Contract) UpstreamVersions() []string {
-	out := make([]string, 0, len(c.versions))
-	for v := range c.versions {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(c.versions))
 }
 
-// Current returns the upstream version checked when a call names none.
+// Current returns the upstream version checked when a call names none: the
+// manifest's "current", or the only version when there is one; "" when
+// neither (every call must then name a version).
 func (c *Contract) Current() string { return c.current }
 
-// LoadContracts loads every schemas/<tool>/contract.yaml under root, sorted
-// by tool name. A directory without a manifest is skipped; any broken
-// contract is an error.
-func LoadContracts(root string, opts Options) ([]*Contract, error) {
+// Protocol returns the contract's upstream protocol, ProtocolJSON or
+// ProtocolMCP.
+func (c *Contract) Protocol() string { return c.protocol }
+
+// Load loads and compiles the contract in folder dir of fsys: dir/
+// contract.yaml and the schema files it names (dir is an fs.ValidPath,
+// "." for the root of fsys). Every file is read through fsys only, must be
+// a regular file (a manifest of at most MaxConfigFile bytes, a schema file
+// of at most 8 MiB), and a $ref may reach only the *.json files directly in
+// dir; nothing else is read, nothing is fetched. An embed.FS works:
+//
+//	//go:embed contracts
+//	var contracts embed.FS
+//	c, err := gate.Load(contracts, "contracts/review_status", gate.Options{})
+//
+// Errors are *ConfigError values naming the file (and line, for the
+// manifest): an unreadable file, an unknown or duplicate key, a tool name
+// that differs from the folder's name (when dir is not "."), a missing
+// schema file, a bad JSON Pointer, a rule of unknown kind, a custom rule
+// not in opts.CustomRules, or a $ref outside the folder (wrapping
+// ErrOutsideContract).
+func Load(fsys fs.FS, dir string, opts Options) (*Contract, error) {
+	name := ""
+	if dir = path.Clean(dir); dir != "." {
+		name = path.Base(dir)
+	}
+	return load(fsys, dir, dir, name, opts)
+}
+
+// LoadAll loads every <tool>/contract.yaml in folder root of fsys (see
+// Load), sorted by tool name. A subfolder without a manifest is skipped;
+// any broken contract is an error.
+func LoadAll(fsys fs.FS, root string, opts Options) ([]*Contract, error) {
+	root = path.Clean(root)
+	entries, err := fs.ReadDir(fsys, root)
+	if err != nil {
+		return nil, &ConfigError{File: root, Msg: "cannot read the contracts folder: " + err.Error(), Err: err}
+	}
+	var out []*Contract
+	for _, e := range entries {
+		dir := path.Join(root, e.Name())
+		if st, err := fs.Stat(fsys, dir); err != nil || !st.IsDir() {
+			continue
+		}
+		if _, err := fs.Stat(fsys, path.Join(dir, ManifestFile)); err != nil {
+			continue
+		}
+		c, err := Load(fsys, dir, opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// LoadDir is Load for a contract folder on disk, given as an OS path. The
+// folder is opened as an os.Root, so no file is read through a symbolic
+// link that leaves it (a symbolic link to the folder itself is followed).
+// Errors name files by their OS paths.
+func LoadDir(dir string, opts Options) (*Contract, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, &ConfigError{File: dir, Err: err}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		file := filepath.Join(dir, ManifestFile)
+		return nil, &ConfigError{File: file, Msg: "cannot read manifest: " + err.Error(), Err: err}
+	}
+	defer root.Close()
+	c, err := load(root.FS(), ".", dir, filepath.Base(abs), opts)
+	if err != nil {
+		return nil, err
+	}
+	c.fsys = os.DirFS(dir)
+	return c, nil
+}
+
+// LoadAllDir is LoadAll for a folder on disk (schemas/ by convention):
+// every subfolder, or symbolic link to a folder, that holds a contract.yaml
+// is loaded with LoadDir.
+func LoadAllDir(root string, opts Options) ([]*Contract, error) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return nil, &ConfigError{File: root, Msg: fmt.Sprintf("cannot read the schemas directory (%v); run from the project root or pass --schemas", errors.Unwrap(err)), Err: err}
@@ -160,7 +187,7 @@ func LoadContracts(root string, opts Options) ([]*Contract, error) {
 		if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err != nil {
 			continue
 		}
-		c, err := LoadContract(dir, opts)
+		c, err := LoadDir(dir, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -169,92 +196,97 @@ func LoadContracts(root string, opts Options) ([]*Contract, error) {
 	return out, nil
 }
 
-// LoadContract loads and compiles dir/contract.yaml and the schema files it
-// names. Errors are *ConfigError values naming the file (and line, for the
-// manifest): an unknown or duplicate key, a tool name that differs from the
-// directory, a missing schema file, a bad JSON Pointer, a rule of unknown
-// kind, or a $ref outside the contract's own *.json files.
-func LoadContract(dir string, opts Options) (*Contract, error) {
-	file := filepath.Join(dir, ManifestFile)
-	data, err := ReadRegularFile(file, MaxConfigFile)
+// load reads the contract in dir of fsys; shown is how errors name dir,
+// folder the name the tool must have ("" for no check).
+func load(fsys fs.FS, dir, shown, folder string, opts Options) (*Contract, error) {
+	show := func(name string) string {
+		if dir == shown {
+			return path.Join(dir, name)
+		}
+		return filepath.Join(shown, name)
+	}
+	file := show(ManifestFile)
+	data, err := fileio.ReadFS(fsys, path.Join(dir, ManifestFile), MaxConfigFile)
 	if err != nil {
 		return nil, &ConfigError{File: file, Msg: "cannot read manifest: " + err.Error(), Err: err}
 	}
-	var m Manifest
-	if err := DecodeYAML(file, data, manifestSchema, &m); err != nil {
+	m, err := manifest.Decode(file, data)
+	if err != nil {
 		return nil, err
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, &ConfigError{File: dir, Err: err}
-	}
 	c := &Contract{
-		Tool: m.Tool, Version: m.Version, Dir: dir, Manifest: m,
-		limits:       m.Limits.withDefaults(),
-		contentTypes: m.ContentTypes,
-		errorCodes:   m.ErrorCodes,
+		tool: m.Tool, version: m.Version, current: m.Current, protocol: m.Protocol,
+		manifest:     m,
+		limits:       limitsOf(m.Limits),
+		contentTypes: slices.Clone(m.ContentTypes),
+		retryable:    maps.Clone(m.Retryable),
 		versions:     map[string]*upstream{},
-		current:      m.Current,
+		redactor:     opts.Redactor,
+		fsys:         fsys, dir: dir, shown: shown,
+	}
+	if c.protocol == "" {
+		c.protocol = ProtocolJSON
+	}
+	if c.redactor == nil {
+		c.redactor = &redact.Redactor{}
+	}
+	for _, e := range m.ErrorCodes {
+		c.errorCodes = append(c.errorCodes, ErrorCode(e))
 	}
 	cfgErr := func(key, msg string) error {
-		line, col := YAMLPosition(data, key)
+		line, col := strictyaml.Position(data, key)
 		return &ConfigError{File: file, Line: line, Column: col, Key: key, Msg: msg}
 	}
-	if base := filepath.Base(abs); base != m.Tool {
-		return nil, cfgErr("/tool", fmt.Sprintf("tool %q must equal its directory name %q", m.Tool, base))
+	if folder != "" && folder != m.Tool {
+		return nil, cfgErr("/tool", fmt.Sprintf("tool %q must equal its directory name %q", m.Tool, folder))
 	}
 	if len(c.contentTypes) == 0 {
-		c.contentTypes = DefaultContentTypes
+		c.contentTypes = slices.Clone(DefaultContentTypes)
 	}
 	if len(c.errorCodes) == 0 {
-		c.errorCodes = ErrorCodes
+		c.errorCodes = slices.Clone(ErrorCodes)
 	}
 	for reason := range m.Retryable {
 		if _, ok := LookupReason(reason); !ok {
-			return nil, cfgErr("/retryable/"+semantic.EscapeToken(reason), fmt.Sprintf("unknown reason %q (see docs/reasons.md)", reason))
+			return nil, cfgErr("/retryable/"+jsonpointer.EscapeToken(reason), fmt.Sprintf("unknown reason %q (see docs/reasons.md)", reason))
 		}
 	}
+	if err := c.compile(m, opts, cfgErr); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
 
-	schemas, err := LoadSchemaDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	c.schemas = schemas
+// compile compiles the schemas, projections and rules of every upstream
+// version and the agent-facing schema.
+func (c *Contract) compile(m manifest.Manifest, opts Options, cfgErr func(key, msg string) error) error {
+	c.schemas = schema.NewDir(c.fsys, c.dir, c.shown)
 	compile := func(key, name string) (*jsonschema.Schema, error) {
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			return nil, cfgErr(key, fmt.Sprintf("schema file %q not found in %s", name, dir))
+		if !c.schemas.Exists(name) {
+			return nil, cfgErr(key, fmt.Sprintf("schema file %q not found in %s", name, c.shown))
 		}
-		return schemas.Compile(name)
+		return c.schemas.Compile(name)
 	}
+	var err error
 	if c.agentSchema, err = compile("/agent_schema", m.AgentSchema); err != nil {
-		return nil, err
+		return err
 	}
 	for name, uv := range m.UpstreamVersions {
-		key := "/upstream_versions/" + semantic.EscapeToken(name)
+		key := "/upstream_versions/" + jsonpointer.EscapeToken(name)
 		u := &upstream{name: name}
 		if u.schema, err = compile(key+"/schema", uv.Schema); err != nil {
-			return nil, err
+			return err
 		}
 		for field, ptr := range uv.Projection {
-			p, err := semantic.ParsePointer(ptr)
+			p, err := jsonpointer.Parse(ptr)
 			if err != nil {
-				return nil, cfgErr(key+"/projection/"+field, err.Error())
+				return cfgErr(key+"/projection/"+jsonpointer.EscapeToken(field), err.Error())
 			}
 			u.projection = append(u.projection, projField{field: field, pointer: p})
 		}
 		sort.Slice(u.projection, func(i, j int) bool { return u.projection[i].field < u.projection[j].field })
-		seen := map[string]bool{}
-		for i, rs := range uv.Rules {
-			rkey := fmt.Sprintf("%s/rules/%d", key, i)
-			if seen[rs.Name] {
-				return nil, cfgErr(rkey+"/name", fmt.Sprintf("rule name %q is used twice", rs.Name))
-			}
-			seen[rs.Name] = true
-			r, msg := buildRule(rs, opts)
-			if msg != "" {
-				return nil, cfgErr(rkey, msg)
-			}
-			u.rules = append(u.rules, r)
+		if u.rules, err = buildRules(key, uv.Rules, opts, cfgErr); err != nil {
+			return err
 		}
 		c.versions[name] = u
 	}
@@ -264,81 +296,15 @@ func LoadContract(dir string, opts Options) (*Contract, error) {
 		}
 	}
 	if c.current != "" && c.versions[c.current] == nil {
-		return nil, cfgErr("/current", fmt.Sprintf("current upstream version %q is not in upstream_versions", c.current))
+		return cfgErr("/current", fmt.Sprintf("current upstream version %q is not in upstream_versions", c.current))
 	}
-	return c, nil
+	return nil
 }
 
-// relative shortens the contract's absolute file URLs in a message.
+// relative shortens the contract's schema URLs in a message to file names.
 func (c *Contract) relative(s string) string { return c.schemas.Relative(s) }
 
-// lineCol converts a byte offset into a 1-based line and column.
-func lineCol(b []byte, off int64) (int, int) {
-	if off < 0 || off > int64(len(b)) {
-		return 0, 0
-	}
-	line, col := 1, 1
-	for _, c := range b[:off] {
-		if c == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return line, col
+// limitsOf converts the manifest's limits and fills in defaults.
+func limitsOf(l manifest.Limits) Limits {
+	return Limits{MaxBytes: l.MaxBytes, MaxDepth: l.MaxDepth, MaxNumberLength: l.MaxNumberLength, MaxStringLength: l.MaxStringLength}.withDefaults()
 }
-
-func buildRule(rs RuleSpec, opts Options) (semantic.Rule, string) {
-	ptr := func(s string) (semantic.Pointer, string) {
-		p, err := semantic.ParsePointer(s)
-		if err != nil {
-			return nil, err.Error()
-		}
-		return p, ""
-	}
-	switch {
-	case rs.Binding != nil:
-		p, msg := ptr(rs.Binding.Pointer)
-		return semantic.Binding{RuleName: rs.Name, Pointer: p}, msg
-	case rs.Context != nil:
-		p, msg := ptr(rs.Context.Pointer)
-		return semantic.ContextMatch{RuleName: rs.Name, Pointer: p, Key: rs.Context.Key}, msg
-	case rs.Freshness != nil:
-		p, msg := ptr(rs.Freshness.Pointer)
-		if rs.Freshness.MaxAge < 0 || rs.Freshness.MaxSkew < 0 {
-			return nil, "max_age and max_skew must not be negative"
-		}
-		return semantic.Freshness{RuleName: rs.Name, Pointer: p, MaxAge: rs.Freshness.MaxAge, MaxSkew: rs.Freshness.MaxSkew}, msg
-	case rs.Membership != nil:
-		p, msg := ptr(rs.Membership.Pointer)
-		return semantic.Membership{RuleName: rs.Name, Pointer: p, Key: rs.Membership.Key}, msg
-	case rs.Custom != "":
-		r, ok := opts.CustomRules[rs.Custom]
-		if !ok {
-			return nil, fmt.Sprintf("custom rule %q is not registered (gate.Options.CustomRules)", rs.Custom)
-		}
-		return named{Rule: r, name: rs.Name}, ""
-	}
-	return nil, "a rule needs one of binding, context, freshness, membership or custom"
-}
-
-// named gives a registered custom rule the manifest's name.
-type named struct {
-	semantic.Rule
-	name string
-}
-
-func (n named) Name() string { return n.name }
-
-func (n named) Check(in semantic.Input) *semantic.Violation {
-	v := n.Rule.Check(in)
-	if v != nil {
-		v.Rule = n.name
-	}
-	return v
-}
-
-// SchemaDocument returns a schema file of the contract as parsed, by file
-// name; nil when the contract's schemas did not need it. Safe for concurrent
-// use once the contract is loaded.
-func (c *Contract) SchemaDocument(name string) any { return c.schemas.Docs[c.schemas.BaseURL+name] }

@@ -1,17 +1,24 @@
 package gate
 
-import "strconv"
+import (
+	"strconv"
 
-// SuccessEnvelope returns the agent output of an admitted response:
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/airlockdev/airlock/internal/strictjson"
+)
+
+// successEnvelope returns the agent output of an admitted response:
 //
 //	{"tool":T,"request_id":R,"outcome":"success","data":D}
 //
-// with members in that order, no whitespace, and data serialised by
-// AppendCanonical. requestID is the adapter's, never the upstream's.
-func SuccessEnvelope(tool, requestID string, data map[string]any) []byte {
+// with members in that order, no whitespace, and data serialised
+// canonically (strictjson.AppendCanonical: members sorted by name, numbers
+// in their exact text). requestID is the adapter's, never the upstream's.
+func successEnvelope(tool, requestID string, data map[string]any) []byte {
 	b := appendHead(make([]byte, 0, 128), tool, requestID, "success")
 	b = append(b, `,"data":`...)
-	b = AppendCanonical(b, data)
+	b = strictjson.AppendCanonical(b, data)
 	return append(b, '}')
 }
 
@@ -19,7 +26,12 @@ func SuccessEnvelope(tool, requestID string, data map[string]any) []byte {
 //
 //	{"tool":T,"request_id":R,"outcome":"failure","error":{"code":C,"retryable":B}}
 //
-// It carries no upstream byte and no message text.
+// with members in that order and no whitespace; strings are JSON-quoted
+// with the minimal escaping of RFC 8785 §3.2.2.2 (invalid UTF-8 becomes
+// U+FFFD). It carries no upstream byte and no message text. Check returns
+// it in Verdict.Output for every refusal; a connector may also send it
+// itself, e.g. UpstreamUnavailable with retryable true when the upstream
+// call timed out before there was a response to check.
 func FailureEnvelope(tool, requestID string, code ErrorCode, retryable bool) []byte {
 	b := appendHead(make([]byte, 0, 128), tool, requestID, "failure")
 	b = append(b, `,"error":{"code":`...)
@@ -36,4 +48,11 @@ func appendHead(b []byte, tool, requestID, outcome string) []byte {
 	b = appendString(b, requestID)
 	b = append(b, `,"outcome":`...)
 	return appendString(b, outcome)
+}
+
+// appendString quotes s with the minimal escaping of RFC 8785 §3.2.2.2;
+// invalid UTF-8 comes out with U+FFFD replacements, never as raw bytes.
+func appendString(dst []byte, s string) []byte {
+	out, _ := jsontext.AppendQuote(dst, s)
+	return out
 }

@@ -3,7 +3,10 @@ package gate_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
+	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/strictjson"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,7 +80,7 @@ func fuzzSeeds(tb testing.TB) [][]byte {
 }
 
 // fuzzLimits are small enough that the fuzzer reaches every limit.
-var fuzzLimits = []gate.Limits{
+var fuzzLimits = []strictjson.Limits{
 	{},
 	{MaxDepth: 3, MaxNumberLength: 8, MaxStringLength: 8},
 }
@@ -88,12 +91,12 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, lim := range fuzzLimits {
-			v, err := gate.Parse(body, lim)
-			again, err2 := gate.Parse(body, lim)
+			v, err := strictjson.Parse(body, lim)
+			again, err2 := strictjson.Parse(body, lim)
 			if err != nil {
-				pe, ok := err.(*gate.ParseError)
+				pe, ok := err.(*strictjson.Error)
 				if !ok {
-					t.Fatalf("Parse returned %T %v, want *gate.ParseError", err, err)
+					t.Fatalf("Parse returned %T %v, want *strictjson.Error", err, err)
 				}
 				if !strings.HasPrefix(pe.Reason, "parse.") || gate.StageOf(pe.Reason) != gate.StageParse {
 					t.Fatalf("reason %q is not a registered parse reason", pe.Reason)
@@ -112,15 +115,15 @@ func FuzzParse(f *testing.F) {
 			if !json.Valid(body) {
 				t.Fatalf("admitted a body encoding/json calls invalid: %q", body)
 			}
-			canon := gate.AppendCanonical(nil, v)
-			if !bytes.Equal(canon, gate.AppendCanonical(nil, again)) {
-				t.Fatalf("not deterministic: %s, then %s", canon, gate.AppendCanonical(nil, again))
+			canon := strictjson.AppendCanonical(nil, v)
+			if !bytes.Equal(canon, strictjson.AppendCanonical(nil, again)) {
+				t.Fatalf("not deterministic: %s, then %s", canon, strictjson.AppendCanonical(nil, again))
 			}
-			back, err := gate.Parse(canon, lim)
+			back, err := strictjson.Parse(canon, lim)
 			if err != nil {
 				t.Fatalf("the canonical form %q of %q does not re-parse: %v", canon, body, err)
 			}
-			if re := gate.AppendCanonical(nil, back); !bytes.Equal(re, canon) {
+			if re := strictjson.AppendCanonical(nil, back); !bytes.Equal(re, canon) {
 				t.Fatalf("canonical form is not stable:\n%s\n%s", canon, re)
 			}
 		}
@@ -133,7 +136,7 @@ var fuzzContentTypes = []string{"application/json", "application/problem+json", 
 
 func FuzzGate(f *testing.F) {
 	dir := filepath.Join("..", "schemas", "review_status")
-	c, err := gate.LoadContract(dir, gate.Options{})
+	c, err := gate.LoadDir(dir, gate.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -172,11 +175,11 @@ func FuzzGate(f *testing.F) {
 	}
 
 	f.Fuzz(func(t *testing.T, body []byte, flags uint8) {
-		v, err := c.Check(response(body, flags), call(flags))
+		v, err := c.Check(context.Background(), response(body, flags), call(flags))
 		if err != nil {
 			t.Fatalf("Check: %v", err)
 		}
-		again, err := c.Check(response(body, flags), call(flags))
+		again, err := c.Check(context.Background(), response(body, flags), call(flags))
 		if err != nil {
 			t.Fatalf("Check: %v", err)
 		}
@@ -200,7 +203,7 @@ func FuzzGate(f *testing.F) {
 			return
 		}
 
-		out, err := gate.Parse(v.Output, gate.Limits{})
+		out, err := strictjson.Parse(v.Output, strictjson.Limits{})
 		if err != nil {
 			t.Fatalf("admitted output %q does not parse: %v", v.Output, err)
 		}
@@ -215,7 +218,7 @@ func FuzzGate(f *testing.F) {
 		if err := agent.Validate(data); err != nil {
 			t.Fatalf("admitted data fails the agent-facing schema: %s: %v", v.Output, err)
 		}
-		if want := gate.SuccessEnvelope("review_status", fuzzRequestID, data); !bytes.Equal(v.Output, want) {
+		if want := introspect.SuccessEnvelope("review_status", fuzzRequestID, data); !bytes.Equal(v.Output, want) {
 			t.Fatalf("admitted output is not canonical:\n%s\nwant\n%s", v.Output, want)
 		}
 	})

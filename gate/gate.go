@@ -10,20 +10,27 @@
 // package semantic), projection (an allowlist of JSON Pointers into a new
 // object, checked against the closed agent-facing schema), envelope, audit.
 //
+// A connector loads its contracts once (Load from an fs.FS such as an
+// embed.FS, or LoadDir from disk), then calls Contract.Check for every
+// upstream response and hands Verdict.Output to the agent and
+// Verdict.Audit to its operator log. A Contract is immutable and safe for
+// concurrent use.
+//
 // A refused response is a Verdict, not an error; errors are reserved for
-// configuration problems (*ConfigError) and misuse (an unknown upstream
-// version, a request without an id).
+// configuration problems (*ConfigError), misuse (ErrUsage: an unknown
+// upstream version, a request without an id) and cancellation (the
+// context's error).
 package gate
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
+	"github.com/airlockdev/airlock/internal/sanitize"
 	"github.com/airlockdev/airlock/semantic"
 )
 
@@ -35,8 +42,8 @@ type Call struct {
 	// Request is the adapter's outstanding request; its ID is required and
 	// becomes the envelope's request_id.
 	Request semantic.Request
-	// Now is the clock's now for freshness rules and the audit record; the
-	// zero time means time.Now().
+	// Now is the clock's now for freshness rules (semantic.Freshness) and
+	// the audit record; the zero time means time.Now().
 	Now time.Time
 }
 
@@ -60,9 +67,16 @@ type Verdict struct {
 	Body []byte
 	// Audit is the operator's record of this verdict.
 	Audit AuditRecord
+
+	// value is what the schema stage saw (see introspect.Value); hasValue
+	// is false when the response was refused before it.
+	value    any
+	hasValue bool
 }
 
-// ErrUsage is wrapped by errors Check returns for a call it cannot judge.
+// ErrUsage is wrapped by the errors Check returns for a call it cannot
+// judge: an upstream version the contract does not have, a request without
+// an id. A connector bug, not an upstream problem.
 var ErrUsage = errors.New("invalid call")
 
 // refusal is a stage's reason to refuse, before envelope and audit.
@@ -77,10 +91,17 @@ type refusal struct {
 	setCode          bool
 }
 
-// Check runs resp through the pipeline for call. It returns an error only
-// when the call itself is unusable (unknown upstream version, empty request
-// id); every problem with the response is a refused Verdict.
-func (c *Contract) Check(resp Response, call Call) (*Verdict, error) {
+// Check runs resp through the pipeline for call and returns the verdict:
+// admitted with the success envelope, or refused with the failure envelope,
+// the stage and the reason; always with the audit record.
+//
+// It returns an error only when the call itself is unusable (wrapping
+// ErrUsage: an unknown upstream version, an empty request id) or when ctx
+// is done before the verdict (ctx.Err(), checked before each stage; a
+// cancelled check yields no verdict). Every problem with the response is a
+// refused Verdict. Check reads resp.Body at most once, up to the byte limit
+// plus one byte, and does not close it.
+func (c *Contract) Check(ctx context.Context, resp Response, call Call) (*Verdict, error) {
 	start := time.Now()
 	name := call.UpstreamVersion
 	if name == "" {
@@ -88,10 +109,13 @@ func (c *Contract) Check(resp Response, call Call) (*Verdict, error) {
 	}
 	u := c.versions[name]
 	if u == nil {
-		return nil, fmt.Errorf("%w: tool %s has no upstream version %q (have %v)", ErrUsage, c.Tool, name, c.UpstreamVersions())
+		return nil, fmt.Errorf("%w: tool %s has no upstream version %q (have %v)", ErrUsage, c.tool, name, c.UpstreamVersions())
 	}
 	if call.Request.ID == "" {
 		return nil, fmt.Errorf("%w: the request has no id", ErrUsage)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	now := call.Now
 	if now.IsZero() {
@@ -99,90 +123,95 @@ func (c *Contract) Check(resp Response, call Call) (*Verdict, error) {
 	}
 
 	body, r := c.transport(resp)
+	v := &Verdict{Body: body}
 	var data map[string]any
 	if r == nil {
-		data, r = c.stages(u, body, call.Request, now)
+		var err error
+		if data, r, err = c.stages(ctx, v, u, body, call.Request, now); err != nil {
+			return nil, err
+		}
 	}
+	c.finish(v, r, data, resp, call, name, now)
+	v.Audit.DurationMicros = time.Since(start).Microseconds()
+	return v, nil
+}
 
-	v := &Verdict{Body: body, Audit: AuditRecord{
+// finish fills in the envelope and the audit record.
+func (c *Contract) finish(v *Verdict, r *refusal, data map[string]any, resp Response, call Call, name string, now time.Time) {
+	v.Audit = AuditRecord{
 		Time:            now.UTC().Format(time.RFC3339Nano),
-		Tool:            c.Tool,
-		ContractVersion: c.Version,
+		Tool:            c.tool,
+		ContractVersion: c.version,
 		UpstreamVersion: name,
 		RequestID:       call.Request.ID,
-		Source:          RedactSource(resp.Source),
+		Source:          sanitize.Text(c.redactor.Source(resp.Source), MaxAuditMessage, sanitize.Escape),
 		Status:          resp.Status,
-		ContentType:     SanitizeMessage(resp.ContentType, 256),
-		Size:            int64(len(body)),
+		ContentType:     sanitize.Text(resp.ContentType, 256, sanitize.Escape),
+		Size:            int64(len(v.Body)),
 		Offset:          -1,
 		AirlockVersion:  Version,
-	}}
-	sum := sha256.Sum256(body)
+	}
+	sum := sha256.Sum256(v.Body)
 	v.Audit.SHA256 = hex.EncodeToString(sum[:])
 	if r == nil {
 		v.Admitted = true
-		v.Output = SuccessEnvelope(c.Tool, call.Request.ID, data)
+		v.Output = successEnvelope(c.tool, call.Request.ID, data)
 		v.Audit.Outcome = "success"
 	} else {
 		v.Reason = r.reason
 		v.Stage = StageOf(r.reason)
 		v.ErrorCode, v.Retryable = c.policy(r)
-		v.Output = FailureEnvelope(c.Tool, call.Request.ID, v.ErrorCode, v.Retryable)
+		v.Output = FailureEnvelope(c.tool, call.Request.ID, v.ErrorCode, v.Retryable)
 		v.Audit.Outcome = "failure"
 		v.Audit.Stage, v.Audit.Reason = v.Stage, v.Reason
 		v.Audit.ErrorCode, v.Audit.Retryable = v.ErrorCode, v.Retryable
-		v.Audit.KeywordLocation = SanitizeMessage(c.relative(r.keywordLocation), MaxAuditMessage)
-		v.Audit.InstanceLocation = SanitizeMessage(r.instanceLocation, MaxAuditMessage)
-		v.Audit.Message = SanitizeMessage(c.relative(r.message), MaxAuditMessage)
+		v.Audit.KeywordLocation = sanitize.Text(c.relative(r.keywordLocation), MaxAuditMessage, sanitize.Escape)
+		v.Audit.InstanceLocation = sanitize.Text(r.instanceLocation, MaxAuditMessage, sanitize.Escape)
+		v.Audit.Message = sanitize.Text(c.relative(r.message), MaxAuditMessage, sanitize.Escape)
 		v.Audit.Offset = r.offset
 	}
 	out := sha256.Sum256(v.Output)
 	v.Audit.OutputSHA256 = hex.EncodeToString(out[:])
-	v.Audit.DurationMicros = time.Since(start).Microseconds()
-	return v, nil
 }
 
 // stages runs parse, schema, semantic and projection on a body that passed
-// the transport stage.
-func (c *Contract) stages(u *upstream, body []byte, req semantic.Request, now time.Time) (map[string]any, *refusal) {
+// the transport stage, checking ctx before each; it records the value the
+// schema stage sees in v.
+func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []byte, req semantic.Request, now time.Time) (map[string]any, *refusal, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	value, r := parse(body, c.limits)
 	if r != nil {
-		return nil, r
+		return nil, r, nil
 	}
-	if c.Manifest.Protocol == ProtocolMCP {
+	if c.protocol == ProtocolMCP {
 		if value, r = unwrapMCP(value); r != nil {
-			return nil, r
+			return nil, r, nil
 		}
 	}
+	v.value, v.hasValue = value, true
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	if r := schemaStage(u.schema, value); r != nil {
-		return nil, r
+		return nil, r, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
 	if viol := semantic.Check(u.rules, semantic.Input{Value: value, Request: req, Now: now}); viol != nil {
-		return nil, &refusal{reason: "semantic." + viol.Rule, message: viol.Message, instanceLocation: viol.Pointer, offset: -1}
+		return nil, &refusal{reason: "semantic." + viol.Rule, message: viol.Message, instanceLocation: viol.Pointer, offset: -1}, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
 	data := project(u.projection, value)
 	if r := schemaStage(c.agentSchema, data); r != nil {
 		r.reason = ReasonAgentSchema
-		return nil, r
+		return nil, r, nil
 	}
-	return data, nil
-}
-
-func schemaStage(sch *jsonschema.Schema, v any) *refusal {
-	f, panicErr := validate(sch, v)
-	if panicErr != nil {
-		return &refusal{reason: ReasonPanic, message: panicErr.Error(), offset: -1}
-	}
-	if f == nil {
-		return nil
-	}
-	return &refusal{
-		reason:           "schema." + f.keyword,
-		message:          f.message,
-		keywordLocation:  f.keywordLocation,
-		instanceLocation: f.instanceLocation,
-		offset:           -1,
-	}
+	return data, nil, nil
 }
 
 // policy gives a refusal's agent-facing code and retryability: the
@@ -194,7 +223,7 @@ func (c *Contract) policy(r *refusal) (ErrorCode, bool) {
 	if r.setCode {
 		code, retry = r.code, r.retryable
 	}
-	if v, ok := c.Manifest.Retryable[r.reason]; ok {
+	if v, ok := c.retryable[r.reason]; ok {
 		retry = v
 	}
 	allowed := false

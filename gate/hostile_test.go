@@ -3,6 +3,7 @@ package gate_test
 import (
 	"compress/gzip"
 	"errors"
+	"github.com/airlockdev/airlock/internal/strictjson"
 	"io"
 	"strings"
 
@@ -95,9 +96,9 @@ var _ = Describe("hostile input", func() {
 			"agent.schema.json":    hostileAgent,
 		})
 		var err error
-		hostile, err = gate.LoadContract(dir, gate.Options{})
+		hostile, err = gate.LoadDir(dir, gate.Options{})
 		Expect(err).NotTo(HaveOccurred())
-		review, err = gate.LoadContract("../schemas/review_status", gate.Options{})
+		review, err = gate.LoadDir("../schemas/review_status", gate.Options{})
 		Expect(err).NotTo(HaveOccurred())
 	})
 
@@ -130,7 +131,7 @@ var _ = Describe("hostile input", func() {
 			body, stop := gzipBomb(gib)
 			v := check(c, gate.Response{Status: 200, ContentType: "application/json", ContentEncoding: "gzip", Body: body})
 			fed := stop()
-			expectRefused(v, c.Tool, gate.ReasonTooLarge, gate.InvalidResponse, false)
+			expectRefused(v, c.Tool(), gate.ReasonTooLarge, gate.InvalidResponse, false)
 			Expect(v.Audit.Size).To(Equal(limit+1), "inflated bytes the gate kept")
 			Expect(body.n).To(BeNumerically("<", limit/100+64<<10), "compressed bytes the gate read")
 			Expect(fed).To(BeNumerically("<", 64<<20), "the bomb was never inflated in full")
@@ -161,8 +162,8 @@ var _ = Describe("hostile input", func() {
 
 	It("never lets Parse panic on nesting deeper than jsontext's own cap", func() {
 		deep := []byte(strings.Repeat("[", 20000) + strings.Repeat("]", 20000))
-		_, err := gate.Parse(deep, gate.Limits{MaxDepth: 1 << 20})
-		var pe *gate.ParseError
+		_, err := strictjson.Parse(deep, strictjson.Limits{MaxDepth: 1 << 20})
+		var pe *strictjson.Error
 		Expect(errors.As(err, &pe)).To(BeTrue(), "%v", err)
 		Expect(pe.Reason).To(HavePrefix("parse."))
 	})
@@ -229,7 +230,7 @@ var _ = Describe("hostile input", func() {
 				"upstream.schema.json": `{"$ref":"` + ref + `"}`,
 				"agent.schema.json":    hostileAgent,
 			})
-			_, err := gate.LoadContract(dir, gate.Options{})
+			_, err := gate.LoadDir(dir, gate.Options{})
 			var ce *gate.ConfigError
 			Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
 			Expect(ce.File).To(HaveSuffix("/hostile/upstream.schema.json"))

@@ -1,20 +1,28 @@
 package gate
 
 import (
+	"io/fs"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/airlockdev/airlock/semantic"
+	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/manifest"
+	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/jsonpointer"
 )
 
 // ProjectionField is one projection entry of an upstream version: the agent
-// field and the JSON Pointer (with "*" for every array element) it copies.
+// field (a member of the success envelope's data object) and the JSON
+// Pointer (RFC 6901, with "*" for every array element) it copies from the
+// validated value.
 type ProjectionField struct {
 	Field   string
-	Pointer semantic.Pointer
+	Pointer jsonpointer.Pointer
 }
 
-// Projection returns an upstream version's projection, sorted by field, and
-// false when the contract has no such version.
+// Projection returns an upstream version's projection, sorted by field (a
+// new slice with new pointers), and false when the contract has no such
+// version.
 func (c *Contract) Projection(version string) ([]ProjectionField, bool) {
 	u := c.versions[version]
 	if u == nil {
@@ -22,16 +30,51 @@ func (c *Contract) Projection(version string) ([]ProjectionField, bool) {
 	}
 	out := make([]ProjectionField, len(u.projection))
 	for i, f := range u.projection {
-		out[i] = ProjectionField{Field: f.field, Pointer: f.pointer}
+		out[i] = ProjectionField{Field: f.field, Pointer: append(jsonpointer.Pointer(nil), f.pointer...)}
 	}
 	return out, true
 }
 
-// Expand evaluates a projection pointer against a decoded value the way the
-// projection stage does: a "*" token maps every array element; false when
-// the pointer reaches nothing.
-func Expand(v any, p semantic.Pointer) (any, bool) { return expand(v, p) }
+// init gives airlock's harness (package internal/introspect) what it needs
+// and a connector does not.
+func init() {
+	introspect.Value = func(v any) (any, bool) {
+		vd := v.(*Verdict)
+		return vd.value, vd.hasValue
+	}
+	introspect.Manifest = func(c any) manifest.Manifest { return c.(*Contract).manifest.Clone() }
+	introspect.Schemas = func(c any) map[string]*jsonschema.Schema {
+		out := map[string]*jsonschema.Schema{}
+		for name, u := range c.(*Contract).versions {
+			out[name] = u.schema
+		}
+		return out
+	}
+	introspect.AgentSchema = func(c any) *jsonschema.Schema { return c.(*Contract).agentSchema }
+	introspect.SchemaDocument = func(c any, name string) any { return c.(*Contract).schemas.Doc(name) }
+	introspect.RawProjection = rawProjection
+	introspect.Source = func(c any) (fs.FS, string, string) {
+		k := c.(*Contract)
+		return k.fsys, k.dir, k.shown
+	}
+	introspect.SchemaDir = func(c any) *schema.Dir { return c.(*Contract).schemas }
+	introspect.SuccessEnvelope = successEnvelope
+}
 
-// AgentSchema returns the compiled agent-facing schema, which every
-// admitted response's data object satisfies.
-func (c *Contract) AgentSchema() *jsonschema.Schema { return c.agentSchema }
+// rawProjection is introspect.RawProjection.
+func rawProjection(c any, version string) []introspect.Field {
+	k := c.(*Contract)
+	proj, ok := k.Projection(version)
+	if !ok {
+		return nil
+	}
+	out := make([]introspect.Field, len(proj))
+	for i, f := range proj {
+		p := f.Pointer
+		if k.protocol == ProtocolMCP {
+			p = append(jsonpointer.Pointer{"structuredContent"}, p...)
+		}
+		out[i] = introspect.Field{Field: f.Field, Pointer: p}
+	}
+	return out
+}

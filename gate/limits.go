@@ -12,8 +12,10 @@ const (
 // schema allows at most 1 GiB.
 const MaxMaxBytes = 1 << 40
 
-// Limits bound the work one response can cause. Each field's zero value
-// means its default; a negative value is a configuration error.
+// Limits bound the work one response can cause; they come from the
+// manifest's "limits" section. Each field's zero value means its default;
+// a negative value is a configuration error (the manifest schema refuses
+// it). Contract.Limits returns them with defaults filled in.
 type Limits struct {
 	// MaxBytes is the largest decoded body, in bytes, that the transport
 	// stage reads; 0 means DefaultMaxBytes (1 MiB). A longer body is refused

@@ -45,12 +45,3 @@ func unwrapMCP(v any) (any, *refusal) {
 	}
 	return sc, nil
 }
-
-// Protocol returns the contract's upstream protocol, ProtocolJSON or
-// ProtocolMCP.
-func (c *Contract) Protocol() string {
-	if c.Manifest.Protocol == "" {
-		return ProtocolJSON
-	}
-	return c.Manifest.Protocol
-}

@@ -1,6 +1,7 @@
 package gate_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,12 +34,12 @@ upstream_versions:
 		write("upstream.schema.json", `{"type": "integer", "minimum": 0}`)
 		write("agent.schema.json", `{"type": "object", "required": ["count"], "additionalProperties": false, "properties": {"count": {"type": "integer"}}}`)
 		var err error
-		c, err = gate.LoadContract(dir, gate.Options{})
+		c, err = gate.LoadDir(dir, gate.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(c.Protocol()).To(Equal(gate.ProtocolMCP))
 	})
 	check := func(body string) *gate.Verdict {
-		v, err := c.Check(gate.Response{ContentType: "application/json", Body: strings.NewReader(body)},
+		v, err := c.Check(context.Background(), gate.Response{ContentType: "application/json", Body: strings.NewReader(body)},
 			gate.Call{Request: semantic.Request{ID: "req-1"}})
 		Expect(err).NotTo(HaveOccurred())
 		return v

@@ -1,101 +1,16 @@
 package gate
 
-import (
-	"encoding/json"
-	"sort"
-	"strconv"
-
-	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/airlockdev/airlock/semantic"
-)
-
-// project builds a new object from the allowlist: each agent field takes the
-// value at its pointer. A "*" token maps every element of an array (nested
+// project runs the projection stage: it builds a new object from the
+// allowlist, each agent field taking the value at its JSON Pointer
+// (RFC 6901; jsonpointer.Pointer.Expand). A "*" token maps every element of an array (nested
 // stars give nested arrays). A pointer that reaches nothing leaves its field
 // out; the closed agent-facing schema then decides whether that is allowed.
 func project(fields []projField, v any) map[string]any {
 	out := make(map[string]any, len(fields))
 	for _, f := range fields {
-		if x, ok := expand(v, f.pointer); ok {
+		if x, ok := f.pointer.Expand(v); ok {
 			out[f.field] = x
 		}
 	}
-	return out
-}
-
-func expand(v any, p semantic.Pointer) (any, bool) {
-	for i, t := range p {
-		if t == "*" {
-			arr, ok := v.([]any)
-			if !ok {
-				return nil, false
-			}
-			out := make([]any, 0, len(arr))
-			for _, el := range arr {
-				x, ok := expand(el, p[i+1:])
-				if !ok {
-					return nil, false
-				}
-				out = append(out, x)
-			}
-			return out, true
-		}
-		next, ok := p[i : i+1].Lookup(v)
-		if !ok {
-			return nil, false
-		}
-		v = next
-	}
-	return v, true
-}
-
-// AppendCanonical appends the canonical serialisation of a decoded JSON
-// value to dst: object members sorted by name in code point (UTF-8 byte)
-// order, no insignificant whitespace, strings with the minimal escaping of
-// RFC 8785 §3.2.2.2, numbers (json.Number) in their exact original text.
-// Values of other Go types are written as null.
-func AppendCanonical(dst []byte, v any) []byte {
-	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		dst = append(dst, '{')
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendString(dst, k)
-			dst = append(dst, ':')
-			dst = AppendCanonical(dst, x[k])
-		}
-		return append(dst, '}')
-	case []any:
-		dst = append(dst, '[')
-		for i, el := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendCanonical(dst, el)
-		}
-		return append(dst, ']')
-	case string:
-		return appendString(dst, x)
-	case json.Number:
-		return append(dst, x...)
-	case bool:
-		return strconv.AppendBool(dst, x)
-	}
-	return append(dst, "null"...)
-}
-
-// appendString quotes s with the minimal escaping. Strings from the parse
-// stage are valid UTF-8; invalid UTF-8 from a Go caller comes out with U+FFFD
-// replacements (AppendQuote's documented result), never as raw bytes.
-func appendString(dst []byte, s string) []byte {
-	out, _ := jsontext.AppendQuote(dst, s)
 	return out
 }

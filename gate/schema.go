@@ -1,180 +1,35 @@
 package gate
 
 import (
-	"errors"
-	"fmt"
-	"slices"
-	"strings"
-
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
-	"github.com/airlockdev/airlock/semantic"
+	"github.com/airlockdev/airlock/internal/schema"
 )
 
-// ErrOutsideContract is wrapped by the error of any $ref (or $schema) that
-// names a document the schema loader was not given: a file:// path, an
-// https:// URL, anything. The gate never reads a file the contract did not
-// name and never performs network I/O.
-var ErrOutsideContract = errors.New("reference outside the contract's own schema files")
+// ErrOutsideContract is wrapped by the *ConfigError of any $ref (or
+// $schema) in a contract's schema files that names a document outside the
+// contract's own folder: a file:// path, an https:// URL that is not the
+// $id of one of the folder's files, anything. The gate never reads a file
+// the contract did not name and never performs network I/O.
+var ErrOutsideContract = schema.ErrOutsideContract
 
-// ConfinedLoader is a jsonschema.URLLoader that serves only the documents it
-// holds, keyed by absolute URL; every other URL fails with an error wrapping
-// ErrOutsideContract and naming the URL.
-type ConfinedLoader map[string]any
-
-// Load implements jsonschema.URLLoader.
-func (l ConfinedLoader) Load(url string) (any, error) {
-	if doc, ok := l[url]; ok {
-		return doc, nil
+// schemaStage validates v against sch (JSON Schema 2020-12, format
+// assertion on) under recover. The reason names the keyword of the most
+// specific failing cause: schema.<keyword>; a validator panic is
+// internal.validator_panic.
+func schemaStage(sch *jsonschema.Schema, v any) *refusal {
+	f, panicErr := schema.Validate(sch, v)
+	if panicErr != nil {
+		return &refusal{reason: ReasonPanic, message: panicErr.Error(), offset: -1}
 	}
-	return nil, fmt.Errorf("%w: %s", ErrOutsideContract, url)
-}
-
-// NewSchemaCompiler returns a compiler configured as the gate's schema stage
-// compiles contracts: JSON Schema draft 2020-12 when a schema has no
-// $schema, format assertion on (JSON Schema Validation 2020-12 §7.2.2), the
-// "date-time" format checked by semantic.ParseTimestamp so that the schema
-// and semantic stages agree, and loader as the only source of documents
-// (nil means none: every $ref outside the compiled document fails).
-func NewSchemaCompiler(loader ConfinedLoader) *jsonschema.Compiler {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	c.RegisterFormat(&jsonschema.Format{Name: "date-time", Validate: func(v any) error {
-		s, ok := v.(string)
-		if !ok {
-			return nil // format applies to strings only
-		}
-		_, err := semantic.ParseTimestamp(s)
-		return err
-	}})
-	if loader == nil {
-		loader = ConfinedLoader{}
+	if f == nil {
+		return nil
 	}
-	c.UseLoader(loader)
-	return c
-}
-
-// schemaFailure is the most specific cause of a validation error.
-type schemaFailure struct {
-	keyword          string // e.g. "additionalProperties"
-	keywordLocation  string // absolute keyword location
-	instanceLocation string // RFC 6901
-	message          string
-	member           string // additionalProperties: the first member not allowed
-}
-
-var printer = message.NewPrinter(language.English)
-
-// validate runs sch.Validate under recover: jsonschema v6.0.3 panics on some
-// huge numbers, and a panic must be a refusal, never a crash.
-func validate(sch *jsonschema.Schema, v any) (f *schemaFailure, panicked error) {
-	defer func() {
-		if p := recover(); p != nil {
-			f, panicked = nil, fmt.Errorf("validator panic: %v", p)
-		}
-	}()
-	err := sch.Validate(v)
-	if err == nil {
-		return nil, nil
+	return &refusal{
+		reason:           "schema." + f.Keyword,
+		message:          f.Message,
+		keywordLocation:  f.KeywordLocation,
+		instanceLocation: f.InstanceLocation,
+		offset:           -1,
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return &schemaFailure{keyword: "invalid", message: err.Error()}, nil
-	}
-	leaf := mostSpecific(ve)
-	f = &schemaFailure{
-		keyword:          keywordOf(leaf),
-		keywordLocation:  keywordLocation(leaf),
-		instanceLocation: instanceLocation(leaf.InstanceLocation),
-		message:          leaf.ErrorKind.LocalizedString(printer),
-	}
-	if ap, ok := leaf.ErrorKind.(*kind.AdditionalProperties); ok && len(ap.Properties) > 0 {
-		f.member = slices.Min(ap.Properties)
-	}
-	return f, nil
-}
-
-// mostSpecific walks down to one leaf cause. Where a oneOf or anyOf failed
-// in every branch, it follows the branch with the fewest failures (the
-// branch the value came closest to matching, first on a tie); elsewhere it
-// follows the first cause, in the validator's keyword order, at the smallest
-// instance location (the validator visits members in map order), so that the
-// same value always gets the same reason.
-func mostSpecific(e *jsonschema.ValidationError) *jsonschema.ValidationError {
-	for len(e.Causes) > 0 {
-		next := e.Causes[0]
-		switch e.ErrorKind.(type) {
-		case *kind.OneOf, *kind.AnyOf:
-			best := LeafCount(next)
-			for _, c := range e.Causes[1:] {
-				if n := LeafCount(c); n < best {
-					next, best = c, n
-				}
-			}
-		default: // causes for different members come in map order: take the first location
-			for _, c := range e.Causes[1:] {
-				if slices.Compare(c.InstanceLocation, next.InstanceLocation) < 0 {
-					next = c
-				}
-			}
-		}
-		e = next
-	}
-	return e
-}
-
-// LeafCount is the number of leaf causes (failures without causes of their
-// own) in a validation error: how far a value is from matching the
-// subschema that failed. The gate follows the oneOf/anyOf branch with the
-// fewest; drift reports read it the same way.
-func LeafCount(e *jsonschema.ValidationError) int {
-	if len(e.Causes) == 0 {
-		return 1
-	}
-	n := 0
-	for _, c := range e.Causes {
-		n += LeafCount(c)
-	}
-	return n
-}
-
-// subschemaKeywords are keywords whose value is a schema: a false schema
-// reached through one of them is reported under that keyword.
-var subschemaKeywords = []string{
-	"additionalProperties", "unevaluatedProperties", "unevaluatedItems",
-	"items", "contains", "propertyNames", "not", "if", "then", "else",
-}
-
-func keywordOf(e *jsonschema.ValidationError) string {
-	if p := e.ErrorKind.KeywordPath(); len(p) > 0 {
-		return p[0]
-	}
-	if _, ok := e.ErrorKind.(*kind.FalseSchema); ok {
-		_, frag, _ := strings.Cut(e.SchemaURL, "#")
-		toks := strings.Split(frag, "/")
-		if last := toks[len(toks)-1]; slices.Contains(subschemaKeywords, last) {
-			return last
-		}
-		return "false"
-	}
-	return "invalid"
-}
-
-func keywordLocation(e *jsonschema.ValidationError) string {
-	loc := e.SchemaURL
-	if !strings.Contains(loc, "#") {
-		loc += "#"
-	}
-	for _, k := range e.ErrorKind.KeywordPath() {
-		loc += "/" + semantic.EscapeToken(k)
-	}
-	return loc
-}
-
-func instanceLocation(toks []string) string {
-	return semantic.Pointer(toks).String()
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"mime"
 	"strings"
+
+	"github.com/airlockdev/airlock/internal/sanitize"
 )
 
 // Response is one raw upstream result as the adapter received it.
@@ -24,7 +26,8 @@ type Response struct {
 	// body. The gate does not close it.
 	Body io.Reader
 	// Source names where the response came from, for the audit record only
-	// (a URL, a command). Credentials in it are redacted by RedactSource.
+	// (a URL, a command, a file). Secrets in it are redacted (see
+	// AuditRecord.Source); "" records none.
 	Source string
 }
 
@@ -98,10 +101,10 @@ func (c *Contract) allowedContentType(value string) (string, bool) {
 	}
 	mt, params, err := mime.ParseMediaType(value)
 	if err != nil {
-		return fmt.Sprintf("unparsable Content-Type %q", SanitizeMessage(value, 128)), false
+		return fmt.Sprintf("unparsable Content-Type %q", sanitize.Text(value, 128, sanitize.Escape)), false
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return fmt.Sprintf("Content-Type charset %q is not utf-8", SanitizeMessage(cs, 64)), false
+		return fmt.Sprintf("Content-Type charset %q is not utf-8", sanitize.Text(cs, 64, sanitize.Escape)), false
 	}
 	for _, allowed := range c.contentTypes {
 		if mt == allowed {
@@ -159,7 +162,7 @@ func readBody(body io.Reader, encoding string, limit int64) ([]byte, *refusal) {
 	default:
 		// Read as is (within the limit) for the audit record, then refuse.
 		raw, _ := readBody(body, "identity", limit)
-		return raw, &refusal{reason: ReasonEncoding, offset: -1, message: fmt.Sprintf("unsupported Content-Encoding %q", SanitizeMessage(encoding, 64))}
+		return raw, &refusal{reason: ReasonEncoding, offset: -1, message: fmt.Sprintf("unsupported Content-Encoding %q", sanitize.Text(encoding, 64, sanitize.Escape))}
 	}
 	lr := &io.LimitedReader{R: src, N: limit + 1}
 	buf := make([]byte, 0, sizeHint)

@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	"github.com/airlockdev/airlock/gate"
-	"github.com/airlockdev/airlock/semantic"
+	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/jsonpointer"
 )
 
 // facts are what a contract's upstream schema says about one instance
@@ -33,7 +34,7 @@ type schemaDocs struct {
 
 func newSchemaDocs(c *gate.Contract) *schemaDocs { return &schemaDocs{c: c} }
 
-func (d *schemaDocs) doc(file string) any { return d.c.SchemaDocument(filepath.Base(file)) }
+func (d *schemaDocs) doc(file string) any { return introspect.SchemaDocument(d.c, filepath.Base(file)) }
 
 // schemaRef is a subschema and the file it lives in (for relative $refs).
 type schemaRef struct {
@@ -84,7 +85,7 @@ func (d *schemaDocs) resolve(from, ref string) schemaRef {
 		return schemaRef{}
 	}
 	root := d.doc(file)
-	p, err := semantic.ParsePointer(frag)
+	p, err := jsonpointer.Parse(frag)
 	if err != nil {
 		return schemaRef{}
 	}

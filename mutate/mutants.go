@@ -17,6 +17,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/semantic"
 )
 
@@ -85,7 +87,7 @@ type mutator struct {
 	// scope is where value and structure mutants apply: the whole value, or
 	// /structuredContent for an MCP contract (the rest of a CallToolResult
 	// never reaches the agent, so mutating it proves nothing).
-	scope    semantic.Pointer
+	scope    jsonpointer.Pointer
 	facts    func(loc []string) facts
 	canaryID string
 	n        int
@@ -116,11 +118,11 @@ func (m *mutator) add(mu Mutant) {
 
 // valueMutant re-serialises the value with newVal at loc.
 func (m *mutator) valueMutant(family, kind string, loc []string, newVal any, expect []string, reason, canary, hint string) {
-	old, _ := semantic.Pointer(loc).Lookup(m.value)
+	old, _ := jsonpointer.Pointer(loc).Lookup(m.value)
 	mutated := setAt(m.value, loc, newVal)
 	m.add(Mutant{
-		Family: family, Kind: kind, Pointer: semantic.Pointer(loc).String(),
-		Body:   gate.AppendCanonical(nil, mutated),
+		Family: family, Kind: kind, Pointer: jsonpointer.Pointer(loc).String(),
+		Body:   strictjson.AppendCanonical(nil, mutated),
 		Expect: expect, Reason: reason, Canary: canary, Hint: hint,
 		Before: old, After: newVal,
 	})
@@ -280,7 +282,7 @@ func (m *mutator) generate() {
 	}
 	for _, l := range locs {
 		s, ok := l.v.(string)
-		ptr := semantic.Pointer(l.loc).String()
+		ptr := jsonpointer.Pointer(l.loc).String()
 		if !ok || covered[ptr] || len(l.loc) == len(m.scope) {
 			continue
 		}
@@ -297,7 +299,7 @@ func (m *mutator) generate() {
 		}
 	}
 	for _, t := range targets {
-		p, err := semantic.ParsePointer(t.ptr)
+		p, err := jsonpointer.Parse(t.ptr)
 		if err != nil {
 			continue
 		}
@@ -342,13 +344,13 @@ func (m *mutator) bytesMutants() {
 			c := m.canary()
 			ins := appendMember(nil, name, c)
 			body := insertAt(raw, o.after, ins)
-			m.add(Mutant{Family: FamilyBytes, Kind: "duplicate_member", Pointer: o.ptr.String() + "/" + semantic.EscapeToken(name),
+			m.add(Mutant{Family: FamilyBytes, Kind: "duplicate_member", Pointer: o.ptr.String() + "/" + jsonpointer.EscapeToken(name),
 				Body: body, Expect: []string{gate.ReasonDuplicate}, Reason: gate.ReasonDuplicate, Canary: c, Hint: "built into the gate",
 				Before: string(raw), After: string(body)})
 			if folded := caseFolded(name); folded != "" && members[folded] == nil && hasPrefix(o.ptr, m.scope) {
 				c := m.canary()
 				body := insertAt(raw, o.after, appendMember(nil, folded, c))
-				m.add(Mutant{Family: FamilyBytes, Kind: "case_folded_name", Pointer: o.ptr.String() + "/" + semantic.EscapeToken(folded),
+				m.add(Mutant{Family: FamilyBytes, Kind: "case_folded_name", Pointer: o.ptr.String() + "/" + jsonpointer.EscapeToken(folded),
 					Body: body, Expect: []string{"schema.*"}, Reason: "schema.additionalProperties", Canary: c, Hint: "additionalProperties: false",
 					Before: string(raw), After: string(body)})
 			}
@@ -407,7 +409,7 @@ func (m *mutator) bytesMutants() {
 // objStart is an object in the raw bytes: its location and the offset just
 // after its "{".
 type objStart struct {
-	ptr   semantic.Pointer
+	ptr   jsonpointer.Pointer
 	after int
 }
 
@@ -421,7 +423,7 @@ func objectStarts(raw []byte) []objStart {
 			return out
 		}
 		if tok.Kind() == '{' {
-			p, err := semantic.ParsePointer(string(dec.StackPointer()))
+			p, err := jsonpointer.Parse(string(dec.StackPointer()))
 			if err == nil {
 				out = append(out, objStart{ptr: p, after: int(dec.InputOffset())})
 			}
@@ -552,6 +554,6 @@ func limitMutants(ms []Mutant, max int, seed uint64, fixture string) []Mutant {
 }
 
 // hasPrefix reports whether p lies at or under prefix.
-func hasPrefix(p, prefix semantic.Pointer) bool {
+func hasPrefix(p, prefix jsonpointer.Pointer) bool {
 	return len(p) >= len(prefix) && slices.Equal(p[:len(prefix)], prefix)
 }

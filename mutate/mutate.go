@@ -16,8 +16,10 @@ import (
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/reports"
-	"github.com/airlockdev/airlock/semantic"
 )
 
 // Suite is the name of the suite mutation results form in a run's report.
@@ -213,18 +215,18 @@ func mutateFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, doc
 		return nil, "not admitted (" + orig.Reason + ")", nil
 	}
 	c := set.Contracts[f.Tool]
-	value, err := gate.Parse(orig.Body, c.Limits())
+	value, err := rawValue(c, orig)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: admitted body does not parse: %w", f.Body, err)
 	}
-	uv := c.Manifest.UpstreamVersions[f.UpstreamVersion]
+	uv := introspect.Manifest(c).UpstreamVersions[f.UpstreamVersion]
 	// For an MCP contract, rules and schema facts are relative to
 	// structuredContent while mutants change the whole CallToolResult.
 	prefix := ""
 	if c.Protocol() == gate.ProtocolMCP {
 		prefix = "/structuredContent"
 	}
-	scope, _ := semantic.ParsePointer(prefix)
+	scope, _ := jsonpointer.Parse(prefix)
 	var rules []RuleSpecView
 	for _, r := range uv.Rules {
 		switch {
@@ -281,7 +283,7 @@ func mutateFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, doc
 		switch {
 		case v.Admitted:
 			r.Outcome, r.Problem = Survived, "admitted: "+mu.Hint+" would refuse it"
-		case !fixture.IsFailureEnvelope(v.Output, c.Tool, p.Expect.Request.ID, v.ErrorCode, v.Retryable):
+		case !fixture.IsFailureEnvelope(v.Output, c.Tool(), p.Expect.Request.ID, v.ErrorCode, v.Retryable):
 			r.Actual, r.Outcome, r.Problem = v.Reason, Leaked, "refused output is not exactly the failure envelope"
 		case mu.Canary != "" && bytes.Contains(v.Output, []byte(mu.Canary)):
 			r.Actual, r.Outcome, r.Problem = v.Reason, Leaked, "the canary "+mu.Canary+" reached the agent output"
@@ -401,4 +403,17 @@ func slug(id string) string {
 		}
 	}
 	return strings.Trim(b.String(), "_")
+}
+
+// rawValue is the decoded body mutants are made from: the value the gate
+// validated, or for an MCP contract the whole CallToolResult around it
+// (mutants change the wrapper too), parsed under the contract's limits.
+func rawValue(c *gate.Contract, v *gate.Verdict) (any, error) {
+	if c.Protocol() != gate.ProtocolMCP {
+		if value, ok := introspect.Value(v); ok {
+			return value, nil
+		}
+	}
+	l := c.Limits()
+	return strictjson.Parse(v.Body, strictjson.Limits{MaxDepth: l.MaxDepth, MaxNumberLength: l.MaxNumberLength, MaxStringLength: l.MaxStringLength})
 }

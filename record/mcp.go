@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/sanitize"
 	"github.com/airlockdev/airlock/redact"
 )
 
@@ -295,7 +296,7 @@ func (rec *recorder) fetchMCP(ctx context.Context, c *MCPCall) (*capture, error)
 		// A mistyped tool name is the caller's error: refuse it before the
 		// call rather than record the server's "tool not found".
 		names := slices.Sorted(maps.Keys(s.schemas))
-		return nil, &gate.ConfigError{File: "--mcp-tool", Msg: fmt.Sprintf("the MCP server does not offer tool %q (tools/list: %s)", c.Tool, gate.SanitizeMessage(strings.Join(names, ", "), 512))}
+		return nil, &gate.ConfigError{File: "--mcp-tool", Msg: fmt.Sprintf("the MCP server does not offer tool %q (tools/list: %s)", c.Tool, sanitize.Text(strings.Join(names, ", "), 512, sanitize.Escape))}
 	}
 	s.wire.take("tools/call")
 	start = time.Now()
@@ -325,7 +326,7 @@ func (rec *recorder) fetchMCP(ctx context.Context, c *MCPCall) (*capture, error)
 		got.stderrBytes = &n
 	}
 	if callErr != nil {
-		got.warnings = append(got.warnings, "the MCP SDK could not decode the result ("+gate.RedactSource(gate.SanitizeMessage(s.scrub(callErr).Error(), 200))+"); the bytes are recorded as sent")
+		got.warnings = append(got.warnings, "the MCP SDK could not decode the result ("+sanitize.Text((&redact.Redactor{}).Text(s.scrub(callErr).Error()), 200, sanitize.Escape)+"); the bytes are recorded as sent")
 	}
 	return got, nil
 }
@@ -333,7 +334,7 @@ func (rec *recorder) fetchMCP(ctx context.Context, c *MCPCall) (*capture, error)
 func compactJSON(b []byte) string {
 	var buf bytes.Buffer
 	if json.Compact(&buf, b) != nil {
-		return gate.SanitizeMessage(string(b), 1024)
+		return sanitize.Text(string(b), 1024, sanitize.Escape)
 	}
-	return gate.SanitizeMessage(buf.String(), 1024)
+	return sanitize.Text(buf.String(), 1024, sanitize.Escape)
 }

@@ -21,6 +21,8 @@ import (
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/sanitize"
+	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/redact"
 	"github.com/airlockdev/airlock/semantic"
 )
@@ -231,7 +233,7 @@ func newRecorder(opts Options) (*recorder, error) {
 
 	cdir := filepath.Join(opts.SchemasDir, opts.Tool)
 	if _, err := os.Stat(filepath.Join(cdir, gate.ManifestFile)); err == nil {
-		c, err := gate.LoadContract(cdir, gate.Options{})
+		c, err := gate.LoadDir(cdir, gate.Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -329,7 +331,7 @@ func checkCall(i int, c Call) error {
 			return where("/mcp_tool", "name the MCP tool to call")
 		}
 		if len(c.MCP.Arguments) > 0 {
-			v, err := gate.Parse(c.MCP.Arguments, gate.Limits{MaxBytes: int64(len(c.MCP.Arguments)) + 1})
+			v, err := strictjson.Parse(c.MCP.Arguments, strictjson.Limits{})
 			if _, ok := v.(map[string]any); err != nil || !ok {
 				return where("/arguments", "tool arguments must be a JSON object")
 			}
@@ -397,7 +399,7 @@ func (rec *recorder) record(ctx context.Context, call Call) Result {
 			return res
 		}
 		res.Verdict = v
-		prov.Verdict = &fixture.RecordedVerdict{Outcome: "admitted", ContractVersion: rec.contract.Version}
+		prov.Verdict = &fixture.RecordedVerdict{Outcome: "admitted", ContractVersion: rec.contract.Version()}
 		if !v.Admitted {
 			prov.Verdict.Outcome, prov.Verdict.Reason = "refused", v.Reason
 		}
@@ -479,7 +481,7 @@ func (rec *recorder) redactBody(got *capture) (out []byte, found []redact.Redact
 		}
 		body, gz = plain, true
 	default:
-		return nil, nil, "", fmt.Errorf("%w: a body with Content-Encoding %q cannot be redacted; record with --no-redact", ErrUpstream, gate.SanitizeMessage(got.contentEncoding, 64))
+		return nil, nil, "", fmt.Errorf("%w: a body with Content-Encoding %q cannot be redacted; record with --no-redact", ErrUpstream, sanitize.Text(got.contentEncoding, 64, sanitize.Escape))
 	}
 	red, found, complete := rec.opts.Redactor.Body(body)
 	if !complete {
@@ -537,7 +539,7 @@ func bodyExt(contentType, encoding string, body []byte) string {
 
 // upstreamErr wraps an upstream failure, saying "timed out" for a deadline.
 // Libraries quote the URL they failed on, credentials and all, so the
-// message goes through gate.RedactSource's patterns.
+// message goes through the default secret policy (redact.Redactor.Text).
 func upstreamErr(ctx context.Context, timeout time.Duration, what string, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%w: %s: timed out after %s; nothing recorded", ErrUpstream, what, timeout)
@@ -545,7 +547,7 @@ func upstreamErr(ctx context.Context, timeout time.Duration, what string, err er
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return fmt.Errorf("%w: %s: interrupted; nothing recorded", ErrUpstream, what)
 	}
-	return fmt.Errorf("%w: %s: %s; nothing recorded", ErrUpstream, what, gate.RedactSource(err.Error()))
+	return fmt.Errorf("%w: %s: %s; nothing recorded", ErrUpstream, what, (&redact.Redactor{}).Text(err.Error()))
 }
 
 // scrubbed replaces raw (a URL with its credentials) by red in err's text.

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/strictyaml"
 )
 
 // requestEntry is one entry of a requests file (docs/record.md).
@@ -40,12 +42,12 @@ type requestEntry struct {
 // and one with args a command. Keys of another source, unknown and
 // duplicate keys are *gate.ConfigError values with file and line.
 func LoadCalls(file string, base Call) ([]Call, error) {
-	data, err := gate.ReadRegularFile(file, gate.MaxConfigFile)
+	data, err := fileio.ReadRegularFile(file, gate.MaxConfigFile)
 	if err != nil {
 		return nil, &gate.ConfigError{File: file, Msg: "cannot read requests file", Err: err}
 	}
 	var entries []requestEntry
-	if err := gate.DecodeYAML(file, data, nil, &entries); err != nil {
+	if err := strictyaml.Decode(file, data, nil, &entries); err != nil {
 		return nil, err
 	}
 	if len(entries) == 0 {

@@ -1,3 +1,13 @@
+// Package redact is airlock's one secret policy: what counts as a secret in
+// a header, a URL, a command line, free text and a JSON body, and how it is
+// replaced. The gate's audit record (the upstream source) and the recorder
+// (headers, URLs, argv, bodies written into fixtures) both use it, so a
+// value the recorder redacts never appears in an audit record either.
+//
+// A name is secret by its words (see Redactor.Names), a value by its shape
+// (SecretValue: bearer tokens, API keys, JWTs, PEM private keys); a secret
+// is replaced by Placeholder (or, in a JSON body, a placeholder of the same
+// JSON type) and every other byte is kept.
 package redact
 
 import (
@@ -14,8 +24,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/airlockdev/airlock/gate"
-	"github.com/airlockdev/airlock/semantic"
+	"github.com/airlockdev/airlock/jsonpointer"
 )
 
 // Placeholder is the string that replaces a redacted secret.
@@ -25,7 +34,7 @@ const Placeholder = "REDACTED"
 // query parameter or command-line flag look secret (see Redactor.Secret).
 var DefaultSecretNames = []string{
 	"token", "secret", "password", "passwd", "passphrase", "key", "apikey",
-	"credential", "auth", "authorization", "cookie", "session", "signature", "sig",
+	"credential", "auth", "authorization", "cookie", "session", "sessionid", "signature", "sig",
 }
 
 // Where a redaction happened (Redaction.Where).
@@ -39,7 +48,8 @@ const (
 	RedactedBody           = "body"
 )
 
-// Redaction says what airlock record replaced before anything reached disk.
+// Redaction says what was replaced (for airlock record: before anything
+// reached disk).
 type Redaction struct {
 	// Where is one of the Redacted* constants.
 	Where string `yaml:"where"`
@@ -87,7 +97,7 @@ type Redactor struct {
 	Names []string
 	// Pointers are explicit body locations to redact whatever their names;
 	// a "*" token matches any single token.
-	Pointers []semantic.Pointer
+	Pointers []jsonpointer.Pointer
 	// Headers are extra header names (case-insensitive) to redact.
 	Headers []string
 }
@@ -230,14 +240,18 @@ func (r *Redactor) Header(h http.Header, where string) (map[string]string, []Red
 	return out, found
 }
 
-// URL returns raw with its userinfo and secret query and fragment parameters
-// replaced. A string that does not parse as an absolute URL is redacted by
-// gate.RedactSource's patterns instead.
+// URL returns raw with its userinfo (user and password) and the values of
+// secret query and fragment parameters (a secret name, or a value that
+// looks like a credential) replaced by Placeholder, keeping every other
+// byte and the order; an absolute URL per RFC 3986. A string that does not
+// parse as an absolute URL is redacted by Text instead, and reported as one
+// Redaction{Where: RedactedQuery, Name: "(unparsed URL)"} when Text changed
+// it.
 func (r *Redactor) URL(raw string) (string, []Redaction) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" || u.Host == "" {
-		red := gate.RedactSource(raw)
-		if red != gate.SanitizeMessage(raw, gate.MaxAuditMessage) {
+		red := r.Text(raw)
+		if red != raw {
 			return red, []Redaction{{Where: RedactedQuery, Name: "(unparsed URL)"}}
 		}
 		return red, nil
@@ -445,7 +459,7 @@ func (w *bodyWalk) pointerMatch(path []string) bool {
 	return false
 }
 
-func pointerString(path []string) string { return semantic.Pointer(path).String() }
+func pointerString(path []string) string { return jsonpointer.Pointer(path).String() }
 
 // walk reads one value at path, redacting inside it.
 func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {

@@ -6,15 +6,15 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/redact"
-	"github.com/airlockdev/airlock/semantic"
 )
 
-func ptrs(ps ...string) []semantic.Pointer {
-	out := make([]semantic.Pointer, len(ps))
+func ptrs(ps ...string) []jsonpointer.Pointer {
+	out := make([]jsonpointer.Pointer, len(ps))
 	for i, p := range ps {
 		var err error
-		out[i], err = semantic.ParsePointer(p)
+		out[i], err = jsonpointer.Parse(p)
 		Expect(err).NotTo(HaveOccurred())
 	}
 	return out
@@ -50,6 +50,7 @@ var _ = Describe("redaction", func() {
 		Entry(nil, "credentials", true),
 		Entry(nil, "Set-Cookie", true),
 		Entry(nil, "session_id", true),
+		Entry(nil, "sessionid", true),
 		Entry(nil, "X-Amz-Signature", true),
 		Entry(nil, "monkey", false),
 		Entry(nil, "author", false),
@@ -183,5 +184,42 @@ var _ = Describe("redaction", func() {
 		}
 		Expect(idx).To(Equal([]int{1, 3, 5, 7, 8, 9}))
 		Expect(argv[1]).To(Equal("--token=abc"), "the caller's argv is not changed")
+	})
+
+	DescribeTable("Source: the upstream source as the audit record keeps it",
+		func(src, want string) { Expect((&redact.Redactor{}).Source(src)).To(Equal(want)) },
+		Entry("a password", "https://bob:hunter2@host/x", "https://REDACTED:REDACTED@host/x"),
+		Entry("a user without password", "https://bob@host/x", "https://REDACTED@host/x"),
+		Entry("token parameters, in order", "https://host/x?token=t1&q=ok", "https://host/x?token=REDACTED&q=ok"),
+		Entry("any parameter that looks secret", "https://host/x?api_key=k&X-Amz-Signature=s&sessionid=i&client_secret=c&password=p&auth=a&Credential=cr",
+			"https://host/x?api_key=REDACTED&X-Amz-Signature=REDACTED&sessionid=REDACTED&client_secret=REDACTED&password=REDACTED&auth=REDACTED&Credential=REDACTED"),
+		Entry("a cookie parameter", "https://host/x?cookie=abc123&page=2", "https://host/x?cookie=REDACTED&page=2"),
+		Entry("repeated token parameters", "https://host/x?token=a&token=b", "https://host/x?token=REDACTED&token=REDACTED"),
+		Entry("no secrets leaves the URL as is", "https://host/x?page=2&b=1", "https://host/x?page=2&b=1"),
+		Entry("a command", "review-cli --change CR-1", "review-cli --change CR-1"),
+		Entry("a file", "/var/cache/review.json", "/var/cache/review.json"),
+		Entry("a URL that does not parse (bad escape)", "https://bob:hunter2@host/x%zz?access_token=abc",
+			"https://REDACTED:REDACTED@host/x%zz?access_token=REDACTED"),
+		Entry("a URL that does not parse (control character)", "https://bob:hunter2@host/x?token=abc\n",
+			"https://REDACTED:REDACTED@host/x?token=REDACTED\n"),
+		Entry("a token with a bad escape", "https://host/x?token=abc%zz", "https://host/x?token=REDACTED"),
+		Entry("a token before a semicolon", "https://host/x?token=abc;page=1", "https://host/x?token=REDACTED"),
+		Entry("a URL inside a command", "curl -s https://bob:hunter2@host/x?api_key=abc", "curl -s https://REDACTED:REDACTED@host/x?api_key=REDACTED"),
+		Entry("a URL inside a command that does not parse", "curl -s https://bob:hunter2@host/%zz?api_key=abc -o f",
+			"curl -s https://REDACTED:REDACTED@host/%zz?api_key=REDACTED -o f"),
+		Entry("a token in the fragment", "https://host/cb#access_token=abc&state=1", "https://host/cb#access_token=REDACTED&state=1"),
+		Entry("a port is not a password", "https://host:8443/x@y?page=1", "https://host:8443/x@y?page=1"),
+		Entry("a credential-shaped word in a message", "login failed for ghp_0123456789abcdefghij0123 at host", "login failed for REDACTED at host"),
+	)
+
+	It("Source agrees with URL on every absolute URL", func() {
+		r := &redact.Redactor{}
+		for _, u := range []string{
+			"https://host/x?cookie=abc123", "https://bot:pw@h/x?b=2&api_key=K%2F1#access_token=t&state=s",
+			"http://127.0.0.1:8080/status?id=7", "https://h/x?mytokenid=1&secretary=2",
+		} {
+			viaURL, _ := r.URL(u)
+			Expect(r.Source(u)).To(Equal(viaURL), u)
+		}
 	})
 })

@@ -10,16 +10,17 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/reports"
 )
 
 // published compiles one of airlock's published schemas the way the gate
 // compiles contracts.
 func published(b []byte) *jsonschema.Schema {
-	doc, err := gate.Parse(b, gate.Limits{MaxBytes: 1 << 20, MaxDepth: 256})
+	doc, err := strictjson.Parse(b, strictjson.Limits{})
 	Expect(err).NotTo(HaveOccurred())
-	c := gate.NewSchemaCompiler(nil)
+	c := schema.NewCompiler(nil)
 	Expect(c.AddResource("airlock:published.schema.json", doc)).To(Succeed())
 	sch, err := c.Compile("airlock:published.schema.json")
 	Expect(err).NotTo(HaveOccurred())
@@ -28,7 +29,7 @@ func published(b []byte) *jsonschema.Schema {
 
 // validates parses out strictly and validates it against schema.
 func validates(schema []byte, out []byte) {
-	doc, err := gate.Parse(out, gate.Limits{MaxBytes: 1 << 20})
+	doc, err := strictjson.Parse(out, strictjson.Limits{})
 	Expect(err).NotTo(HaveOccurred(), string(out))
 	Expect(published(schema).Validate(doc)).To(Succeed(), string(out))
 }

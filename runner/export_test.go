@@ -1,5 +1,5 @@
 package runner_test
 
-import "github.com/airlockdev/airlock/semantic"
+import "github.com/airlockdev/airlock/jsonpointer"
 
-func parsePointer(s string) (semantic.Pointer, error) { return semantic.ParsePointer(s) }
+func parsePointer(s string) (jsonpointer.Pointer, error) { return jsonpointer.Parse(s) }

@@ -10,7 +10,8 @@ import (
 	"strings"
 
 	"github.com/airlockdev/airlock/gate"
-	"github.com/airlockdev/airlock/semantic"
+	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/jsonpointer"
 )
 
 // MinLeakToken is the shortest raw token, in bytes, the leak check looks
@@ -60,11 +61,11 @@ var envelopeNames = []string{"tool", "request_id", "outcome", "success", "failur
 // Find returns the leaks of output against raw, in output order. Both must
 // be JSON; raw is the already admitted body.
 func (lc *LeakCheck) Find(raw, output []byte) ([]Leak, error) {
-	rawValue, err := gate.Parse(raw, gate.Limits{MaxBytes: int64(len(raw)) + 1, MaxDepth: 10000, MaxNumberLength: 1 << 20, MaxStringLength: len(raw) + 1})
+	rawValue, err := strictjson.Parse(raw, strictjson.Limits{MaxDepth: 10000, MaxNumberLength: 1 << 20, MaxStringLength: len(raw) + 1})
 	if err != nil {
 		return nil, fmt.Errorf("raw body: %w", err)
 	}
-	outValue, err := gate.Parse(output, gate.Limits{MaxBytes: int64(len(output)) + 1, MaxDepth: 10000, MaxNumberLength: 1 << 20, MaxStringLength: len(output) + 1})
+	outValue, err := strictjson.Parse(output, strictjson.Limits{MaxDepth: 10000, MaxNumberLength: 1 << 20, MaxStringLength: len(output) + 1})
 	if err != nil {
 		return nil, fmt.Errorf("agent output: %w", err)
 	}
@@ -90,7 +91,7 @@ func (lc *LeakCheck) Find(raw, output []byte) ([]Leak, error) {
 		return sortLeaks(leaks), nil
 	}
 	for _, k := range sortedKeys(env) {
-		at := "/" + semantic.EscapeToken(k)
+		at := "/" + jsonpointer.EscapeToken(k)
 		if !isEnvelopeName(k) {
 			check(k, at)
 		}
@@ -113,7 +114,7 @@ func (lc *LeakCheck) checkData(raw, data any, at string, check func(tok, at stri
 		return
 	}
 	for _, field := range sortedKeys(obj) {
-		fat := at + "/" + semantic.EscapeToken(field)
+		fat := at + "/" + jsonpointer.EscapeToken(field)
 		check(field, fat)
 		if lc.copied(raw, field, obj[field]) {
 			continue
@@ -126,7 +127,7 @@ func (lc *LeakCheck) checkData(raw, data any, at string, check func(tok, at stri
 func (lc *LeakCheck) copied(raw any, field string, v any) bool {
 	for _, f := range lc.Projection {
 		if f.Field == field {
-			src, ok := gate.Expand(raw, f.Pointer)
+			src, ok := f.Pointer.Expand(raw)
 			return ok && reflect.DeepEqual(src, v)
 		}
 	}
@@ -141,7 +142,7 @@ func (lc *LeakCheck) collect(v any, path []string, out map[string]string) {
 	add := func(tok string, p []string) {
 		if len(tok) >= MinLeakToken {
 			if _, seen := out[tok]; !seen {
-				out[tok] = semantic.Pointer(p).String()
+				out[tok] = jsonpointer.Pointer(p).String()
 			}
 		}
 	}
@@ -201,7 +202,7 @@ func walkTokens(v any, at string, fn func(tok, at string)) {
 	switch x := v.(type) {
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
-			kat := at + "/" + semantic.EscapeToken(k)
+			kat := at + "/" + jsonpointer.EscapeToken(k)
 			fn(k, kat)
 			walkTokens(x[k], kat, fn)
 		}

@@ -20,8 +20,10 @@ import (
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/reports"
-	"github.com/airlockdev/airlock/semantic"
 )
 
 // maxGolden is the largest golden agent output read, in bytes.
@@ -124,7 +126,7 @@ func setup(opts Options) (*runContext, error) {
 	rc := &runContext{opts: opts, set: set, constants: map[string]map[string]bool{}}
 	for _, c := range set.List {
 		// The agent schema as the contract parsed it: no second read.
-		rc.constants[c.Tool] = SchemaConstants(c.SchemaDocument(c.Manifest.AgentSchema))
+		rc.constants[c.Tool()] = SchemaConstants(introspect.SchemaDocument(c, introspect.Manifest(c).AgentSchema))
 	}
 	return rc, nil
 }
@@ -284,10 +286,10 @@ func (rc *runContext) projectionCase(ctx context.Context, f fixture.Fixture, c *
 	if err != nil {
 		return reports.Failed, "agent output is not a success envelope: " + err.Error(), "", ""
 	}
-	if err := c.AgentSchema().Validate(data); err != nil {
+	if err := introspect.AgentSchema(c).Validate(data); err != nil {
 		return reports.Failed, "agent output fails the agent-facing schema", err.Error(), ""
 	}
-	golden, err := gate.ReadRegularFile(f.Golden, maxGolden)
+	golden, err := fileio.ReadRegularFile(f.Golden, maxGolden)
 	switch {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return reports.Failed, "cannot read golden: " + err.Error(), "", ""
@@ -313,13 +315,13 @@ func (rc *runContext) projectionCase(ctx context.Context, f fixture.Fixture, c *
 // noLeak checks that no rejected byte reaches the agent output.
 func (rc *runContext) noLeak(f fixture.Fixture, c *gate.Contract, v *gate.Verdict, exp fixture.Expectation) (reports.Status, string, string) {
 	if !v.Admitted {
-		if !fixture.IsFailureEnvelope(v.Output, c.Tool, exp.Request.ID, v.ErrorCode, v.Retryable) {
+		if !fixture.IsFailureEnvelope(v.Output, c.Tool(), exp.Request.ID, v.ErrorCode, v.Retryable) {
 			return reports.Failed, "refused output is not exactly the failure envelope", "agent output: " + string(v.Output)
 		}
 		return reports.Passed, "", ""
 	}
 	proj := rawProjection(c, f.UpstreamVersion)
-	lc := LeakCheck{Tool: c.Tool, RequestID: exp.Request.ID, Projection: proj, Constants: rc.constants[c.Tool]}
+	lc := LeakCheck{Tool: c.Tool(), RequestID: exp.Request.ID, Projection: proj, Constants: rc.constants[c.Tool()]}
 	leaks, err := lc.Find(v.Body, v.Output)
 	if err != nil {
 		return reports.Failed, "leak check could not run: " + err.Error(), ""
@@ -335,7 +337,7 @@ func (rc *runContext) noLeak(f fixture.Fixture, c *gate.Contract, v *gate.Verdic
 }
 
 func agentData(output []byte) (any, error) {
-	v, err := gate.Parse(output, gate.Limits{MaxBytes: int64(len(output)) + 1})
+	v, err := strictjson.Parse(output, strictjson.Limits{})
 	if err != nil {
 		return nil, err
 	}
@@ -352,7 +354,7 @@ func agentData(output []byte) (any, error) {
 
 // jsonOrText decodes b for a structural diff, or keeps it as text.
 func jsonOrText(b []byte) any {
-	if v, err := gate.Parse(b, gate.Limits{MaxBytes: int64(len(b)) + 1}); err == nil {
+	if v, err := strictjson.Parse(b, strictjson.Limits{}); err == nil {
 		return v
 	}
 	return string(b)
@@ -367,7 +369,7 @@ func rawProjection(c *gate.Contract, version string) []gate.ProjectionField {
 	}
 	out := make([]gate.ProjectionField, len(proj))
 	for i, f := range proj {
-		out[i] = gate.ProjectionField{Field: f.Field, Pointer: append(semantic.Pointer{"structuredContent"}, f.Pointer...)}
+		out[i] = gate.ProjectionField{Field: f.Field, Pointer: append(jsonpointer.Pointer{"structuredContent"}, f.Pointer...)}
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/big"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -14,9 +15,11 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/schemawalk"
+	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/reports"
-	"github.com/airlockdev/airlock/semantic"
 )
 
 // This file is airlock diff: two JSON Schemas compared from the consumer's
@@ -51,11 +54,9 @@ func CompileFile(path string) (*Schema, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, &gate.ConfigError{File: path, Msg: "cannot read schema file", Err: err}
 	}
-	dir, err := gate.LoadSchemaDir(filepath.Dir(path))
-	if err != nil {
-		return nil, err
-	}
+	dir := schema.NewDir(os.DirFS(filepath.Dir(path)), ".", filepath.Dir(path))
 	f := &Schema{path: path, name: filepath.Base(path), base: dir.BaseURL, docs: dir.Docs}
+	var err error
 	if f.root, err = dir.Compile(f.name); err != nil {
 		return nil, err
 	}
@@ -79,7 +80,7 @@ func (f *Schema) relative(loc string) string {
 // compiled form drops formats it does not know).
 func (f *Schema) keyword(loc, kw string) (any, bool) {
 	url, frag, _ := strings.Cut(loc, "#")
-	p, err := semantic.ParsePointer(frag)
+	p, err := jsonpointer.Parse(frag)
 	if err != nil {
 		return nil, false
 	}
@@ -114,7 +115,7 @@ func Files(oldPath, newPath string) (*reports.Diff, error) {
 // contract in schemasDir/tool. An unknown version is an error wrapping
 // gate.ErrUsage.
 func UpstreamVersions(schemasDir, tool, oldVersion, newVersion string, opts gate.Options) (*reports.Diff, error) {
-	c, err := gate.LoadContract(filepath.Join(schemasDir, tool), opts)
+	c, err := gate.LoadDir(filepath.Join(schemasDir, tool), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -126,53 +127,50 @@ func UpstreamVersions(schemasDir, tool, oldVersion, newVersion string, opts gate
 }
 
 func diffVersions(oc, nc *gate.Contract, oldVersion, newVersion string) (reports.Comparison, error) {
-	ov, ok := oc.Manifest.UpstreamVersions[oldVersion]
+	ov, ok := introspect.Manifest(oc).UpstreamVersions[oldVersion]
 	if !ok {
-		return reports.Comparison{}, fmt.Errorf("%w: tool %s has no upstream version %q (have %v)", gate.ErrUsage, oc.Tool, oldVersion, oc.UpstreamVersions())
+		return reports.Comparison{}, fmt.Errorf("%w: tool %s has no upstream version %q (have %v)", gate.ErrUsage, oc.Tool(), oldVersion, oc.UpstreamVersions())
 	}
-	nv, ok := nc.Manifest.UpstreamVersions[newVersion]
+	nv, ok := introspect.Manifest(nc).UpstreamVersions[newVersion]
 	if !ok {
-		return reports.Comparison{}, fmt.Errorf("%w: tool %s has no upstream version %q (have %v)", gate.ErrUsage, nc.Tool, newVersion, nc.UpstreamVersions())
+		return reports.Comparison{}, fmt.Errorf("%w: tool %s has no upstream version %q (have %v)", gate.ErrUsage, nc.Tool(), newVersion, nc.UpstreamVersions())
 	}
-	name := fmt.Sprintf("%s upstream %s → %s", nc.Tool, oldVersion, newVersion)
+	name := fmt.Sprintf("%s upstream %s → %s", nc.Tool(), oldVersion, newVersion)
 	if oldVersion == newVersion {
-		name = fmt.Sprintf("%s upstream %s", nc.Tool, newVersion)
+		name = fmt.Sprintf("%s upstream %s", nc.Tool(), newVersion)
 	}
-	return diffFiles(name, filepath.Join(oc.Dir, ov.Schema), filepath.Join(nc.Dir, nv.Schema))
+	return Compare(name, contractSchema(oc, ov.Schema, introspect.Schemas(oc)[oldVersion]), contractSchema(nc, nv.Schema, introspect.Schemas(nc)[newVersion]))
 }
 
-func diffFiles(name, oldPath, newPath string) (reports.Comparison, error) {
-	o, err := CompileFile(oldPath)
-	if err != nil {
-		return reports.Comparison{}, err
-	}
-	n, err := CompileFile(newPath)
-	if err != nil {
-		return reports.Comparison{}, err
-	}
-	return Compare(name, o, n)
+// contractSchema is a schema the contract compiled when it loaded (file is
+// its file name, root the compiled schema): no second compile.
+func contractSchema(c *gate.Contract, file string, root *jsonschema.Schema) *Schema {
+	dir := introspect.SchemaDir(c)
+	return &Schema{path: path.Join(dir.Shown, file), name: file, base: dir.BaseURL, docs: dir.Docs, root: root}
 }
 
 // Contracts compares two contract directories (two revisions of one
 // tool's contract): the agent-facing schemas, then each upstream version
 // present in both, in version order.
 func Contracts(oldDir, newDir string, opts gate.Options) (*reports.Diff, error) {
-	oc, err := gate.LoadContract(oldDir, opts)
+	oc, err := gate.LoadDir(oldDir, opts)
 	if err != nil {
 		return nil, err
 	}
-	nc, err := gate.LoadContract(newDir, opts)
+	nc, err := gate.LoadDir(newDir, opts)
 	if err != nil {
 		return nil, err
 	}
 	d := &reports.Diff{}
-	cmp, err := diffFiles(nc.Tool+" agent schema", filepath.Join(oc.Dir, oc.Manifest.AgentSchema), filepath.Join(nc.Dir, nc.Manifest.AgentSchema))
+	cmp, err := Compare(nc.Tool()+" agent schema",
+		contractSchema(oc, introspect.Manifest(oc).AgentSchema, introspect.AgentSchema(oc)),
+		contractSchema(nc, introspect.Manifest(nc).AgentSchema, introspect.AgentSchema(nc)))
 	if err != nil {
 		return nil, err
 	}
 	d.Comparisons = append(d.Comparisons, cmp)
 	for _, v := range SortVersions(oc.UpstreamVersions()) {
-		if _, ok := nc.Manifest.UpstreamVersions[v]; !ok {
+		if _, ok := introspect.Manifest(nc).UpstreamVersions[v]; !ok {
 			continue
 		}
 		cmp, err := diffVersions(oc, nc, v, v)
@@ -403,7 +401,7 @@ func (d *differ) build(side *Schema, ms []member) *view {
 			if v.propsPtr == "" {
 				v.propsPtr = kw("properties")
 			}
-			v.props[name] = append(v.props[name], member{s: s.Properties[name], ptr: kw("properties") + "/" + semantic.EscapeToken(name)})
+			v.props[name] = append(v.props[name], member{s: s.Properties[name], ptr: kw("properties") + "/" + jsonpointer.EscapeToken(name)})
 		}
 		for i, name := range s.Required {
 			if v.reqPtr == "" {
@@ -1042,7 +1040,7 @@ func (d *differ) compareObjects(ov, nv *view, inst string, depth int) {
 	for _, name := range slices.Sorted(maps.Keys(names)) {
 		op, inOld := ov.props[name]
 		np, inNew := nv.props[name]
-		child := inst + "/" + semantic.EscapeToken(name)
+		child := inst + "/" + jsonpointer.EscapeToken(name)
 		switch {
 		case inOld && inNew:
 			d.compare(op, np, child, depth+1)
@@ -1083,7 +1081,7 @@ func (d *differ) compareObjects(ov, nv *view, inst string, depth int) {
 		if (or != "") == (nr != "") || inOld != inNew {
 			continue
 		}
-		child := inst + "/" + semantic.EscapeToken(name)
+		child := inst + "/" + jsonpointer.EscapeToken(name)
 		if or != "" {
 			d.add(RuleBecameOptional, child, or, orPtr(nv.reqPtr, nv.ptr), "the property is no longer required: responses may omit it")
 		} else {
@@ -1259,4 +1257,15 @@ func fingerprint(s *jsonschema.Schema, depth int, onStack map[*jsonschema.Schema
 	}
 	sort.Strings(parts)
 	return "{" + strings.Join(parts, ";") + "}"
+}
+
+// UpstreamSchema returns the schema of upstream version v of c as the
+// contract compiled it when it loaded (no second compile), for Compare;
+// false for a version c does not have.
+func UpstreamSchema(c *gate.Contract, v string) (*Schema, bool) {
+	uv, ok := introspect.Manifest(c).UpstreamVersions[v]
+	if !ok {
+		return nil, false
+	}
+	return contractSchema(c, uv.Schema, introspect.Schemas(c)[v]), true
 }

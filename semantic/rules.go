@@ -2,8 +2,9 @@
 // from the schema so that a refusal says which layer to fix: binding a
 // response to the request that asked for it, matching request context,
 // freshness against a clock, membership, and custom rules. It also holds the
-// strict RFC 3339 parser (ParseTimestamp) and RFC 6901 JSON Pointers, which
-// the gate reuses for its date-time format checker and its projection.
+// strict RFC 3339 parser (ParseTimestamp), which the gate reuses for its
+// date-time format checker. Rules name locations with RFC 6901 JSON
+// Pointers from package jsonpointer.
 //
 // Rules read a value that already passed the schema stage; a rule that finds
 // its field missing or of the wrong type reports a violation rather than
@@ -16,6 +17,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/airlockdev/airlock/jsonpointer"
 )
 
 // Request is the outstanding call the adapter made. ID is minted by the
@@ -60,11 +63,13 @@ func ValidName(s string) bool { return ruleName.MatchString(s) }
 // upstream echoed the call it answers. An empty request ID never matches.
 type Binding struct {
 	RuleName string
-	Pointer  Pointer
+	Pointer  jsonpointer.Pointer
 }
 
+// Name implements Rule.
 func (r Binding) Name() string { return r.RuleName }
 
+// Check implements Rule.
 func (r Binding) Check(in Input) *Violation {
 	got, ok := r.Pointer.LookupString(in.Value)
 	switch {
@@ -87,12 +92,14 @@ func (r Binding) violation(msg string) *Violation {
 // project). A request without that key is a violation, never a pass.
 type ContextMatch struct {
 	RuleName string
-	Pointer  Pointer
+	Pointer  jsonpointer.Pointer
 	Key      string
 }
 
+// Name implements Rule.
 func (r ContextMatch) Name() string { return r.RuleName }
 
+// Check implements Rule.
 func (r ContextMatch) Check(in Input) *Violation {
 	v := func(msg string) *Violation {
 		return &Violation{Rule: r.RuleName, Pointer: r.Pointer.String(), Message: msg}
@@ -117,13 +124,15 @@ func (r ContextMatch) Check(in Input) *Violation {
 // no time in the future at all.
 type Freshness struct {
 	RuleName string
-	Pointer  Pointer
+	Pointer  jsonpointer.Pointer
 	MaxAge   time.Duration
 	MaxSkew  time.Duration
 }
 
+// Name implements Rule.
 func (r Freshness) Name() string { return r.RuleName }
 
+// Check implements Rule.
 func (r Freshness) Check(in Input) *Violation {
 	v := func(msg string) *Violation {
 		return &Violation{Rule: r.RuleName, Pointer: r.Pointer.String(), Message: msg}
@@ -151,12 +160,14 @@ func (r Freshness) Check(in Input) *Violation {
 // members are ignored; an empty or missing list admits nothing.
 type Membership struct {
 	RuleName string
-	Pointer  Pointer
+	Pointer  jsonpointer.Pointer
 	Key      string
 }
 
+// Name implements Rule.
 func (r Membership) Name() string { return r.RuleName }
 
+// Check implements Rule.
 func (r Membership) Check(in Input) *Violation {
 	v := func(msg string) *Violation {
 		return &Violation{Rule: r.RuleName, Pointer: r.Pointer.String(), Message: msg}

@@ -8,11 +8,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/semantic"
 )
 
-func mustPointer(s string) semantic.Pointer {
-	p, err := semantic.ParsePointer(s)
+func mustPointer(s string) jsonpointer.Pointer {
+	p, err := jsonpointer.Parse(s)
 	Expect(err).NotTo(HaveOccurred())
 	return p
 }

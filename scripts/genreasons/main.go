@@ -1,9 +1,10 @@
 package main
 
 import (
-	"github.com/airlockdev/airlock/gate"
 	"fmt"
 	"strings"
+
+	"github.com/airlockdev/airlock/gate"
 )
 
 func main() {

@@ -1,4 +1,11 @@
-package semantic
+// Package jsonpointer implements JSON Pointer (RFC 6901) over decoded JSON
+// values (map[string]any, []any, string, json.Number, bool or nil), with one
+// extension used by airlock's projections: a reference token that is
+// exactly "*" stands for every element of an array (Pointer.Expand).
+//
+// Pointers are parsed once (Parse) and stored as their unescaped reference
+// tokens; String gives the RFC 6901 spelling back.
+package jsonpointer
 
 import (
 	"fmt"
@@ -10,14 +17,14 @@ import (
 // ("~1" → "/", "~0" → "~"). The empty pointer "" refers to the whole document.
 //
 // One extension, for projections only: a token that is exactly "*" matches
-// every element of an array (see Pointer.Wildcard). A member literally named
-// "*" is still reachable through an object.
+// every element of an array (see Pointer.Expand and Pointer.Wildcard). A
+// member literally named "*" is still reachable through an object by Lookup.
 type Pointer []string
 
-// ParsePointer parses s per RFC 6901 §3. It returns an error for a pointer
+// Parse parses s per RFC 6901 §3. It returns an error for a pointer
 // that does not start with "/" (unless empty) and for a "~" not followed by
 // "0" or "1" (RFC 6901 §4).
-func ParsePointer(s string) (Pointer, error) {
+func Parse(s string) (Pointer, error) {
 	if s == "" {
 		return Pointer{}, nil
 	}
@@ -39,7 +46,8 @@ func ParsePointer(s string) (Pointer, error) {
 	return Pointer(parts), nil
 }
 
-// String returns the RFC 6901 spelling of p.
+// String returns the RFC 6901 spelling of p (the inverse of Parse): ""
+// for the whole document, otherwise "/" before each escaped token.
 func (p Pointer) String() string {
 	var b strings.Builder
 	for _, t := range p {
@@ -71,7 +79,8 @@ func (p Pointer) Wildcard() bool {
 // string, json.Number, bool or nil) per RFC 6901 §4. It reports false when a
 // token names a missing member, an array index is not a canonical decimal
 // ("0", "17"; not "01" or "-"), is out of range, or the value is a scalar.
-// A "*" token is an ordinary member name here; use Pointer.Each to expand it.
+// A "*" token is an ordinary member name here; use Pointer.Expand to map it
+// over an array.
 func (p Pointer) Lookup(v any) (any, bool) {
 	for _, t := range p {
 		switch c := v.(type) {
@@ -118,4 +127,38 @@ func arrayIndex(t string, n int) (int, bool) {
 		return 0, false
 	}
 	return i, true
+}
+
+// Expand evaluates p against a decoded JSON value the way airlock's
+// projection stage does: tokens are looked up as by Lookup, except that a
+// token "*" requires an array and maps the rest of p over every element,
+// giving a new []any (nested "*" tokens give nested arrays; an empty array
+// gives an empty array). It reports false when any path reaches nothing: a
+// missing member, a bad index, a "*" over a non-array, or an element that
+// lacks the rest of the path. The values returned are the input's own
+// (not copied) except for the arrays "*" builds.
+func (p Pointer) Expand(v any) (any, bool) {
+	for i, t := range p {
+		if t == "*" {
+			arr, ok := v.([]any)
+			if !ok {
+				return nil, false
+			}
+			out := make([]any, 0, len(arr))
+			for _, el := range arr {
+				x, ok := p[i+1:].Expand(el)
+				if !ok {
+					return nil, false
+				}
+				out = append(out, x)
+			}
+			return out, true
+		}
+		next, ok := p[i : i+1].Lookup(v)
+		if !ok {
+			return nil, false
+		}
+		v = next
+	}
+	return v, true
 }

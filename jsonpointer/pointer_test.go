@@ -1,4 +1,4 @@
-package semantic_test
+package jsonpointer_test
 
 import (
 	"encoding/json"
@@ -6,36 +6,36 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/airlockdev/airlock/semantic"
+	"github.com/airlockdev/airlock/jsonpointer"
 )
 
 // RFC 6901 JSON Pointers, with the projection's "*" extension.
 var _ = Describe("Pointer", func() {
-	DescribeTable("ParsePointer unescapes reference tokens (RFC 6901 §3, §4)",
-		func(s string, want semantic.Pointer) {
-			p, err := semantic.ParsePointer(s)
+	DescribeTable("Parse unescapes reference tokens (RFC 6901 §3, §4)",
+		func(s string, want jsonpointer.Pointer) {
+			p, err := jsonpointer.Parse(s)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(p).To(Equal(want))
-			Expect(p.String()).To(Equal(s), "String is the inverse of ParsePointer")
+			Expect(p.String()).To(Equal(s), "String is the inverse of Parse")
 		},
-		Entry("the whole document", "", semantic.Pointer{}),
-		Entry("the empty member name", "/", semantic.Pointer{""}),
-		Entry("two empty tokens", "//", semantic.Pointer{"", ""}),
-		Entry("plain tokens", "/data/change_id", semantic.Pointer{"data", "change_id"}),
-		Entry("~1 is a slash", "/a~1b", semantic.Pointer{"a/b"}),
-		Entry("~0 is a tilde", "/m~0n", semantic.Pointer{"m~n"}),
-		Entry("~01 is a tilde then 1, not a slash", "/~01", semantic.Pointer{"~1"}),
-		Entry("~10 is a slash then 0", "/~10", semantic.Pointer{"/0"}),
-		Entry("~0~1 together", "/~0~1~0", semantic.Pointer{"~/~"}),
-		Entry("array indices are ordinary tokens", "/items/0/name", semantic.Pointer{"items", "0", "name"}),
-		Entry("a wildcard", "/items/*/name", semantic.Pointer{"items", "*", "name"}),
-		Entry("non-ASCII", "/café/ü", semantic.Pointer{"café", "ü"}),
-		Entry("percent stays literal", "/c%25d", semantic.Pointer{"c%25d"}),
+		Entry("the whole document", "", jsonpointer.Pointer{}),
+		Entry("the empty member name", "/", jsonpointer.Pointer{""}),
+		Entry("two empty tokens", "//", jsonpointer.Pointer{"", ""}),
+		Entry("plain tokens", "/data/change_id", jsonpointer.Pointer{"data", "change_id"}),
+		Entry("~1 is a slash", "/a~1b", jsonpointer.Pointer{"a/b"}),
+		Entry("~0 is a tilde", "/m~0n", jsonpointer.Pointer{"m~n"}),
+		Entry("~01 is a tilde then 1, not a slash", "/~01", jsonpointer.Pointer{"~1"}),
+		Entry("~10 is a slash then 0", "/~10", jsonpointer.Pointer{"/0"}),
+		Entry("~0~1 together", "/~0~1~0", jsonpointer.Pointer{"~/~"}),
+		Entry("array indices are ordinary tokens", "/items/0/name", jsonpointer.Pointer{"items", "0", "name"}),
+		Entry("a wildcard", "/items/*/name", jsonpointer.Pointer{"items", "*", "name"}),
+		Entry("non-ASCII", "/café/ü", jsonpointer.Pointer{"café", "ü"}),
+		Entry("percent stays literal", "/c%25d", jsonpointer.Pointer{"c%25d"}),
 	)
 
-	DescribeTable("ParsePointer refuses a malformed pointer",
+	DescribeTable("Parse refuses a malformed pointer",
 		func(s, msg string) {
-			_, err := semantic.ParsePointer(s)
+			_, err := jsonpointer.Parse(s)
 			Expect(err).To(MatchError(ContainSubstring(msg)))
 		},
 		Entry("no leading slash", "data", `must be empty or start with "/"`),
@@ -47,7 +47,7 @@ var _ = Describe("Pointer", func() {
 	)
 
 	DescribeTable("EscapeToken",
-		func(t, want string) { Expect(semantic.EscapeToken(t)).To(Equal(want)) },
+		func(t, want string) { Expect(jsonpointer.EscapeToken(t)).To(Equal(want)) },
 		Entry("plain", "abc", "abc"),
 		Entry("slash", "a/b", "a~1b"),
 		Entry("tilde", "m~n", "m~0n"),
@@ -150,4 +150,35 @@ var _ = Describe("Pointer", func() {
 			Expect(ok).To(BeFalse())
 		})
 	})
+
+	DescribeTable("Expand maps a * token over every array element",
+		func(s string, want any, found bool) {
+			v := map[string]any{
+				"rows":  []any{map[string]any{"id": "a", "tags": []any{"x", "y"}}, map[string]any{"id": "b", "tags": []any{}}},
+				"empty": []any{},
+				"mixed": []any{map[string]any{"id": "a"}, map[string]any{}},
+				"obj":   map[string]any{"*": "star"},
+			}
+			got, ok := mustPointer(s).Expand(v)
+			Expect(ok).To(Equal(found))
+			if want == nil {
+				Expect(got).To(BeNil())
+			} else {
+				Expect(got).To(Equal(want))
+			}
+		},
+		Entry("no star is Lookup", "/rows/0/id", "a", true),
+		Entry("one star", "/rows/*/id", []any{"a", "b"}, true),
+		Entry("nested stars give nested arrays", "/rows/*/tags/*", []any{[]any{"x", "y"}, []any{}}, true),
+		Entry("a star over an empty array", "/empty/*", []any{}, true),
+		Entry("an element lacking the rest", "/mixed/*/id", nil, false),
+		Entry("a star over an object is not a member lookup", "/obj/*", nil, false),
+		Entry("a missing member", "/nope/*", nil, false),
+	)
 })
+
+func mustPointer(s string) jsonpointer.Pointer {
+	p, err := jsonpointer.Parse(s)
+	Expect(err).NotTo(HaveOccurred())
+	return p
+}

@@ -1,4 +1,10 @@
-package gate
+// Package strictyaml decodes airlock's YAML files (contract manifests,
+// fixture sidecars, request files) strictly and within bounds: nesting is
+// bounded before the YAML parser runs, anchors and aliases are refused, a
+// duplicate or unknown key is an error, the document may first be checked
+// against the format's published JSON Schema, and every error is a
+// *config.Error (gate.ConfigError) naming the file, line and column.
+package strictyaml
 
 import (
 	"bytes"
@@ -14,54 +20,16 @@ import (
 	"github.com/goccy/go-yaml/token"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/airlockdev/airlock/semantic"
+	"github.com/airlockdev/airlock/internal/config"
+	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/jsonpointer"
 )
-
-// ConfigError is a configuration error (exit code 2): a manifest, sidecar or
-// schema file that is unreadable, malformed, or names something that does
-// not exist. File is the path as given, Line and Column are 1-based (0 when
-// unknown), Key is the offending key's RFC 6901 location when known.
-type ConfigError struct {
-	File   string
-	Line   int
-	Column int
-	Key    string
-	Msg    string
-	Err    error
-}
-
-func (e *ConfigError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Column > 0 {
-			fmt.Fprintf(&b, ":%d", e.Column)
-		}
-	}
-	b.WriteString(": ")
-	if e.Key != "" {
-		fmt.Fprintf(&b, "%s: ", e.Key)
-	}
-	b.WriteString(e.Msg)
-	if e.Err != nil && e.Msg == "" {
-		b.WriteString(e.Err.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the underlying error, so errors.Is and errors.As see it.
-func (e *ConfigError) Unwrap() error { return e.Err }
-
-// MaxConfigFile is the largest manifest, sidecar or request file, in bytes,
-// that airlock reads (1 MiB).
-const MaxConfigFile = 1 << 20
 
 // Nesting bounds for airlock's YAML files, checked before parsing: the YAML
 // parser's memory grows with the square of deep nesting.
 const (
-	maxYAMLFlowDepth = 32  // nested [ and { in flow style
-	maxYAMLIndent    = 128 // columns of block indentation
+	MaxFlowDepth = 32  // nested [ and { in flow style
+	MaxIndent    = 128 // columns of block indentation
 )
 
 // tooDeep scans data for flow nesting or block indentation past the bounds,
@@ -79,8 +47,8 @@ func tooDeep(data []byte) (int, string) {
 		col++
 		if indenting {
 			if c == ' ' {
-				if col > maxYAMLIndent {
-					return line, fmt.Sprintf("indented more than %d columns; airlock's files are shallow", maxYAMLIndent)
+				if col > MaxIndent {
+					return line, fmt.Sprintf("indented more than %d columns; airlock's files are shallow", MaxIndent)
 				}
 				continue
 			}
@@ -98,8 +66,8 @@ func tooDeep(data []byte) (int, string) {
 			comment = true
 		case c == '[' || c == '{':
 			depth++
-			if depth > maxYAMLFlowDepth {
-				return line, fmt.Sprintf("nested more than %d levels deep; airlock's files are shallow", maxYAMLFlowDepth)
+			if depth > MaxFlowDepth {
+				return line, fmt.Sprintf("nested more than %d levels deep; airlock's files are shallow", MaxFlowDepth)
 			}
 		case c == ']' || c == '}':
 			depth = max(depth-1, 0)
@@ -130,20 +98,22 @@ type yamlError interface {
 	GetToken() *token.Token
 }
 
-// DecodeYAML decodes one strict YAML document into v (a pointer to a struct
+// Decode decodes one strict YAML document into v (a pointer to a struct
 // with yaml tags):
 //   - a duplicate key, at any depth, is an error;
-//   - when schema is non-nil the document is first validated against it (the
+//   - when sch is non-nil the document is first validated against it (the
 //     published JSON Schema of the format), so a wrong type or a missing
 //     field is reported with the schema's words;
 //   - a key v does not declare is an error;
-//   - the error is a *ConfigError naming file, line and column.
-func DecodeYAML(file string, data []byte, schema *jsonschema.Schema, v any) error {
-	if len(data) > MaxConfigFile {
-		return &ConfigError{File: file, Msg: fmt.Sprintf("%d bytes; a configuration file may hold at most %d", len(data), MaxConfigFile)}
+//   - a file of more than config.MaxFile bytes, nesting past the bounds,
+//     and any anchor or alias are errors;
+//   - the error is a *config.Error naming file, line and column.
+func Decode(file string, data []byte, sch *jsonschema.Schema, v any) error {
+	if len(data) > config.MaxFile {
+		return &config.Error{File: file, Msg: fmt.Sprintf("%d bytes; a configuration file may hold at most %d", len(data), config.MaxFile)}
 	}
 	if line, why := tooDeep(data); why != "" {
-		return &ConfigError{File: file, Line: line, Msg: why}
+		return &config.Error{File: file, Line: line, Msg: why}
 	}
 	astFile, err := parser.ParseBytes(data, 0)
 	if err != nil {
@@ -156,30 +126,30 @@ func DecodeYAML(file string, data []byte, schema *jsonschema.Schema, v any) erro
 		ast.Walk(&alias, d)
 	}
 	if alias.tok != nil {
-		ce := &ConfigError{File: file, Msg: "YAML anchors and aliases are not allowed in airlock's files"}
+		ce := &config.Error{File: file, Msg: "YAML anchors and aliases are not allowed in airlock's files"}
 		if alias.tok.Position != nil {
 			ce.Line, ce.Column = alias.tok.Position.Line, alias.tok.Position.Column
 		}
 		return ce
 	}
-	if schema != nil {
+	if sch != nil {
 		var generic any
 		if err := yaml.Unmarshal(data, &generic); err != nil {
 			return yamlConfigError(file, err)
 		}
 		doc, err := toJSONValue(generic)
 		if err != nil {
-			return &ConfigError{File: file, Msg: err.Error()}
+			return &config.Error{File: file, Msg: err.Error()}
 		}
-		if f, panicErr := validate(schema, doc); panicErr != nil {
-			return &ConfigError{File: file, Msg: panicErr.Error()}
+		if f, panicErr := schema.Validate(sch, doc); panicErr != nil {
+			return &config.Error{File: file, Msg: panicErr.Error()}
 		} else if f != nil {
-			key := f.instanceLocation
-			if f.member != "" { // an unknown key: point at it, not at its parent
-				key += "/" + semantic.EscapeToken(f.member)
+			key := f.InstanceLocation
+			if f.Member != "" { // an unknown key: point at it, not at its parent
+				key += "/" + jsonpointer.EscapeToken(f.Member)
 			}
 			line, col := lineOf(astFile, key)
-			return &ConfigError{File: file, Line: line, Column: col, Key: key, Msg: f.message}
+			return &config.Error{File: file, Line: line, Column: col, Key: key, Msg: f.Message}
 		}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data), yaml.Strict())
@@ -192,13 +162,13 @@ func DecodeYAML(file string, data []byte, schema *jsonschema.Schema, v any) erro
 func yamlConfigError(file string, err error) error {
 	var ye yamlError
 	if errors.As(err, &ye) {
-		ce := &ConfigError{File: file, Msg: ye.GetMessage(), Err: err}
+		ce := &config.Error{File: file, Msg: ye.GetMessage(), Err: err}
 		if t := ye.GetToken(); t != nil && t.Position != nil {
 			ce.Line, ce.Column = t.Position.Line, t.Position.Column
 		}
 		return ce
 	}
-	return &ConfigError{File: file, Msg: err.Error(), Err: err}
+	return &config.Error{File: file, Msg: err.Error(), Err: err}
 }
 
 // toJSONValue round-trips a YAML value through JSON so that the schema sees
@@ -246,10 +216,10 @@ func lineOf(f *ast.File, pointer string) (int, int) {
 	return 1, 1
 }
 
-// YAMLPosition returns the 1-based line and column of the value at an
+// Position returns the 1-based line and column of the value at an
 // RFC 6901 location in a YAML document, or of its nearest existing
 // ancestor; 0, 0 when the document does not parse.
-func YAMLPosition(data []byte, pointer string) (int, int) {
+func Position(data []byte, pointer string) (int, int) {
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return 0, 0

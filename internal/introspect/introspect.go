@@ -1,0 +1,73 @@
+// Package introspect is the harness's view into the gate: what airlock's
+// own tools (the suites, mutants, drift and diff) need from a contract or a
+// verdict and a production connector does not. Package gate sets every
+// function in its init; the arguments are a *gate.Contract or a
+// *gate.Verdict passed as any (this package cannot name gate's types), and
+// the functions panic on anything else.
+//
+// Nothing here is part of gate's public API: the representation of decoded
+// values (map[string]any, []any, string, json.Number, bool, nil) and of
+// compiled schemas may change with the gate.
+package introspect
+
+import (
+	"io/fs"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/airlockdev/airlock/internal/manifest"
+	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/jsonpointer"
+)
+
+// Field is one projection entry: the agent field and the JSON Pointer it
+// copies from.
+type Field struct {
+	Field   string
+	Pointer jsonpointer.Pointer
+}
+
+var (
+	// Value returns the value a verdict's schema stage saw: the parsed
+	// body, or for an MCP contract its structuredContent. ok is false when
+	// the response was refused before that (transport, parse or the MCP
+	// result's shape). The value is shared with the verdict: do not modify
+	// it.
+	Value func(verdict any) (v any, ok bool)
+
+	// Manifest returns a deep copy of a contract's decoded contract.yaml.
+	Manifest func(contract any) manifest.Manifest
+
+	// Schemas returns a contract's compiled upstream schemas by upstream
+	// version name (a new map; the schemas are shared and immutable).
+	Schemas func(contract any) map[string]*jsonschema.Schema
+
+	// AgentSchema returns a contract's compiled agent-facing schema.
+	AgentSchema func(contract any) *jsonschema.Schema
+
+	// SchemaDocument returns a contract's schema file, by file name, as
+	// parsed (shared: do not modify); nil when the contract's schemas did
+	// not need it.
+	SchemaDocument func(contract any, name string) any
+
+	// RawProjection returns an upstream version's projection as pointers
+	// into the raw parsed body (for an MCP contract they start with
+	// /structuredContent), sorted by field; nil for an unknown version.
+	RawProjection func(contract any, version string) []Field
+
+	// Source returns where a contract was loaded from: the fs.FS, the
+	// folder in it, and how errors name that folder (the OS path given to
+	// gate.LoadDir, or the folder). For a contract from gate.LoadDir, fsys
+	// is os.DirFS of that path.
+	Source func(contract any) (fsys fs.FS, dir, shown string)
+
+	// SchemaDir returns the contract's schema folder as the gate loaded
+	// it: BaseURL, and Docs holding every document its schemas reached. It
+	// is read-only after load; callers must not Compile or Load through it.
+	SchemaDir func(contract any) *schema.Dir
+
+	// SuccessEnvelope builds the agent output of an admitted response for
+	// tool and requestID around data, exactly as Check does (members in
+	// order, data serialised by strictjson.AppendCanonical).
+	SuccessEnvelope func(tool, requestID string, data map[string]any) []byte
+)

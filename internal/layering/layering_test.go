@@ -1,0 +1,85 @@
+package layering_test
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/airlockdev/airlock/"
+
+// allowed maps every package of the module to the module packages it may
+// import directly. Imports point down: cmd → cli → {runner, mutate, record,
+// schemadiff, drift, reports} → fixture → gate → {semantic, jsonpointer,
+// redact, internal}. A package missing here fails the test, so a new one
+// must say where it stands.
+var allowed = map[string][]string{
+	// Leaves.
+	"jsonpointer":         {},
+	"internal/config":     {},
+	"internal/fileio":     {},
+	"internal/sanitize":   {},
+	"internal/strictjson": {},
+	"internal/schemawalk": {},
+	"internal/layering":   {},
+	// Rules and secrets.
+	"semantic": {"jsonpointer"},
+	"redact":   {"jsonpointer"},
+	// The gate's internals.
+	"internal/schema":     {"internal/config", "internal/fileio", "internal/strictjson", "jsonpointer", "semantic"},
+	"internal/strictyaml": {"internal/config", "internal/schema", "jsonpointer"},
+	"internal/manifest":   {"internal/schema", "internal/strictjson", "internal/strictyaml"},
+	"internal/introspect": {"internal/manifest", "internal/schema", "jsonpointer"},
+	// The engine a connector embeds.
+	"gate": {"semantic", "jsonpointer", "redact", "internal/config", "internal/fileio", "internal/introspect",
+		"internal/manifest", "internal/sanitize", "internal/schema", "internal/strictjson", "internal/strictyaml"},
+	// The harness.
+	"reports": {"internal/sanitize"},
+	"fixture": {"gate", "semantic", "redact", "internal/fileio", "internal/schema", "internal/strictjson", "internal/strictyaml"},
+	"runner":  {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/strictjson"},
+	"mutate":  {"fixture", "gate", "reports", "semantic", "jsonpointer", "internal/fileio", "internal/introspect", "internal/schema", "internal/schemawalk", "internal/strictjson"},
+	"record": {"fixture", "gate", "semantic", "redact", "internal/fileio", "internal/sanitize", "internal/strictjson",
+		"internal/strictyaml"},
+	"schemadiff": {"gate", "reports", "jsonpointer", "internal/introspect", "internal/schema", "internal/schemawalk"},
+	// drift reports the schema changes between versions with schemadiff.
+	"drift": {"fixture", "gate", "reports", "schemadiff", "jsonpointer", "internal/introspect", "internal/schema", "internal/schemawalk"},
+	// The command line.
+	"cli": {"runner", "mutate", "record", "schemadiff", "drift", "reports", "fixture", "gate", "semantic", "jsonpointer",
+		"redact", "internal/fileio", "internal/manifest", "internal/strictyaml"},
+	"cmd/airlock": {"cli"},
+	// Test support and tools: only tests and generators import them.
+	"internal/testtree":    {"runner", "reports"},
+	"scripts/benchratio":   {},
+	"scripts/gendiffrules": {"schemadiff"},
+	"scripts/genreasons":   {"gate"},
+}
+
+func TestLayering(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Imports " "}}`, module+"...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, imports, _ := strings.Cut(line, ":")
+		pkg := strings.TrimPrefix(path, module)
+		seen[pkg] = true
+		ok, known := allowed[pkg]
+		if !known {
+			t.Errorf("package %s is not in the layering table: add it with the packages it may import", pkg)
+			continue
+		}
+		for _, imp := range strings.Fields(imports) {
+			dep, inModule := strings.CutPrefix(imp, module)
+			if inModule && !slices.Contains(ok, dep) {
+				t.Errorf("%s must not import %s", pkg, dep)
+			}
+		}
+	}
+	for pkg := range allowed {
+		if !seen[pkg] {
+			t.Errorf("the layering table lists %s, which go list did not find", pkg)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+// Package manifest is the decoded form of a contract manifest
+// (schemas/<tool>/contract.yaml) and its published JSON Schema. The gate
+// decodes manifests with it; harness tools read a contract's manifest (a
+// deep copy) through package introspect.
+package manifest
+
+import (
+	_ "embed"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/internal/strictyaml"
+)
+
+//go:embed contract.schema.json
+var schemaJSON []byte
+
+// SchemaJSON returns the published JSON Schema of contract.yaml, the same
+// bytes as schemas/contract.schema.json in the repository.
+func SchemaJSON() []byte { return slices.Clone(schemaJSON) }
+
+// compiled is the manifest schema, compiled once.
+var compiled = func() *jsonschema.Schema {
+	doc, err := strictjson.Parse(schemaJSON, schema.FileLimits)
+	if err != nil {
+		panic("manifest: embedded contract.schema.json: " + err.Error())
+	}
+	c := schema.NewCompiler(nil)
+	const url = "airlock:contract.schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		panic(err)
+	}
+	return c.MustCompile(url)
+}()
+
+// Decode decodes a contract.yaml strictly (strictyaml.Decode against the
+// published schema); errors are *config.Error values naming file and line.
+func Decode(file string, data []byte) (Manifest, error) {
+	var m Manifest
+	err := strictyaml.Decode(file, data, compiled, &m)
+	return m, err
+}
+
+// Manifest is the decoded contract.yaml; schemas/contract.schema.json
+// documents each field.
+type Manifest struct {
+	Tool             string                     `yaml:"tool"`
+	Version          string                     `yaml:"version"`
+	Description      string                     `yaml:"description"`
+	Current          string                     `yaml:"current"`
+	Protocol         string                     `yaml:"protocol"`
+	AgentSchema      string                     `yaml:"agent_schema"`
+	ErrorCodes       []string                   `yaml:"error_codes"`
+	ContentTypes     []string                   `yaml:"content_types"`
+	Limits           Limits                     `yaml:"limits"`
+	Retryable        map[string]bool            `yaml:"retryable"`
+	UpstreamVersions map[string]UpstreamVersion `yaml:"upstream_versions"`
+}
+
+// Limits is the manifest's limits section, as written (0: the default).
+type Limits struct {
+	MaxBytes        int64 `yaml:"max_bytes"`
+	MaxDepth        int   `yaml:"max_depth"`
+	MaxNumberLength int   `yaml:"max_number_length"`
+	MaxStringLength int   `yaml:"max_string_length"`
+}
+
+// UpstreamVersion is one upstream version's part of the manifest.
+type UpstreamVersion struct {
+	Schema      string            `yaml:"schema"`
+	Description string            `yaml:"description"`
+	Projection  map[string]string `yaml:"projection"`
+	Rules       []RuleSpec        `yaml:"rules"`
+}
+
+// RuleSpec is one semantic rule in the manifest: a name and exactly one kind.
+type RuleSpec struct {
+	Name       string         `yaml:"name"`
+	Binding    *PointerSpec   `yaml:"binding"`
+	Context    *KeyedSpec     `yaml:"context"`
+	Freshness  *FreshnessSpec `yaml:"freshness"`
+	Membership *KeyedSpec     `yaml:"membership"`
+	Custom     string         `yaml:"custom"`
+}
+
+// PointerSpec names one location in the validated value.
+type PointerSpec struct {
+	Pointer string `yaml:"pointer"`
+}
+
+// KeyedSpec names a location and a request context key.
+type KeyedSpec struct {
+	Pointer string `yaml:"pointer"`
+	Key     string `yaml:"key"`
+}
+
+// FreshnessSpec configures semantic.Freshness.
+type FreshnessSpec struct {
+	Pointer string        `yaml:"pointer"`
+	MaxAge  time.Duration `yaml:"max_age"`
+	MaxSkew time.Duration `yaml:"max_skew"`
+}
+
+// Clone returns a deep copy of m: no map, slice or pointer is shared.
+func (m Manifest) Clone() Manifest {
+	m.ErrorCodes = slices.Clone(m.ErrorCodes)
+	m.ContentTypes = slices.Clone(m.ContentTypes)
+	m.Retryable = maps.Clone(m.Retryable)
+	if m.UpstreamVersions != nil {
+		uvs := make(map[string]UpstreamVersion, len(m.UpstreamVersions))
+		for k, uv := range m.UpstreamVersions {
+			uv.Projection = maps.Clone(uv.Projection)
+			uv.Rules = slices.Clone(uv.Rules)
+			for i, r := range uv.Rules {
+				uv.Rules[i] = r.clone()
+			}
+			uvs[k] = uv
+		}
+		m.UpstreamVersions = uvs
+	}
+	return m
+}
+
+func (r RuleSpec) clone() RuleSpec {
+	if r.Binding != nil {
+		b := *r.Binding
+		r.Binding = &b
+	}
+	if r.Context != nil {
+		c := *r.Context
+		r.Context = &c
+	}
+	if r.Freshness != nil {
+		f := *r.Freshness
+		r.Freshness = &f
+	}
+	if r.Membership != nil {
+		m := *r.Membership
+		r.Membership = &m
+	}
+	return r
+}
