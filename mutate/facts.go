@@ -1,152 +1,124 @@
 package mutate
 
 import (
-	"encoding/json"
-	"path/filepath"
-	"strconv"
-	"strings"
+	"fmt"
+	"math/big"
+	"slices"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/introspect"
-	"github.com/airlockdev/airlock/jsonpointer"
+	"github.com/airlockdev/airlock/internal/schemawalk"
 )
 
 // facts are what a contract's upstream schema says about one instance
-// location, gathered from every subschema that may apply there (through
-// properties, items, prefixItems, $ref, allOf, anyOf, oneOf, if/then/else).
+// location, gathered from every subschema that applies there
+// (schemawalk.At: properties, patternProperties, additionalProperties,
+// items, prefixItems, $ref, $dynamicRef, allOf, anyOf, oneOf, then/else).
 // The mutation engine uses them to aim mutants (an enum's near value, a
 // string just past maxLength, a number just past maximum) and to know a
 // oneOf's discriminator; they never decide a verdict.
+//
+// Every field is independent of the order the subschemas come in: lists
+// are sorted sets, bounds are chosen by value.
 type facts struct {
-	enums     []string // string values of enum keywords
-	consts    []string // string values of const keywords (one per branch)
-	maxLength int      // smallest maxLength; -1 when none
-	maximum   *json.Number
-	minimum   *json.Number
+	enums     []string // string values of enum keywords, sorted, each once
+	consts    []string // string values of const keywords (one per branch), sorted, each once
+	maxLength int      // smallest maxLength, in code points; -1 when none
+	upper     *bound   // see loosest
+	lower     *bound
 	dateTime  bool // format: date-time
 }
 
-// schemaDocs resolves $refs within a contract's schema files, as the
-// contract loaded them (read-only, safe to share between goroutines).
-type schemaDocs struct {
-	c *gate.Contract
+// bound is a number range's end as one subschema states it: maximum or
+// exclusiveMaximum (minimum or exclusiveMinimum for a lower bound).
+type bound struct {
+	value     *big.Rat
+	exclusive bool
+	keyword   string
 }
 
-func newSchemaDocs(c *gate.Contract) *schemaDocs { return &schemaDocs{c: c} }
+// noFacts is what is known about a location no schema speaks of.
+var noFacts = facts{maxLength: -1}
 
-func (d *schemaDocs) doc(file string) any { return introspect.SchemaDocument(d.c, filepath.Base(file)) }
-
-// schemaRef is a subschema and the file it lives in (for relative $refs).
-type schemaRef struct {
-	file string
-	s    map[string]any
-}
-
-// expand follows $ref and the applicators that apply to the same instance.
-func (d *schemaDocs) expand(in []schemaRef) []schemaRef {
-	var out []schemaRef
-	var visit func(r schemaRef, depth int)
-	visit = func(r schemaRef, depth int) {
-		if r.s == nil || depth > 32 {
-			return
-		}
-		out = append(out, r)
-		if ref, ok := r.s["$ref"].(string); ok {
-			visit(d.resolve(r.file, ref), depth+1)
-		}
-		for _, k := range []string{"allOf", "anyOf", "oneOf"} {
-			if arr, ok := r.s[k].([]any); ok {
-				for _, b := range arr {
-					if m, ok := b.(map[string]any); ok {
-						visit(schemaRef{r.file, m}, depth+1)
-					}
-				}
-			}
-		}
-		for _, k := range []string{"then", "else"} {
-			if m, ok := r.s[k].(map[string]any); ok {
-				visit(schemaRef{r.file, m}, depth+1)
-			}
-		}
-	}
-	for _, r := range in {
-		visit(r, 0)
-	}
-	return out
-}
-
-// resolve finds a $ref target: "#/json/pointer", "file.json" or
-// "file.json#/pointer" inside the contract folder. Other refs give nil.
-func (d *schemaDocs) resolve(from, ref string) schemaRef {
-	file, frag, _ := strings.Cut(ref, "#")
-	if file == "" {
-		file = from
-	} else if strings.Contains(file, "://") {
-		return schemaRef{}
-	}
-	root := d.doc(file)
-	p, err := jsonpointer.Parse(frag)
-	if err != nil {
-		return schemaRef{}
-	}
-	v, ok := p.Lookup(root)
+// compiledSchema is the schema of one upstream version of c, as the
+// contract compiled it when it loaded (no second compile).
+func compiledSchema(c *gate.Contract, version string) (*jsonschema.Schema, error) {
+	s, ok := introspect.Schemas(c)[version]
 	if !ok {
-		return schemaRef{}
+		return nil, fmt.Errorf("%w: tool %s has no upstream version %q", gate.ErrUsage, c.Tool(), version)
 	}
-	m, _ := v.(map[string]any)
-	return schemaRef{file, m}
+	return s, nil
 }
 
-// at gathers the facts for an instance location in a schema file.
-func (d *schemaDocs) at(file string, loc []string) facts {
-	root, _ := d.doc(file).(map[string]any)
-	cur := d.expand([]schemaRef{{file, root}})
-	for _, tok := range loc {
-		var next []schemaRef
-		for _, r := range cur {
-			if props, ok := r.s["properties"].(map[string]any); ok {
-				if m, ok := props[tok].(map[string]any); ok {
-					next = append(next, schemaRef{r.file, m})
-				}
-			}
-			if i, err := strconv.Atoi(tok); err == nil {
-				if pre, ok := r.s["prefixItems"].([]any); ok && i < len(pre) {
-					if m, ok := pre[i].(map[string]any); ok {
-						next = append(next, schemaRef{r.file, m})
-					}
-				} else if m, ok := r.s["items"].(map[string]any); ok {
-					next = append(next, schemaRef{r.file, m})
+// factsAt gathers the facts for the instance at loc inside value, which
+// root validates.
+func factsAt(root *jsonschema.Schema, value any, loc []string) facts {
+	f := noFacts
+	for _, s := range schemawalk.At(root, value, loc) {
+		if s.Enum != nil {
+			for _, e := range s.Enum.Values {
+				if str, ok := e.(string); ok {
+					f.enums = append(f.enums, str)
 				}
 			}
 		}
-		cur = d.expand(next)
-	}
-	f := facts{maxLength: -1}
-	for _, r := range cur {
-		if arr, ok := r.s["enum"].([]any); ok {
-			for _, e := range arr {
-				if s, ok := e.(string); ok {
-					f.enums = append(f.enums, s)
-				}
+		if s.Const != nil {
+			if str, ok := (*s.Const).(string); ok {
+				f.consts = append(f.consts, str)
 			}
 		}
-		if s, ok := r.s["const"].(string); ok {
-			f.consts = append(f.consts, s)
+		if s.MaxLength != nil && (f.maxLength < 0 || *s.MaxLength < f.maxLength) {
+			f.maxLength = *s.MaxLength
 		}
-		if n, ok := r.s["maxLength"].(json.Number); ok {
-			if v, err := strconv.Atoi(string(n)); err == nil && (f.maxLength < 0 || v < f.maxLength) {
-				f.maxLength = v
-			}
-		}
-		for k, dst := range map[string]**json.Number{"maximum": &f.maximum, "exclusiveMaximum": &f.maximum, "minimum": &f.minimum, "exclusiveMinimum": &f.minimum} {
-			if n, ok := r.s[k].(json.Number); ok && *dst == nil {
-				n := n
-				*dst = &n
-			}
-		}
-		if r.s["format"] == "date-time" {
+		up := tighter(s.Maximum, "maximum", s.ExclusiveMaximum, "exclusiveMaximum", 1)
+		f.upper = loosest(f.upper, up, 1)
+		low := tighter(s.Minimum, "minimum", s.ExclusiveMinimum, "exclusiveMinimum", -1)
+		f.lower = loosest(f.lower, low, -1)
+		if s.Format != nil && s.Format.Name == "date-time" {
 			f.dateTime = true
 		}
 	}
+	f.enums, f.consts = uniq(f.enums), uniq(f.consts)
 	return f
+}
+
+// tighter is the end one subschema puts on a range, from its inclusive and
+// exclusive keywords (both must hold, so the nearer one counts); dir is 1
+// for an upper bound, -1 for a lower one. At equal values the exclusive
+// keyword is the tighter.
+func tighter(incl *big.Rat, inclKw string, excl *big.Rat, exclKw string, dir int) *bound {
+	switch {
+	case incl == nil && excl == nil:
+		return nil
+	case excl == nil:
+		return &bound{incl, false, inclKw}
+	case incl == nil || dir*excl.Cmp(incl) <= 0:
+		return &bound{excl, true, exclKw}
+	}
+	return &bound{incl, false, inclKw}
+}
+
+// loosest is the farther of two ends of a range (dir as for tighter), so
+// that a value past it is outside every subschema's range; at equal values
+// the inclusive end is the looser. Nil means no end.
+func loosest(a, b *bound, dir int) *bound {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	if c := dir * a.value.Cmp(b.value); c > 0 || c == 0 && (!a.exclusive || b.exclusive) {
+		return a
+	}
+	return b
+}
+
+// uniq is s sorted, each value once.
+func uniq(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

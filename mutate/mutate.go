@@ -1,25 +1,35 @@
+// Package mutate derives near-miss mutants from the accepted and
+// historical fixtures a contract admits and proves that the gate refuses
+// each one. It holds the four mutation families, a file each: structure
+// (the value's shape), values (one scalar), bytes (below the JSON value:
+// the parse and transport stages) and semantic (a value bound to the
+// request); the proof (proof.go: through the whole gate, refused for the
+// family's reason, the output exactly the failure envelope, the mutant's
+// canary nowhere in it); the score per contract and upstream version
+// (score.go); and writing mutants as near-miss fixtures (write.go).
+//
+// Mutants are a pure function of the fixture's bytes, its place in the
+// fixture tree, the contract and the seed: the same inputs give the same
+// mutants, ids, canaries, hints and written files, in the same order.
 package mutate
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
-	"github.com/airlockdev/airlock/internal/fileio"
 	"github.com/airlockdev/airlock/internal/introspect"
 	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // Suite is the name of the suite mutation results form in a run's report.
@@ -45,55 +55,6 @@ type Options struct {
 	// MaxPerFixture caps the mutants of one fixture; 0 means
 	// DefaultMaxMutants, a negative value means no cap.
 	MaxPerFixture int
-}
-
-// Outcome classifies one mutant's proof.
-type Outcome string
-
-// Mutant outcomes. Only Killed counts toward the score.
-const (
-	// Killed: refused for a reason of the family it was built to trip, its
-	// output exactly the failure envelope, its canary nowhere in it.
-	Killed Outcome = "killed"
-	// Survived: admitted. A hole in the contract.
-	Survived Outcome = "survived"
-	// WrongReason: refused, but by another stage or reason.
-	WrongReason Outcome = "wrong_reason"
-	// Leaked: refused, but the output is not the exact failure envelope or
-	// carries the canary.
-	Leaked Outcome = "leaked"
-)
-
-// MutantResult is one mutant and what the gate did with it.
-type MutantResult struct {
-	Fixture fixture.Fixture
-	Mutant  Mutant
-	Outcome Outcome
-	// Actual is "admitted" or the gate's reason.
-	Actual string
-	// Problem says what failed, for anything but Killed.
-	Problem string
-}
-
-// Diff is a go-cmp diff of the original against the mutant.
-func (r MutantResult) Diff() string {
-	return cmp.Diff(r.Mutant.Before, r.Mutant.After)
-}
-
-// Score is the mutation score of one contract and upstream version.
-type Score struct {
-	Tool, UpstreamVersion string
-	Generated, Killed     int
-	// ByFamily counts generated and killed mutants per family.
-	ByFamily map[string][2]int
-}
-
-// Ratio is killed / generated (1 when nothing was generated).
-func (s Score) Ratio() float64 {
-	if s.Generated == 0 {
-		return 1
-	}
-	return float64(s.Killed) / float64(s.Generated)
 }
 
 // Report is the result of Mutate.
@@ -137,18 +98,19 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 	if len(fixtures) == 0 {
 		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: "no accepted or historical fixtures selected: nothing to mutate"}
 	}
+	schemas, err := compileSchemas(ctx, set, fixtures, opts.Workers)
+	if err != nil {
+		return nil, err
+	}
 	type perFixture struct {
 		results []MutantResult
 		skipped string
 		err     error
 	}
 	outs := make([]perFixture, len(fixtures))
-	docs := map[string]*schemaDocs{}
-	for tool, c := range set.Contracts {
-		docs[tool] = newSchemaDocs(c)
-	}
 	fixture.ForEach(ctx, len(fixtures), opts.Workers, func(i int) {
-		res, skipped, err := mutateFixture(ctx, set, fixtures[i], docs[fixtures[i].Tool], opts)
+		f := fixtures[i]
+		res, skipped, err := mutateFixture(ctx, set, f, schemas[[2]string{f.Tool, f.UpstreamVersion}], opts)
 		outs[i] = perFixture{res, skipped, err}
 	})
 	if err := ctx.Err(); err != nil {
@@ -157,35 +119,17 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 
 	rep := &Report{}
 	var errs []error
-	scores := map[[2]string]*Score{}
-	var order [][2]string
+	var board scoreBoard
 	for i, o := range outs {
-		if o.err != nil {
+		switch {
+		case o.err != nil:
 			errs = append(errs, o.err)
-			continue
-		}
-		if o.skipped != "" {
+		case o.skipped != "":
 			rep.Skipped = append(rep.Skipped, fixtures[i].Body+": "+o.skipped)
-			continue
+		default:
+			board.add(fixtures[i].Tool, fixtures[i].UpstreamVersion, o.results)
+			rep.Results = append(rep.Results, o.results...)
 		}
-		k := [2]string{fixtures[i].Tool, fixtures[i].UpstreamVersion}
-		s := scores[k]
-		if s == nil {
-			s = &Score{Tool: k[0], UpstreamVersion: k[1], ByFamily: map[string][2]int{}}
-			scores[k] = s
-			order = append(order, k)
-		}
-		for _, r := range o.results {
-			fam := s.ByFamily[r.Mutant.Family]
-			s.Generated++
-			fam[0]++
-			if r.Outcome == Killed {
-				s.Killed++
-				fam[1]++
-			}
-			s.ByFamily[r.Mutant.Family] = fam
-		}
-		rep.Results = append(rep.Results, o.results...)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -193,13 +137,41 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 	if len(rep.Results) == 0 {
 		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: fmt.Sprintf("no mutant generated: none of the %d selected fixtures was admitted (%s)", len(fixtures), strings.Join(rep.Skipped, "; "))}
 	}
-	for _, k := range order {
-		rep.Scores = append(rep.Scores, *scores[k])
-	}
+	rep.Scores = board.scores()
 	return rep, nil
 }
 
-func mutateFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, docs *schemaDocs, opts Options) ([]MutantResult, string, error) {
+// compileSchemas compiles the upstream schema of each tool and upstream
+// version the fixtures use, once each, workers at a time.
+func compileSchemas(ctx context.Context, set *fixture.Set, fixtures []fixture.Fixture, workers int) (map[[2]string]*jsonschema.Schema, error) {
+	var keys [][2]string
+	for _, f := range fixtures {
+		if k := [2]string{f.Tool, f.UpstreamVersion}; !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	schemas := make([]*jsonschema.Schema, len(keys))
+	errs := make([]error, len(keys))
+	fixture.ForEach(ctx, len(keys), workers, func(i int) {
+		schemas[i], errs[i] = compiledSchema(set.Contracts[keys[i][0]], keys[i][1])
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	out := make(map[[2]string]*jsonschema.Schema, len(keys))
+	for i, k := range keys {
+		out[k] = schemas[i]
+	}
+	return out, nil
+}
+
+// mutateFixture generates the mutants of one fixture and proves them. It
+// returns why it skipped the fixture instead when the fixture is not
+// expected, or not found, to be admitted.
+func mutateFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, schema *jsonschema.Schema, opts Options) ([]MutantResult, string, error) {
 	p, err := set.Prepare(f)
 	if err != nil {
 		return nil, "", err
@@ -214,10 +186,33 @@ func mutateFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, doc
 	if !orig.Admitted {
 		return nil, "not admitted (" + orig.Reason + ")", nil
 	}
-	c := set.Contracts[f.Tool]
+	m, err := newMutator(set.Contracts[f.Tool], f, orig, p.Expect.Request, schema)
+	if err != nil {
+		return nil, "", err
+	}
+	m.generate()
+	mutants := limitMutants(m.out, opts.MaxPerFixture, opts.Seed, fixtureKey(f))
+	results, err := prove(ctx, set, f, p, mutants)
+	if err != nil {
+		return nil, "", err
+	}
+	return results, "", nil
+}
+
+// fixtureKey is the fixture's place in its tree, tool/version/kind/name:
+// canaries and the sample under the cap depend on it, not on where the
+// tree is checked out.
+func fixtureKey(f fixture.Fixture) string {
+	return f.Tool + "/" + f.UpstreamVersion + "/" + f.Kind + "/" + f.Name
+}
+
+// newMutator prepares the mutation of the admitted verdict orig of f under
+// req.
+func newMutator(c *gate.Contract, f fixture.Fixture, orig *gate.Verdict, req semantic.Request, schema *jsonschema.Schema) (*mutator, error) {
+	body := orig.Body
 	value, err := rawValue(c, orig)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: admitted body does not parse: %w", f.Body, err)
+		return nil, fmt.Errorf("%s: admitted body does not parse: %w", f.Body, err)
 	}
 	uv := introspect.Manifest(c).UpstreamVersions[f.UpstreamVersion]
 	// For an MCP contract, rules and schema facts are relative to
@@ -240,64 +235,18 @@ func mutateFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, doc
 			rules = append(rules, RuleSpecView{r.Name, prefix + r.Freshness.Pointer, false})
 		}
 	}
-	// Canaries and the sample depend on the fixture's place in its tree, not
-	// on where the tree is checked out.
-	key := f.Tool + "/" + f.UpstreamVersion + "/" + f.Kind + "/" + f.Name
 	h := fnv.New32a()
-	h.Write([]byte(key))
-	m := &mutator{
-		raw:     orig.Body,
-		value:   value,
-		limits:  c.Limits(),
-		rules:   rules,
-		request: p.Expect.Request,
-		scope:   scope,
-		facts: func(loc []string) facts {
-			if prefix != "" {
-				if len(loc) == 0 || loc[0] != "structuredContent" {
-					return facts{maxLength: -1}
-				}
-				loc = loc[1:]
-			}
-			return docs.at(uv.Schema, loc)
-		},
+	h.Write([]byte(fixtureKey(f)))
+	return &mutator{
+		raw:      body,
+		value:    value,
+		limits:   c.Limits(),
+		rules:    rules,
+		request:  req,
+		scope:    scope,
+		schema:   schema,
 		canaryID: fmt.Sprintf("%08x", h.Sum32()),
-	}
-	m.generate()
-	mutants := limitMutants(m.out, opts.MaxPerFixture, opts.Seed, key)
-
-	results := make([]MutantResult, 0, len(mutants))
-	for _, mu := range mutants {
-		status, ct := p.Expect.Status, p.Expect.ContentType
-		if mu.Status != 0 {
-			status = mu.Status
-		}
-		if mu.ContentType != "" {
-			ct = mu.ContentType
-		}
-		v, err := set.Check(ctx, f, p.Expect, mu.Body, status, ct, "")
-		if err != nil {
-			return nil, "", err
-		}
-		r := MutantResult{Fixture: f, Mutant: mu, Actual: "admitted", Outcome: Killed}
-		switch {
-		case v.Admitted:
-			r.Outcome, r.Problem = Survived, "admitted: "+mu.Hint+" would refuse it"
-		case !fixture.IsFailureEnvelope(v.Output, c.Tool(), p.Expect.Request.ID, v.ErrorCode, v.Retryable):
-			r.Actual, r.Outcome, r.Problem = v.Reason, Leaked, "refused output is not exactly the failure envelope"
-		case mu.Canary != "" && bytes.Contains(v.Output, []byte(mu.Canary)):
-			r.Actual, r.Outcome, r.Problem = v.Reason, Leaked, "the canary "+mu.Canary+" reached the agent output"
-		case !mu.expects(v.Reason):
-			r.Actual, r.Outcome, r.Problem = v.Reason, WrongReason, fmt.Sprintf("refused by %s, expected %s", v.Reason, strings.Join(mu.Expect, " or "))
-		default:
-			r.Actual = v.Reason
-		}
-		if v.Admitted && mu.Canary != "" && bytes.Contains(v.Output, []byte(mu.Canary)) {
-			r.Problem += "; its canary reached the agent output"
-		}
-		results = append(results, r)
-	}
-	return results, "", nil
+	}, nil
 }
 
 // Cases turns mutation results into testcases of the "mutation" suite.
@@ -317,92 +266,6 @@ func (r *Report) Cases() []reports.Case {
 		out = append(out, c)
 	}
 	return out
-}
-
-// writeMutant writes one result as a near-miss fixture under dir
-// (dir/<tool>/<upstream-version>/near-miss/<stem>.<mutant>.json plus a
-// sidecar with the fixture's request, clock, status and content type and the
-// expected reason: the mutant's intended reason for a survivor, the gate's
-// actual reason otherwise). An existing file is never overwritten. It
-// returns the body's path.
-func writeMutant(ctx context.Context, set *fixture.Set, dir string, x MutantResult) (string, error) {
-	p, err := set.Prepare(x.Fixture)
-	if err != nil {
-		return "", err
-	}
-	folder := filepath.Join(dir, x.Fixture.Tool, x.Fixture.UpstreamVersion, fixture.KindNearMiss)
-	stem := x.Fixture.Stem + "." + slug(x.Mutant.ID)
-	ext := ".json"
-	if x.Mutant.Kind == "html_error_page" {
-		ext = ".html"
-	}
-	// A killed mutant expects what the gate said; any other expects the
-	// reason it was built to trip, so the fixture fails until the contract
-	// is fixed.
-	reason := x.Actual
-	if x.Outcome != Killed {
-		reason = x.Mutant.Reason
-	}
-	status, ct := p.Expect.Status, p.Expect.ContentType
-	if x.Mutant.Status != 0 {
-		status = x.Mutant.Status
-	}
-	if x.Mutant.ContentType != "" {
-		ct = x.Mutant.ContentType
-	}
-	id := p.Expect.Request.ID
-	clock := p.Expect.Now.UTC().Format("2006-01-02T15:04:05.999999999Z07:00")
-	meta := &fixture.Meta{
-		Status: &status, ContentType: &ct,
-		Request: &fixture.MetaRequest{ID: &id, Context: p.Expect.Request.Context},
-		Clock:   &clock,
-		Expect:  &fixture.Expect{Outcome: "refused", Reason: reason},
-		Notes:   "mutation " + x.Mutant.ID + " (" + string(x.Outcome) + "); hint: " + x.Mutant.Hint,
-	}
-	comment := "Generated by airlock mutate from " + strconv.Quote(filepath.ToSlash(x.Fixture.Body)) + "."
-	body := filepath.Join(folder, stem+ext)
-	side := filepath.Join(folder, stem+fixture.MetaSuffix)
-	files := []fileio.NewFile{{Path: body, Data: x.Mutant.Body}, {Path: side, Data: fixture.MarshalMeta(meta, comment)}}
-	if err := fileio.CreateAll(ctx, folder, files); err != nil {
-		return "", err
-	}
-	return body, nil
-}
-
-// WriteMutants writes the given results as near-miss fixtures under dir;
-// see writeMutant. It returns the bodies written and the results it skipped
-// (existing files) as messages.
-func WriteMutants(ctx context.Context, opts Options, dir string, results []MutantResult) (written, skipped []string, err error) {
-	set, err := fixture.Open(opts.SchemasDir, "", fixture.Filter{}, opts.Gate)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, x := range results {
-		path, err := writeMutant(ctx, set, dir, x)
-		if err != nil {
-			if errors.Is(err, fileio.ErrExists) {
-				skipped = append(skipped, err.Error())
-				continue
-			}
-			return written, skipped, err
-		}
-		written = append(written, path)
-	}
-	return written, skipped, nil
-}
-
-// slug makes a mutant id usable in a file name.
-func slug(id string) string {
-	var b strings.Builder
-	for _, r := range id {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	return strings.Trim(b.String(), "_")
 }
 
 // rawValue is the decoded body mutants are made from: the value the gate

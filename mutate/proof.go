@@ -1,0 +1,98 @@
+package mutate
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/airlockdev/airlock/fixture"
+	"github.com/airlockdev/airlock/gate"
+)
+
+// The proof: each mutant goes through the whole gate under its fixture's
+// request and clock, and is classified by what came out.
+
+// Outcome classifies one mutant's proof.
+type Outcome string
+
+// Mutant outcomes. Only Killed counts toward the score.
+const (
+	// Killed: refused for a reason of the family it was built to trip, its
+	// output exactly the failure envelope, its canary nowhere in it.
+	Killed Outcome = "killed"
+	// Survived: admitted. A hole in the contract.
+	Survived Outcome = "survived"
+	// WrongReason: refused, but by another stage or reason.
+	WrongReason Outcome = "wrong_reason"
+	// Leaked: refused, but the output is not the exact failure envelope or
+	// carries the canary.
+	Leaked Outcome = "leaked"
+)
+
+// MutantResult is one mutant and what the gate did with it.
+type MutantResult struct {
+	Fixture fixture.Fixture
+	Mutant  Mutant
+	Outcome Outcome
+	// Actual is "admitted" or the gate's reason.
+	Actual string
+	// Problem says what failed, for anything but Killed.
+	Problem string
+}
+
+// Diff is a go-cmp diff of the original against the mutant.
+func (r MutantResult) Diff() string {
+	return cmp.Diff(r.Mutant.Before, r.Mutant.After)
+}
+
+// prove checks each mutant of f through the gate, with the fixture's
+// expectation (request, clock, status, content type) and the mutant's
+// status and content type where it sets them, and classifies the verdicts
+// in the mutants' order.
+func prove(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture.Prepared, mutants []Mutant) ([]MutantResult, error) {
+	tool := set.Contracts[f.Tool].Tool()
+	results := make([]MutantResult, 0, len(mutants))
+	for _, mu := range mutants {
+		status, ct := p.Expect.Status, p.Expect.ContentType
+		if mu.Status != 0 {
+			status = mu.Status
+		}
+		if mu.ContentType != "" {
+			ct = mu.ContentType
+		}
+		v, err := set.Check(ctx, f, p.Expect, mu.Body, status, ct, "")
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, classify(f, tool, p.Expect.Request.ID, mu, v))
+	}
+	return results, nil
+}
+
+// classify is the proof of one mutant of f from its verdict for tool under
+// the request requestID: Survived when admitted; Leaked when the refusal's
+// output is not exactly the failure envelope for the tool and request, or
+// carries the canary; WrongReason
+// when refused for a reason the mutant does not expect; else Killed.
+func classify(f fixture.Fixture, tool, requestID string, mu Mutant, v *gate.Verdict) MutantResult {
+	r := MutantResult{Fixture: f, Mutant: mu, Actual: "admitted", Outcome: Killed}
+	switch {
+	case v.Admitted:
+		r.Outcome, r.Problem = Survived, "admitted: "+mu.Hint+" would refuse it"
+	case !fixture.IsFailureEnvelope(v.Output, tool, requestID, v.ErrorCode, v.Retryable):
+		r.Actual, r.Outcome, r.Problem = v.Reason, Leaked, "refused output is not exactly the failure envelope"
+	case mu.Canary != "" && bytes.Contains(v.Output, []byte(mu.Canary)):
+		r.Actual, r.Outcome, r.Problem = v.Reason, Leaked, "the canary "+mu.Canary+" reached the agent output"
+	case !mu.expects(v.Reason):
+		r.Actual, r.Outcome, r.Problem = v.Reason, WrongReason, fmt.Sprintf("refused by %s, expected %s", v.Reason, strings.Join(mu.Expect, " or "))
+	default:
+		r.Actual = v.Reason
+	}
+	if v.Admitted && mu.Canary != "" && bytes.Contains(v.Output, []byte(mu.Canary)) {
+		r.Problem += "; its canary reached the agent output"
+	}
+	return r
+}

@@ -1,0 +1,99 @@
+package mutate
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/airlockdev/airlock/jsonpointer"
+)
+
+// Family semantic: a value tied to the request (the echoed request id, a
+// project or change the request named) is swapped for another
+// valid-looking one, so only a binding, context or membership rule can
+// refuse it.
+
+// boundField is a field the semantic family swaps: its JSON Pointer, the
+// reason that should refuse the swap and the hint that adds it.
+type boundField struct{ ptr, rule, hint string }
+
+// semanticMutants swaps each bound field: first those the rules bind, in
+// rule order, then every other string in walk order that equals the
+// request id or a request context value (echoed, so it should be bound).
+func (m *mutator) semanticMutants(locs []location) {
+	for _, t := range m.boundFields(locs) {
+		p, err := jsonpointer.Parse(t.ptr)
+		if err != nil {
+			continue
+		}
+		s, ok := p.LookupString(m.value)
+		if !ok {
+			continue
+		}
+		swapped := tweak(s)
+		// An enum-bound value swaps for another allowed value (the first
+		// in sorted order).
+		for _, e := range m.facts(p).enums {
+			if e != s {
+				swapped = e
+				break
+			}
+		}
+		if swapped == s {
+			continue
+		}
+		m.valueMutant(FamilySemantic, "bound_value_swapped", p, swapped, []string{"semantic.*"}, t.rule, canaryIfLong(swapped), t.hint)
+	}
+}
+
+// boundFields lists the fields semanticMutants swaps, in its order. A value
+// equal to several request context values is bound to the first key in
+// sorted order.
+func (m *mutator) boundFields(locs []location) []boundField {
+	covered := map[string]bool{}
+	var out []boundField
+	for _, r := range m.rules {
+		if r.Bound {
+			covered[r.Pointer] = true
+			out = append(out, boundField{r.Pointer, "semantic." + r.Name, "a binding, context or membership rule on " + r.Pointer})
+		}
+	}
+	keys := slices.Sorted(maps.Keys(m.request.Context))
+	for _, l := range locs {
+		s, ok := l.v.(string)
+		ptr := jsonpointer.Pointer(l.loc).String()
+		if !ok || covered[ptr] || len(l.loc) == len(m.scope) {
+			continue
+		}
+		if s == m.request.ID {
+			out = append(out, boundField{ptr, "semantic.request_binding", "a binding rule: binding: {pointer: " + ptr + "}"})
+			continue
+		}
+		for _, k := range keys {
+			if m.request.Context[k] == s {
+				out = append(out, boundField{ptr, "semantic." + k + "_match", "a context rule: context: {pointer: " + ptr + ", key: " + k + "}"})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// tweak changes the last letter or digit of s to the next one, keeping its
+// class, so the result still looks valid: "CR-1042" → "CR-1043".
+func tweak(s string) string {
+	b := []byte(s)
+	for i := len(b) - 1; i >= 0; i-- {
+		switch c := b[i]; {
+		case c >= '0' && c <= '9':
+			b[i] = '0' + (c-'0'+1)%10
+			return string(b)
+		case c >= 'a' && c <= 'z':
+			b[i] = 'a' + (c-'a'+1)%26
+			return string(b)
+		case c >= 'A' && c <= 'Z':
+			b[i] = 'A' + (c-'A'+1)%26
+			return string(b)
+		}
+	}
+	return s
+}
