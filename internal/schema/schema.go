@@ -135,9 +135,14 @@ func MostSpecific(e *jsonschema.ValidationError) *jsonschema.ValidationError {
 					next, best = c, n
 				}
 			}
-		default: // causes for different members come in map order: take the first location
+		default:
+			// Causes come in the validator's map order: take the first
+			// instance location, and at one location (two matching
+			// patternProperties, say) the first keyword location, so the
+			// reason never depends on that order.
 			for _, c := range e.Causes[1:] {
-				if slices.Compare(c.InstanceLocation, next.InstanceLocation) < 0 {
+				d := slices.Compare(c.InstanceLocation, next.InstanceLocation)
+				if d < 0 || d == 0 && c.SchemaURL < next.SchemaURL {
 					next = c
 				}
 			}
