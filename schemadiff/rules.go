@@ -1,17 +1,41 @@
 package schemadiff
 
-import "github.com/airlockdev/airlock/reports"
+import (
+	"fmt"
+	"strings"
 
-// Rule is one kind of schema change airlock diff reports: a stable id,
-// its level from the consumer's side, and what it means.
+	"github.com/airlockdev/airlock/reports"
+)
+
+// Rule is one kind of schema change airlock diff reports: a stable id, its
+// level from the consumer's side, what it means, and the Handler that finds
+// it. The same shape serves any registry of rules that classify one
+// schema against another (or against nothing, as a lint rule would).
 type Rule struct {
-	ID          string        `json:"id"`
-	Level       reports.Level `json:"level"`
-	Description string        `json:"description"`
+	// ID is the stable rule id, e.g. "response-property-type-changed".
+	ID string `json:"id"`
+	// Level is what the change means to the consumer: breaking,
+	// contract-change or compatible.
+	Level reports.Level `json:"level"`
+	// Description is one or more sentences for docs/diff.md, ending in ".".
+	Description string `json:"description"`
+	// Handler finds the changes of this rule between two views. Related
+	// rules share one handler (a family), registered once per rule id; the
+	// walk calls each family's handler once per pair of views. It is left
+	// out of JSON.
+	Handler Handler `json:"-"`
 }
 
-// Rule ids of airlock diff: stable API, listed with their levels in
-// registry and in docs/diff.md.
+// Handler compares what two schemas say about one instance location, old
+// and new (each merged through $ref and allOf into a View), and reports
+// each difference through e as a change of one of its own Rule values. A
+// handler may compare child locations through e (properties, array
+// elements) and may end the comparison of the location (e.Done) when the
+// handlers after it have nothing to add. Handlers run in registry order.
+type Handler func(old, new *View, e *Emitter)
+
+// Rule ids of airlock diff: stable API, listed with their levels by Rules
+// and in docs/diff.md.
 //
 // The consumer reads responses. Whatever lets the producer send something
 // the old schema refused (a new enum value, a larger maxLength, a dropped
@@ -57,55 +81,72 @@ const (
 	RuleUnclassifiedKeywordChange = "response-schema-keyword-changed"
 )
 
-// registry is the one registry of diff rules; docs/diff.md, the tests and
-// every report read from it (through Rules).
-var registry = []Rule{
-	{RulePropertyRemoved, reports.Breaking, "A property is no longer defined although the consumer could rely on it: it was required (responses may now omit the member) or its object is open (the member may now arrive with any value)."},
-	{RuleOptionalPropertyRemoved, reports.ContractChange, "An optional property of a closed object is no longer defined: responses can no longer carry the member, so whatever read it (a projection, an agent field) now gets nothing."},
-	{RulePropertyAdded, reports.ContractChange, "A property was added to a closed object: responses may carry a member the old schema refused, so the shape the consumer sees changes. Never silent, even when the property is optional."},
-	{RulePropertyAddedOpen, reports.Compatible, "A property was defined in an open object: a member that could already arrive with any value is now constrained."},
-	{RuleBecameOptional, reports.Breaking, "A property is no longer required: responses may omit a member the consumer could count on."},
-	{RuleBecameRequired, reports.Compatible, "A property became required: responses always carry a member that used to be optional."},
-	{RuleTypeChanged, reports.Breaking, "The JSON types allowed changed so that neither side contains the other (e.g. string to object)."},
-	{RuleTypeWidened, reports.Breaking, "More JSON types are allowed than before (a type was added, integer became number, or type was dropped): values of a type the consumer never saw may arrive."},
-	{RuleTypeNarrowed, reports.Compatible, "Fewer JSON types are allowed than before (a type was removed, number became integer, or type was added)."},
-	{RuleBecameNullable, reports.Breaking, "null was added to the allowed types: a value the consumer always got may now be null."},
-	{RuleEnumValueAdded, reports.Breaking, "An enum gained a value (or a const became an enum that includes it): the consumer may see a value it does not know."},
-	{RuleEnumValueRemoved, reports.Compatible, "An enum lost a value: the producer sends a subset of what it used to."},
-	{RuleEnumRemoved, reports.Breaking, "An enum or const was dropped: any value of the allowed types may now arrive."},
-	{RuleEnumAdded, reports.Compatible, "An enum or const now restricts a value that used to be free."},
-	{RuleConstChanged, reports.Breaking, "A const value changed: the one value the consumer expected is no longer sent."},
-	{RuleLengthLoosened, reports.Breaking, "A string may be longer (maxLength raised or dropped) or shorter (minLength lowered or dropped) than before."},
-	{RuleLengthTightened, reports.Compatible, "String length bounds were tightened or added (maxLength lowered, minLength raised)."},
-	{RuleRangeLoosened, reports.Breaking, "A number may fall outside the old range: maximum or exclusiveMaximum raised or dropped, minimum or exclusiveMinimum lowered or dropped, an exclusive bound made inclusive, or multipleOf dropped or changed to a value that is not a multiple of the old one."},
-	{RuleRangeTightened, reports.Compatible, "A numeric range was tightened or added (maximum lowered, minimum raised, a bound made exclusive, multipleOf added or made a multiple of the old one)."},
-	{RuleItemsLoosened, reports.Breaking, "An array may have more or fewer items than before (maxItems raised or dropped, minItems lowered or dropped) or repeated items (uniqueItems dropped)."},
-	{RuleItemsTightened, reports.Compatible, "Array item bounds were tightened or added (maxItems lowered, minItems raised, uniqueItems added)."},
-	{RuleMembersLoosened, reports.Breaking, "An object may have more or fewer members than before (maxProperties raised or dropped, minProperties lowered or dropped)."},
-	{RuleMembersTightened, reports.Compatible, "Object member-count bounds were tightened or added (maxProperties lowered, minProperties raised)."},
-	{RulePatternChanged, reports.Breaking, "A string pattern changed: whether the new one admits more cannot be decided, so strings the old pattern refused may arrive."},
-	{RulePatternRemoved, reports.Breaking, "A string pattern was dropped: strings of any shape may arrive."},
-	{RulePatternAdded, reports.Compatible, "A string pattern now restricts a string that used to be free."},
-	{RuleFormatChanged, reports.Breaking, "A string format changed (airlock asserts formats): strings of another format may arrive."},
-	{RuleFormatRemoved, reports.Breaking, "A string format was dropped: strings the old format refused may arrive."},
-	{RuleFormatAdded, reports.Compatible, "A string format now restricts a string that used to be free."},
-	{RuleObjectOpened, reports.Breaking, "additionalProperties or unevaluatedProperties no longer refuses unknown members (false became a schema, true or absent): members the consumer never saw may arrive."},
-	{RuleObjectClosed, reports.Compatible, "additionalProperties or unevaluatedProperties now refuses or constrains unknown members."},
-	{RuleBranchAdded, reports.Breaking, "A oneOf/anyOf alternative was added (or a single shape became one of several): responses of a shape the consumer never saw may arrive."},
-	{RuleBranchRemoved, reports.Compatible, "A oneOf/anyOf alternative was removed: the producer sends one shape fewer."},
-	{RuleRefTargetChanged, reports.Compatible, "A $ref names another schema. The resolved schemas are compared as well, so any real difference is reported under its own rule; this one says only where the definition moved."},
-	{RuleUnclassifiedKeywordChange, reports.Breaking, "A keyword airlock does not classify changed (not, if/then/else, patternProperties, propertyNames, dependentRequired, dependentSchemas, contains, unevaluatedItems, …): its direction cannot be told, so it is treated as breaking until someone reviews it."},
+// family is a handler and the rules it reports, in the order docs list them.
+type family struct {
+	handler Handler
+	rules   []Rule
 }
 
-// Rules returns a copy of the diff rule registry.
-func Rules() []Rule { return append([]Rule(nil), registry...) }
+// families is the one registry of diff rules, in the order the walk calls
+// their handlers at each instance location (which is the order their
+// changes are reported in); Rules, docs/diff.md and the tests read it.
+var families = []family{
+	{compareRefs, []Rule{refTargetChanged}},
+	{compareAlternatives, []Rule{branchAdded, branchRemoved}},
+	{compareTypes, []Rule{typeChanged, typeWidened, typeNarrowed, becameNullable}},
+	{compareValues, []Rule{enumValueAdded, enumValueRemoved, enumRemoved, enumAdded, constChanged}},
+	{compareLengths, []Rule{lengthLoosened, lengthTightened}},
+	{comparePatterns, []Rule{patternChanged, patternRemoved, patternAdded}},
+	{compareFormats, []Rule{formatChanged, formatRemoved, formatAdded}},
+	{compareRanges, []Rule{rangeLoosened, rangeTightened}},
+	{compareArrays, []Rule{itemsLoosened, itemsTightened}},
+	{compareProperties, []Rule{propertyRemoved, optionalPropertyRemoved, propertyAdded, propertyAddedOpen, becameOptional, becameRequired}},
+	{compareClosure, []Rule{objectOpened, objectClosed}},
+	{compareMembers, []Rule{membersLoosened, membersTightened}},
+	{compareOther, []Rule{unclassifiedKeywordChange}},
+}
 
-// Lookup returns the registry entry of a rule id.
-func Lookup(id string) (Rule, bool) {
-	for _, r := range registry {
+// handlers returns each family's handler once, in registry order.
+func handlers() []Handler {
+	out := make([]Handler, len(families))
+	for i, f := range families {
+		out[i] = f.handler
+	}
+	return out
+}
+
+// Rules returns the diff rule registry, a fresh slice each call: every
+// rule with its family's Handler, in the order the walk reports them.
+func Rules() []Rule {
+	var out []Rule
+	for _, f := range families {
+		for _, r := range f.rules {
+			r.Handler = f.handler
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Lookup returns the registry entry of a rule id; ok is false for an id
+// the registry does not have.
+func Lookup(id string) (r Rule, ok bool) {
+	for _, r := range Rules() {
 		if r.ID == id {
 			return r, true
 		}
 	}
 	return Rule{}, false
+}
+
+// RulesTable is the Markdown table of the registry that ends docs/diff.md:
+// a header, then one row per rule (id, level, description with "|"
+// escaped), each line ending in a newline.
+func RulesTable() string {
+	var b strings.Builder
+	b.WriteString("| rule | level | meaning |\n| --- | --- | --- |\n")
+	for _, r := range Rules() {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", r.ID, r.Level, strings.ReplaceAll(r.Description, "|", `\|`))
+	}
+	return b.String()
 }

@@ -1,11 +1,11 @@
-// Command gendiffrules prints docs/diff.md from the diff rule registry:
+// Command gendiffrules prints docs/diff.md: the prose below, then the
+// table of the diff rule registry (schemadiff.RulesTable):
 //
 //	go run ./scripts/gendiffrules > docs/diff.md
 package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/airlockdev/airlock/schemadiff"
 )
@@ -51,18 +51,10 @@ const intro = "# airlock diff\n\n" +
 	"`airlock drift` uses the same comparison between consecutive upstream versions of a\n" +
 	"contract ([drift.md](drift.md)).\n\n" +
 	"## Rules\n\n" +
-	"The list below is generated from the registry in `runner/diffrules.go`\n" +
-	"(`go run ./scripts/gendiffrules > docs/diff.md`) and kept equal to it by a test.\n\n"
+	"The list below is generated from the registry in `schemadiff/rules.go`, in the order the\n" +
+	"walk reports changes (`go run ./scripts/gendiffrules > docs/diff.md`), and kept equal to it by\n" +
+	"a test.\n\n"
 
 func main() {
-	fmt.Print(intro)
-	fmt.Println("| rule | level | meaning |\n| --- | --- | --- |")
-	for _, r := range schemadiff.Rules() {
-		fmt.Println(row(r))
-	}
-}
-
-// row is one rule's table row.
-func row(r schemadiff.Rule) string {
-	return fmt.Sprintf("| `%s` | %s | %s |", r.ID, r.Level, strings.ReplaceAll(r.Description, "|", `\|`))
+	fmt.Print(intro + schemadiff.RulesTable())
 }

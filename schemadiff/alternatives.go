@@ -1,0 +1,135 @@
+package schemadiff
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/airlockdev/airlock/reports"
+)
+
+// The alternatives family: oneOf and anyOf. Each side is distributed into
+// alternatives (the walk's alternatives: the base schema with one branch
+// of each group); each new alternative is paired with the old one closest
+// to it (fewest changes, then nearest position), and the pairs are compared
+// one level down. A new alternative that some old one already covers (no
+// breaking change between them) is compared with it, not reported as added.
+
+var (
+	branchAdded = Rule{ID: RuleBranchAdded, Level: reports.Breaking,
+		Description: "A oneOf/anyOf alternative was added (or a single shape became one of several): responses of a shape the consumer never saw may arrive."}
+	branchRemoved = Rule{ID: RuleBranchRemoved, Level: reports.Compatible,
+		Description: "A oneOf/anyOf alternative was removed: the producer sends one shape fewer."}
+)
+
+// compareAlternatives pairs and compares the alternatives where either
+// side has oneOf/anyOf, reports the unpaired ones, and ends the location:
+// the pairs' comparisons said the rest.
+func compareAlternatives(o, n *View, e *Emitter) {
+	if len(o.groups) == 0 && len(n.groups) == 0 {
+		return
+	}
+	e.Done()
+	oa, na := e.alternatives(e.w.old, o), e.alternatives(e.w.new, n)
+	pairOf := pairAlternatives(oa, na, e)
+	for j, i := range pairOf {
+		if i >= 0 {
+			e.descend(e.Instance(), oa[i].members, na[j].members)
+		}
+	}
+	for i := range oa {
+		if !slices.Contains(pairOf, i) {
+			e.Emit(branchRemoved, oa[i].ptr, groupPtr(n), "the alternative at %s (%s) was removed", pointerOrRoot(oa[i].ptr), oa[i].view.allowed)
+		}
+	}
+	for j, i := range pairOf {
+		if i < 0 {
+			e.Emit(branchAdded, groupPtr(o), na[j].ptr, "an alternative (%s) was added at %s: responses of a shape the old schema refused may arrive", na[j].view.allowed, pointerOrRoot(na[j].ptr))
+		}
+	}
+}
+
+// pairAlternatives returns, for each new alternative, the index of the old
+// one it is compared with, or -1 for an added alternative. Two alternatives
+// can pair when both admit something and they share a type; the cheapest
+// pairs (fewest changes in a trial comparison, then nearest position) are
+// taken first, one old per new; a new one left over pairs with any old one
+// that covers it.
+func pairAlternatives(oa, na []alternative, e *Emitter) []int {
+	trials := map[[2]int][]reports.Change{}
+	trial := func(i, j int) []reports.Change {
+		c, ok := trials[[2]int{i, j}]
+		if !ok {
+			c = e.trial(oa[i].members, na[j].members)
+			trials[[2]int{i, j}] = c
+		}
+		return c
+	}
+	type cand struct{ i, j, cost int }
+	var cands []cand
+	for i := range oa {
+		for j := range na {
+			ov, nv := oa[i].view, na[j].view
+			if !ov.never && !nv.never && ov.allowed&nv.allowed != 0 {
+				cands = append(cands, cand{i, j, len(trial(i, j))})
+			}
+		}
+	}
+	sort.SliceStable(cands, func(a, b int) bool {
+		x, y := cands[a], cands[b]
+		if x.cost != y.cost {
+			return x.cost < y.cost
+		}
+		if dx, dy := absInt(x.i-x.j), absInt(y.i-y.j); dx != dy {
+			return dx < dy
+		}
+		return x.i < y.i
+	})
+	pairOf := make([]int, len(na))
+	for j := range pairOf {
+		pairOf[j] = -1
+	}
+	usedOld := make([]bool, len(oa))
+	for _, c := range cands {
+		if !usedOld[c.i] && pairOf[c.j] < 0 {
+			usedOld[c.i], pairOf[c.j] = true, c.i
+		}
+	}
+	for j := range na {
+		if pairOf[j] >= 0 {
+			continue
+		}
+		for _, c := range cands {
+			if c.j == j && !slices.ContainsFunc(trial(c.i, j), isBreaking) {
+				pairOf[j] = c.i
+				break
+			}
+		}
+	}
+	return pairOf
+}
+
+func isBreaking(c reports.Change) bool { return c.Level == reports.Breaking }
+
+// groupPtr is the keyword location of a view's first oneOf/anyOf, or of
+// the view when it has none.
+func groupPtr(v *View) string {
+	if len(v.groups) > 0 {
+		return v.groups[0].ptr
+	}
+	return v.ptr
+}
+
+// pointerOrRoot shows a keyword location in a message, "#" for the root.
+func pointerOrRoot(p string) string {
+	if p == "" {
+		return "#"
+	}
+	return p
+}
+
+func absInt(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
