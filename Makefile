@@ -23,11 +23,14 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-# All tests: unit and ginkgo specs, conformance corpora (../shared/conformance,
-# or $$AIRLOCK_CONFORMANCE), testscript CLI scripts, the fuzz seed corpora, and
-# the MCP record specs against a real server (installed first when npm is here).
+# All tests, under the race detector: unit and ginkgo specs, conformance
+# corpora (../shared/conformance, or $$AIRLOCK_CONFORMANCE), testscript CLI
+# scripts, the fuzz seed corpora, the layering test, and the MCP record specs
+# against a real server (installed first when npm is here); then the example
+# connector, a module of its own that requires airlock by its path.
 test: lint test-deps
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -race -count=1 $(PKGS)
+	cd examples/connector && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # What the tests use beyond Go: the pinned MCP server from npm. Without npm
 # the MCP specs are skipped with a message (and fail under CI=true).
@@ -52,7 +55,7 @@ mcp-everything:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./gate | tee bench.out
 	$(GO) run ./scripts/benchratio < bench.out
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./runner
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./runner ./mutate
 
 # Run each fuzz target for FUZZTIME (default 30s).
 FUZZTIME ?= 30s

@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+)
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// Output that cannot be written is airlock's failure (3), never success or
+// a usage error; a cancelled context is 130; cobra's parse errors are 2.
+func TestExitCodes(t *testing.T) {
+	cases := []struct {
+		args []string
+		want int
+	}{
+		{args: []string{"reasons"}, want: ExitInternal},
+		{args: []string{"schema", "contract"}, want: ExitInternal},
+		{args: []string{"version"}, want: ExitInternal},
+		{args: []string{"no-such-command"}, want: ExitUsage},
+		{args: []string{"run", "--no-such-flag"}, want: ExitUsage},
+		{args: []string{"check"}, want: ExitUsage},
+	}
+	for _, c := range cases {
+		var errb bytes.Buffer
+		got := Main(context.Background(), c.args, Stdio{Out: failingWriter{}, Err: &errb}, Options{})
+		if got != c.want {
+			t.Errorf("airlock %v with a failing stdout: exit %d, want %d (%s)", c.args, got, c.want, errb.String())
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	got := Main(ctx, []string{"run", "--schemas", "../schemas", "--fixtures", "../fixtures"}, Stdio{Out: &out, Err: &errb}, Options{})
+	if got != ExitInterrupted {
+		t.Errorf("run with a cancelled context: exit %d, want %d (%s)", got, ExitInterrupted, errb.String())
+	}
+	// The same Main, called again, works: no state is left from the last call.
+	out.Reset()
+	if got := Main(context.Background(), []string{"reasons"}, Stdio{Out: &out}, Options{}); got != ExitOK || out.Len() == 0 {
+		t.Errorf("reasons after an interrupted run: exit %d, %d bytes", got, out.Len())
+	}
+}
