@@ -55,7 +55,7 @@ func driftProject(extra map[string]string) string {
 	for k, v := range extra {
 		files[k] = v
 	}
-	return tree(files)
+	return testtree.Tree(files)
 }
 
 // compilePublished compiles one of airlock's published schemas.

@@ -5,13 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/airlockdev/airlock/internal/schema"
-	"github.com/airlockdev/airlock/internal/strictjson"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/strictjson"
 
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/semantic"

@@ -5,12 +5,13 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"github.com/airlockdev/airlock/internal/introspect"
-	"github.com/airlockdev/airlock/internal/strictjson"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/strictjson"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 

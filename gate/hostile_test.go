@@ -3,9 +3,10 @@ package gate_test
 import (
 	"compress/gzip"
 	"errors"
-	"github.com/airlockdev/airlock/internal/strictjson"
 	"io"
 	"strings"
+
+	"github.com/airlockdev/airlock/internal/strictjson"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"

@@ -76,7 +76,7 @@ func readTree(dir string) map[string]string {
 
 var _ = Describe("airlock mutate --all --write", func() {
 	It("writes the same tree, byte for byte, on every run", func() {
-		dir := tree(map[string]string{
+		dir := testtree.Tree(map[string]string{
 			"schemas/meter/contract.yaml":                   meterManifest,
 			"schemas/meter/upstream.schema.json":            meterUpstream,
 			"schemas/meter/agent.schema.json":               meterAgent,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/testtree"
 	"github.com/airlockdev/airlock/mutate"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -78,8 +79,8 @@ var _ = Describe("airlock mutate", func() {
 	})
 
 	It("is deterministic: the same seed gives the same mutants", func() {
-		a := mutateTree(tree(project()))
-		b := mutateTree(tree(project()))
+		a := mutateTree(testtree.Tree(testtree.Project()))
+		b := mutateTree(testtree.Tree(testtree.Project()))
 		Expect(len(a.Results)).To(Equal(len(b.Results)))
 		for i := range a.Results {
 			Expect(a.Results[i].Mutant.ID).To(Equal(b.Results[i].Mutant.ID))
@@ -88,12 +89,12 @@ var _ = Describe("airlock mutate", func() {
 	})
 
 	It("kills every mutant of a closed contract", func() {
-		rep := mutateTree(tree(project()))
+		rep := mutateTree(testtree.Tree(testtree.Project()))
 		Expect(rep.Survivors()).To(BeEmpty())
 	})
 
 	It("shows the survivors of an open contract, each with the hint that closes it", func() {
-		files := project()
+		files := testtree.Project()
 		files["schemas/note_status/contract.yaml"] = openManifest
 		files["schemas/note_status/upstream.schema.json"] = openUpstream
 		files["schemas/note_status/agent.schema.json"] = openAgent
@@ -102,7 +103,7 @@ var _ = Describe("airlock mutate", func() {
 				delete(files, k)
 			}
 		}
-		rep := mutateTree(tree(files))
+		rep := mutateTree(testtree.Tree(files))
 		survivors := map[string]string{}
 		for _, r := range rep.Survivors() {
 			Expect(r.Outcome).To(Equal(mutate.Survived), "%s: %s", r.Mutant.ID, r.Problem)
@@ -134,9 +135,9 @@ var _ = Describe("airlock mutate", func() {
 	})
 
 	It("writes survivors as near-miss fixtures with sidecars, never overwriting a file", func() {
-		files := project()
+		files := testtree.Project()
 		files["schemas/note_status/upstream.schema.json"] = openUpstream
-		dir := tree(files)
+		dir := testtree.Tree(files)
 		opts := mutate.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")}
 		rep, err := mutate.Mutate(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
@@ -172,7 +173,7 @@ var _ = Describe("airlock mutate", func() {
 
 var _ = Describe("airlock mutate on an MCP contract", func() {
 	It("mutates structuredContent, not the CallToolResult wrapper, and kills every mutant of a closed schema", func() {
-		dir := tree(map[string]string{
+		dir := testtree.Tree(map[string]string{
 			"schemas/weather/contract.yaml": "tool: weather\nversion: \"1\"\nprotocol: mcp\nagent_schema: agent.schema.json\nupstream_versions:\n  v1:\n    schema: upstream.schema.json\n    projection: {temperature: /temperature, conditions: /conditions}\n",
 			"schemas/weather/upstream.schema.json": `{"type": "object", "required": ["temperature", "conditions"], "additionalProperties": false,
 				"properties": {"temperature": {"type": "integer", "minimum": -90, "maximum": 60}, "conditions": {"enum": ["Sunny", "Cloudy", "Rain"]}}}`,
@@ -195,10 +196,10 @@ var _ = Describe("airlock mutate on an MCP contract", func() {
 
 var _ = Describe("airlock mutate with nothing to mutate", func() {
 	It("is a configuration error when no selected fixture is admitted", func() {
-		files := project()
+		files := testtree.Project()
 		files["fixtures/note_status/v1/accepted/open.json"] = `{"bad":1}`
 		delete(files, "fixtures/note_status/v1/accepted/open.agent.json")
-		dir := tree(files)
+		dir := testtree.Tree(files)
 		_, err := mutate.Mutate(context.Background(), mutate.Options{
 			SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
 		})

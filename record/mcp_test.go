@@ -110,7 +110,7 @@ var _ = Describe("airlock record from MCP", func() {
 		BeforeEach(func() { server = []string{"node", everythingEntry(), "stdio"} })
 
 		It("records the structured-content tool, derives a contract from its outputSchema, and runs the result", func() {
-			dir := tree(map[string]string{"schemas/.keep": "", "fixtures/.keep": ""})
+			dir := testtree.Tree(map[string]string{"schemas/.keep": "", "fixtures/.keep": ""})
 			opts := record.Options{
 				SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
 				Tool: "weather", UpstreamVersion: "v1", Timeout: 60 * time.Second,
@@ -126,7 +126,7 @@ var _ = Describe("airlock record from MCP", func() {
 				Expect(r.Err).NotTo(HaveOccurred(), r.Name)
 				Expect(r.Verdict).To(BeNil(), "no contract yet")
 				Expect(r.OutputSchema).To(Equal(filepath.Join(dir, "fixtures", "weather", "v1", "recorded", r.Name+".output-schema.json")))
-				m := readMeta(r.Meta)
+				m := testtree.ReadMeta(r.Meta)
 				Expect(m.Recorded.Verdict.Outcome).To(Equal("unchecked"))
 				Expect(m.Recorded.MCPTool).To(Equal("get-structured-content"))
 				Expect(m.Recorded.OutputSchema).To(Equal(r.Name + ".output-schema.json"))
@@ -152,7 +152,7 @@ var _ = Describe("airlock record from MCP", func() {
 
 			// The recorded tree runs: nothing fails, the recorded fixtures
 			// state no expectation yet.
-			res, err := run(dir)
+			res, err := testtree.Run(dir)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.Fixtures).To(Equal(3))
 			_, failed, _ := res.Run.Counts()
@@ -187,7 +187,7 @@ var _ = Describe("airlock record from MCP", func() {
 			Expect(again[0].Verdict.Admitted).To(BeTrue(), "%s", again[0].Verdict.Audit.JSON())
 			Expect(string(again[0].Verdict.Output)).To(Equal(`{"tool":"weather","request_id":"req-new-york","outcome":"success","data":{"conditions":"Cloudy","humidity":82,"temperature":33}}`))
 			Expect(again[1].Verdict.Reason).To(Equal("transport.mcp_tool_error"))
-			Expect(readMeta(again[1].Meta).Recorded.Verdict.Reason).To(Equal("transport.mcp_tool_error"))
+			Expect(testtree.ReadMeta(again[1].Meta).Recorded.Verdict.Reason).To(Equal("transport.mcp_tool_error"))
 
 			// Promote: the good answers to accepted, the tool error to near-miss.
 			p, err := fixture.Promote(context.Background(), fixture.PromoteOptions{SchemasDir: opts.SchemasDir, Fixture: results[0].Body, To: fixture.KindAccepted})
@@ -201,18 +201,18 @@ var _ = Describe("airlock record from MCP", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(p.Expect).To(Equal(&fixture.Expect{Outcome: "refused", Reason: "transport.mcp_tool_error"}))
 
-			res, err = run(dir, func(o *runner.Options) { o.Update = true })
+			res, err = testtree.Run(dir, func(o *runner.Options) { o.Update = true })
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.Updated).To(ConsistOf(
 				"created "+filepath.Join(accepted, "chicago.agent.json"),
 				"created "+filepath.Join(accepted, "new-york.agent.json"),
 			))
-			res, err = run(dir)
+			res, err = testtree.Run(dir)
 			Expect(err).NotTo(HaveOccurred())
 			passed, failed, _ := res.Run.Counts()
 			Expect(failed).To(BeZero(), "%+v", res.Run.Cases)
-			Expect(byName(res, "chicago.json", runner.SuiteProjection).Status).To(BeEquivalentTo("passed"))
-			Expect(byName(res, "paris.json", runner.SuiteParse).Status).To(BeEquivalentTo("passed"))
+			Expect(testtree.ByName(res, "chicago.json", runner.SuiteProjection).Status).To(BeEquivalentTo("passed"))
+			Expect(testtree.ByName(res, "paris.json", runner.SuiteParse).Status).To(BeEquivalentTo("passed"))
 			Expect(passed).To(BeNumerically(">=", 10))
 			golden, _ := os.ReadFile(filepath.Join(accepted, "chicago.agent.json"))
 			Expect(string(golden)).To(Equal(`{"tool":"weather","request_id":"req-chicago","outcome":"success","data":{"conditions":"Light rain / drizzle","humidity":82,"temperature":36}}` + "\n"))
@@ -220,7 +220,7 @@ var _ = Describe("airlock record from MCP", func() {
 
 		It("records the environment-listing tool with its secrets redacted", func() {
 			const secret = "sk-test-AIRLOCK-0123456789abcdef"
-			dir := tree(map[string]string{"fixtures/.keep": ""})
+			dir := testtree.Tree(map[string]string{"fixtures/.keep": ""})
 			call := mcpCall("env", server, "get-env", "")
 			call.MCP.Env = append(os.Environ(), "API_TOKEN="+secret, "PLAIN_SETTING=visible-value")
 			opts := record.Options{
@@ -237,7 +237,7 @@ var _ = Describe("airlock record from MCP", func() {
 			Expect(string(body)).To(ContainSubstring(`\"API_TOKEN\": \"REDACTED\"`))
 			Expect(string(body)).To(ContainSubstring(`\"PLAIN_SETTING\": \"visible-value\"`))
 			Expect(r.OutputSchema).To(BeEmpty(), "get-env declares no outputSchema")
-			m := readMeta(r.Meta)
+			m := testtree.ReadMeta(r.Meta)
 			Expect(m.Recorded.Redacted).To(ContainElement(redact.Redaction{Where: redact.RedactedBody, Pointer: "/content/0/text", Inner: "/API_TOKEN"}))
 			for _, f := range testtree.Files(opts.FixturesDir) {
 				b, _ := os.ReadFile(filepath.Join(opts.FixturesDir, f))
@@ -257,7 +257,7 @@ var _ = Describe("airlock record from MCP", func() {
 		gone := httptest.NewServer(http.NotFoundHandler())
 		url := strings.Replace(gone.URL, "http://", "http://bot:"+secretAuth[7:]+"@", 1) + "/mcp?token=" + secretQuery
 		gone.Close()
-		dir := tree(map[string]string{"fixtures/.keep": ""})
+		dir := testtree.Tree(map[string]string{"fixtures/.keep": ""})
 		results, err := record.Record(context.Background(), record.Options{
 			SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
 			Tool: "account", UpstreamVersion: "v1", Timeout: 5 * time.Second,
@@ -297,7 +297,7 @@ var _ = Describe("airlock record from MCP", func() {
 		}))
 		defer srv.Close()
 
-		dir := tree(map[string]string{"fixtures/.keep": ""})
+		dir := testtree.Tree(map[string]string{"fixtures/.keep": ""})
 		h := http.Header{}
 		h.Set("Authorization", secretAuth)
 		results, err := record.Record(context.Background(), record.Options{
@@ -317,7 +317,7 @@ var _ = Describe("airlock record from MCP", func() {
 		schema, err := os.ReadFile(r.OutputSchema)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(schema)).To(ContainSubstring(`"plan"`))
-		m := readMeta(r.Meta)
+		m := testtree.ReadMeta(r.Meta)
 		Expect(m.Recorded.Source).To(Equal("mcp " + srv.URL + `/mcp?token=REDACTED: tools/call lookup {"id":"u-1","api_key":"REDACTED"}`))
 		Expect(m.Recorded.RequestHeaders).To(Equal(map[string]string{"Authorization": "Bearer REDACTED"}))
 		Expect(m.Recorded.Redacted).To(ContainElements(
@@ -338,7 +338,7 @@ var _ = Describe("airlock record from MCP", func() {
 		handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
 		srv := httptest.NewServer(handler)
 		defer srv.Close()
-		dir := tree(map[string]string{"fixtures/.keep": ""})
+		dir := testtree.Tree(map[string]string{"fixtures/.keep": ""})
 		results, err := record.Record(context.Background(), record.Options{
 			SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
 			Tool: "account", UpstreamVersion: "v1", Timeout: 10 * time.Second,

@@ -115,14 +115,14 @@ func noSecretsUnder(dir string) {
 func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
 func noteProject() (string, record.Options) {
-	files := project()
+	files := testtree.Project()
 	for k := range files {
 		if strings.HasPrefix(k, "fixtures/") {
 			delete(files, k)
 		}
 	}
 	files["fixtures/.keep"] = ""
-	dir := tree(files)
+	dir := testtree.Tree(files)
 	return dir, record.Options{
 		SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
 		Tool: "note_status", Timeout: 2 * time.Second,
@@ -198,7 +198,7 @@ var _ = Describe("airlock record from HTTP", func() {
 				{body: `{"error":"maintenance"}`},
 			}[i].body), r.Name)
 
-			m := readMeta(r.Meta)
+			m := testtree.ReadMeta(r.Meta)
 			Expect(m.Recorded).NotTo(BeNil())
 			p := m.Recorded
 			Expect(p.Verdict.Outcome).To(Equal(w.outcome), r.Name)
@@ -228,8 +228,8 @@ var _ = Describe("airlock record from HTTP", func() {
 			}
 			Expect(*m.Status).To(Equal(wantStatus))
 		}
-		Expect(*readMeta(filepath.Join(rdir, "html-200.meta.yaml")).ContentType).To(Equal("text/html; charset=utf-8"))
-		Expect(readMeta(filepath.Join(rdir, "truncated.meta.yaml")).Notes).To(ContainSubstring("not JSON from start to end"))
+		Expect(*testtree.ReadMeta(filepath.Join(rdir, "html-200.meta.yaml")).ContentType).To(Equal("text/html; charset=utf-8"))
+		Expect(testtree.ReadMeta(filepath.Join(rdir, "truncated.meta.yaml")).Notes).To(ContainSubstring("not JSON from start to end"))
 		Expect(testtree.Files(rdir)).To(ConsistOf(
 			"baseline.json", "baseline.meta.yaml", "new-member.json", "new-member.meta.yaml",
 			"retyped.json", "retyped.meta.yaml", "html-200.html", "html-200.meta.yaml",
@@ -239,7 +239,7 @@ var _ = Describe("airlock record from HTTP", func() {
 
 		// The tree stays runnable: recorded fixtures are discovered (the
 		// drifted ones unchecked, since they state no expectation).
-		res, err := run(dir)
+		res, err := testtree.Run(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Fixtures).To(Equal(6))
 		_, failed, _ := res.Run.Counts()
@@ -257,7 +257,7 @@ var _ = Describe("airlock record from HTTP", func() {
 		Expect(r.Err).NotTo(HaveOccurred())
 		body, _ := os.ReadFile(r.Body)
 		Expect(string(body)).To(Equal(`{"request_id":"req-00000001","note_id":"N-17","state":"open","session_token":"REDACTED"}`))
-		m := readMeta(r.Meta)
+		m := testtree.ReadMeta(r.Meta)
 		Expect(m.Recorded.Redacted).To(ContainElement(redact.Redaction{Where: redact.RedactedBody, Pointer: "/session_token"}))
 		Expect(m.Recorded.SHA256).To(Equal(sha(body)), "size and hash describe the file as written")
 		// The verdict is the gate's on the response as received.
@@ -294,7 +294,7 @@ var _ = Describe("airlock record from HTTP", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(results[0].Err).NotTo(HaveOccurred())
 		Expect(results[0].Body).To(HaveSuffix("gz.bin"))
-		m := readMeta(results[0].Meta)
+		m := testtree.ReadMeta(results[0].Meta)
 		Expect(*m.ContentEncoding).To(Equal("gzip"))
 		Expect(m.Recorded.RequestHeaders).To(HaveKeyWithValue("Accept-Encoding", "gzip"))
 		Expect(results[0].Verdict.Admitted).To(BeTrue())
@@ -315,7 +315,7 @@ var _ = Describe("airlock record from HTTP", func() {
 		noSecretsUnder(dir)
 
 		// The gate runs the stored fixture through its inflation path.
-		res, err := run(dir)
+		res, err := testtree.Run(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Fixtures).To(Equal(2))
 	})
@@ -338,10 +338,10 @@ var _ = Describe("airlock record from HTTP", func() {
 		opts.Calls = []record.Call{a, b}
 		results, err := record.Record(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(*readMeta(results[0].Meta).Status).To(Equal(302))
+		Expect(*testtree.ReadMeta(results[0].Meta).Status).To(Equal(302))
 		Expect(results[0].Verdict.Reason).To(Equal("transport.status"))
 		Expect(results[1].Verdict.Admitted).To(BeTrue())
-		Expect(readMeta(results[1].Meta).Recorded.Source).To(ContainSubstring("(redirected to " + target + ")"))
+		Expect(testtree.ReadMeta(results[1].Meta).Recorded.Source).To(ContainSubstring("(redirected to " + target + ")"))
 	})
 
 	It("records nothing for a body cut short or past the byte limit", func() {
@@ -432,7 +432,7 @@ var _ = Describe("airlock record from HTTP", func() {
 		results, err := record.Record(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(results[0].Verdict).To(BeNil())
-		Expect(readMeta(results[0].Meta).Recorded.Verdict.Outcome).To(Equal("unchecked"))
+		Expect(testtree.ReadMeta(results[0].Meta).Recorded.Verdict.Outcome).To(Equal("unchecked"))
 		Expect(results[0].Body).To(Equal(filepath.Join(dir, "fixtures", "new_tool", "2025-06-01", "recorded", "first.json")))
 	})
 })
@@ -445,13 +445,13 @@ var _ = Describe("recorded fixtures on disk", func() {
 	})
 
 	It("treats <name>.output-schema.json as a sidecar, never a body, and refuses an orphan", func() {
-		files := project()
+		files := testtree.Project()
 		files["fixtures/note_status/v1/accepted/open.output-schema.json"] = `{"type":"object"}`
-		res, err := run(tree(files))
+		res, err := testtree.Run(testtree.Tree(files))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Fixtures).To(Equal(4))
 		files["fixtures/note_status/v1/accepted/gone.output-schema.json"] = `{"type":"object"}`
-		_, err = run(tree(files))
+		_, err = testtree.Run(testtree.Tree(files))
 		Expect(err).To(MatchError(ContainSubstring("gone.output-schema.json: MCP output schema without a body file gone.<ext>")))
 	})
 })
@@ -481,7 +481,7 @@ var _ = Describe("airlock record from a command", func() {
 		body, _ := os.ReadFile(c.Body)
 		Expect(string(body)).To(Equal(good + "\n"))
 		Expect(c.Verdict.Admitted).To(BeTrue())
-		m := readMeta(c.Meta)
+		m := testtree.ReadMeta(c.Meta)
 		Expect(*m.Status).To(Equal(0))
 		Expect(*m.ContentType).To(Equal("application/json"))
 		Expect(*m.Recorded.ExitStatus).To(Equal(0))
@@ -494,7 +494,7 @@ var _ = Describe("airlock record from a command", func() {
 		Expect(n.Body).To(HaveSuffix("noisy.txt"))
 		Expect(n.Verdict.Admitted).To(BeFalse())
 		Expect(n.Verdict.Reason).To(HavePrefix("parse."))
-		m = readMeta(n.Meta)
+		m = testtree.ReadMeta(n.Meta)
 		Expect(m.Recorded.Verdict.Reason).To(Equal(n.Verdict.Reason))
 		Expect(*m.Recorded.ExitStatus).To(Equal(3))
 		Expect(m.Notes).To(ContainSubstring("exited with status 3"))
@@ -536,12 +536,12 @@ var _ = Describe("airlock record from a command", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(results[0].Verdict.Admitted).To(BeTrue())
 		Expect(results[1].Verdict.Reason).To(Equal("schema.pattern"))
-		Expect(*readMeta(results[1].Meta).Request.ID).To(Equal("req-18"))
+		Expect(*testtree.ReadMeta(results[1].Meta).Request.ID).To(Equal("req-18"))
 	})
 
 	DescribeTable("requests files are strict",
 		func(text string, base record.Call, msg string) {
-			dir := tree(map[string]string{"calls.yaml": text})
+			dir := testtree.Tree(map[string]string{"calls.yaml": text})
 			_, err := record.LoadCalls(filepath.Join(dir, "calls.yaml"), base)
 			Expect(err).To(MatchError(ContainSubstring(msg)))
 		},

@@ -31,7 +31,7 @@ func suitesOf(res *runner.Result, name string) []string {
 
 var _ = Describe("airlock run", func() {
 	It("passes a correct tree, each fixture in the suites its expectation concerns", func() {
-		res, err := run(tree(project()))
+		res, err := testtree.Run(testtree.Tree(testtree.Project()))
 		Expect(err).NotTo(HaveOccurred())
 		_, failed, unchecked := res.Run.Counts()
 		Expect(failed).To(BeZero(), "%+v", res.Run.Cases)
@@ -52,11 +52,11 @@ var _ = Describe("airlock run", func() {
 	})
 
 	It("fails a near-miss refused for the wrong reason, saying expected and actual", func() {
-		files := project()
+		files := testtree.Project()
 		files["fixtures/note_status/v1/near-miss/dup.meta.yaml"] = "expect: {reason: parse.truncated}\n"
-		res, err := run(tree(files))
+		res, err := testtree.Run(testtree.Tree(files))
 		Expect(err).NotTo(HaveOccurred())
-		c := byName(res, "dup.json", "parse")
+		c := testtree.ByName(res, "dup.json", "parse")
 		Expect(c.Status).To(Equal(reports.Failed))
 		Expect(c.Expected).To(Equal("parse.truncated"))
 		Expect(c.Actual).To(Equal("parse.duplicate_member"))
@@ -64,72 +64,72 @@ var _ = Describe("airlock run", func() {
 	})
 
 	It("fails a near-miss meant for the schema that an earlier stage refused", func() {
-		files := project()
+		files := testtree.Project()
 		files["fixtures/note_status/v1/near-miss/dup.meta.yaml"] = "expect: {reason: schema.enum}\n"
-		res, err := run(tree(files))
+		res, err := testtree.Run(testtree.Tree(files))
 		Expect(err).NotTo(HaveOccurred())
-		c := byName(res, "dup.json", "schema")
+		c := testtree.ByName(res, "dup.json", "schema")
 		Expect(c.Status).To(Equal(reports.Failed))
 		Expect(c.Actual).To(Equal("parse.duplicate_member"))
 	})
 
 	It("reports a near-miss without an expected reason as unchecked, never passed", func() {
-		files := project()
+		files := testtree.Project()
 		delete(files, "fixtures/note_status/v1/near-miss/dup.meta.yaml")
-		res, err := run(tree(files))
+		res, err := testtree.Run(testtree.Tree(files))
 		Expect(err).NotTo(HaveOccurred())
-		c := byName(res, "dup.json", "parse")
+		c := testtree.ByName(res, "dup.json", "parse")
 		Expect(c.Status).To(Equal(reports.Unchecked))
 		_, _, unchecked := res.Run.Counts()
 		Expect(unchecked).To(Equal(1))
 	})
 
 	It("fails an accepted fixture whose output differs from its golden, with a diff", func() {
-		files := project()
+		files := testtree.Project()
 		files["fixtures/note_status/v1/accepted/open.agent.json"] = strings.Replace(testtree.GoodOutput, `"open"`, `"closed"`, 1)
-		res, err := run(tree(files))
+		res, err := testtree.Run(testtree.Tree(files))
 		Expect(err).NotTo(HaveOccurred())
-		c := byName(res, "open.json", "projection")
+		c := testtree.ByName(res, "open.json", "projection")
 		Expect(c.Status).To(Equal(reports.Failed))
 		Expect(c.Detail).To(ContainSubstring(`"closed"`))
 		Expect(c.Detail).To(ContainSubstring(`"open"`))
 	})
 
 	It("lets a near-miss through a contract missing additionalProperties: false, and fails the run", func() {
-		files := project()
+		files := testtree.Project()
 		files["schemas/note_status/upstream.schema.json"] = testtree.NoteUpstreamOpen
-		res, err := run(tree(files))
+		res, err := testtree.Run(testtree.Tree(files))
 		Expect(err).NotTo(HaveOccurred())
-		c := byName(res, "extra.json", "schema")
+		c := testtree.ByName(res, "extra.json", "schema")
 		Expect(c.Status).To(Equal(reports.Failed))
 		Expect(c.Actual).To(Equal("admitted"))
 		_, failed, _ := res.Run.Counts()
 		Expect(failed).To(BeNumerically(">", 0))
 		// The projection still keeps the instruction out of the agent output.
-		Expect(byName(res, "extra.json", "no-leak").Status).To(Equal(reports.Passed))
+		Expect(testtree.ByName(res, "extra.json", "no-leak").Status).To(Equal(reports.Passed))
 	})
 
 	It("inherits directory defaults downward, nearest first, merging request context", func() {
-		files := project()
+		files := testtree.Project()
 		files["fixtures/note_status/defaults.meta.yaml"] = "request: {id: req-00000001, context: {a: tool, b: tool}}\nstatus: 503\n"
 		files["fixtures/note_status/v1/defaults.meta.yaml"] = "request: {context: {b: version}}\nstatus: 200\n"
 		files["fixtures/note_status/v1/near-miss/defaults.meta.yaml"] = "content_type: text/html\n"
 		files["fixtures/note_status/v1/near-miss/extra.meta.yaml"] = "expect: {reason: transport.content_type}\n"
 		files["fixtures/note_status/v1/near-miss/dup.meta.yaml"] = "expect: {reason: transport.content_type}\n"
 		files["fixtures/note_status/v1/near-miss/other-request.meta.yaml"] = "expect: {reason: transport.content_type}\n"
-		res, err := run(tree(files))
+		res, err := testtree.Run(testtree.Tree(files))
 		Expect(err).NotTo(HaveOccurred())
 		_, failed, _ := res.Run.Counts()
 		Expect(failed).To(BeZero(), "%+v", res.Run.Cases)
 		// accepted/ still gets application/json and status 200 from v1/.
-		Expect(byName(res, "open.json", "projection").Status).To(Equal(reports.Passed))
+		Expect(testtree.ByName(res, "open.json", "projection").Status).To(Equal(reports.Passed))
 	})
 
 	It("writes goldens with --update, only for admitted fixtures, and never touches bodies or sidecars", func() {
-		files := project()
+		files := testtree.Project()
 		delete(files, "fixtures/note_status/v1/accepted/open.agent.json")
-		dir := tree(files)
-		res, err := run(dir, func(o *runner.Options) { o.Update = true })
+		dir := testtree.Tree(files)
+		res, err := testtree.Run(dir, func(o *runner.Options) { o.Update = true })
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Updated).To(HaveLen(1))
 		Expect(res.Updated[0]).To(HavePrefix("created "))
@@ -140,13 +140,13 @@ var _ = Describe("airlock run", func() {
 		body, _ := os.ReadFile(filepath.Join(dir, "fixtures/note_status/v1/accepted/open.json"))
 		Expect(string(body)).To(Equal(testtree.GoodBody))
 		// A second update changes nothing.
-		res, err = run(dir, func(o *runner.Options) { o.Update = true })
+		res, err = testtree.Run(dir, func(o *runner.Options) { o.Update = true })
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Updated).To(BeEmpty())
 	})
 
 	It("selects tools, kinds and suites", func() {
-		res, err := run(tree(project()), func(o *runner.Options) {
+		res, err := testtree.Run(testtree.Tree(testtree.Project()), func(o *runner.Options) {
 			o.Filter.Kinds = []string{"near-miss"}
 			o.Suites = []string{"no-leak"}
 		})
@@ -160,9 +160,9 @@ var _ = Describe("airlock run", func() {
 
 	DescribeTable("configuration errors name the file (and line)",
 		func(edit func(map[string]string), file string, line int, msg string) {
-			files := project()
+			files := testtree.Project()
 			edit(files)
-			_, err := run(tree(files))
+			_, err := testtree.Run(testtree.Tree(files))
 			var ce *gate.ConfigError
 			Expect(errors.As(err, &ce)).To(BeTrue(), "got %v", err)
 			Expect(filepath.ToSlash(ce.File)).To(HaveSuffix(file))
@@ -304,11 +304,11 @@ var _ = Describe("the JUnit report", func() {
 	})
 
 	It("reads fixtures whose names hold escapes and control bytes and still writes valid XML", func() {
-		files := project()
+		files := testtree.Project()
 		name := "fixtures/note_status/v1/near-miss/esc\x1b[2Jape\x07\xff]]>.json"
 		files[name] = "\x1b[31m<html>\x00]]>"
 		files["fixtures/note_status/v1/near-miss/esc\x1b[2Jape\x07\xff]]>.meta.yaml"] = "expect: {reason: transport.not_json}\n"
-		res, err := run(tree(files))
+		res, err := testtree.Run(testtree.Tree(files))
 		Expect(err).NotTo(HaveOccurred())
 		var buf bytes.Buffer
 		Expect(reports.WriteJUnit(&buf, &res.Run)).To(Succeed())

@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/testtree"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/schemadiff"
 )
@@ -415,7 +416,7 @@ var _ = Describe("airlock diff", func() {
 	})
 
 	It("compares two contract directories: agent schema, then each upstream version in both", func() {
-		dir := tree(project())
+		dir := testtree.Tree(testtree.Project())
 		newDir := filepath.Join(GinkgoT().TempDir(), "note_status")
 		Expect(os.CopyFS(newDir, os.DirFS(filepath.Join(dir, "schemas", "note_status")))).To(Succeed())
 		Expect(os.WriteFile(filepath.Join(newDir, "agent.schema.json"), []byte(`{

@@ -49,7 +49,7 @@ var allowed = map[string][]string{
 		"redact", "internal/fileio", "internal/manifest", "internal/strictyaml"},
 	"cmd/airlock": {"cli"},
 	// Test support and tools: only tests and generators import them.
-	"internal/testtree":    {"runner", "reports"},
+	"internal/testtree":    {"runner", "reports", "fixture"},
 	"scripts/benchratio":   {},
 	"scripts/gendiffrules": {"schemadiff"},
 	"scripts/genreasons":   {"gate"},

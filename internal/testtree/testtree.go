@@ -1,6 +1,7 @@
 // Package testtree builds small contract and fixture trees for the specs of
 // the harness packages: one note_status contract with one upstream version,
-// written into a fresh temporary folder. It is imported by tests only.
+// written into a fresh temporary folder, and ginkgo helpers around them. It
+// is imported by tests only.
 package testtree
 
 import (
@@ -9,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/runner"
+	"github.com/onsi/ginkgo/v2"
 )
 
 // A small contract: note_status with one upstream version.
@@ -109,6 +112,30 @@ func Run(dir string, edit ...func(*runner.Options)) (*runner.Result, error) {
 		e(&opts)
 	}
 	return runner.Run(context.Background(), opts)
+}
+
+// Tree writes files under a fresh temporary folder of the running ginkgo
+// spec and returns the folder (Write with GinkgoT()).
+func Tree(files map[string]string) string { return Write(ginkgo.GinkgoT(), files) }
+
+// ByName finds the testcase of one fixture name and suite in res, failing
+// the running ginkgo spec when there is none.
+func ByName(res *runner.Result, name, suite string) reports.Case {
+	c, ok := Case(res, name, suite)
+	if !ok {
+		ginkgo.Fail("no case " + name + " in suite " + suite)
+	}
+	return c
+}
+
+// ReadMeta reads a sidecar strictly (fixture.ReadMeta), failing the running
+// ginkgo spec when it does not read.
+func ReadMeta(path string) *fixture.Meta {
+	m, err := fixture.ReadMeta(path)
+	if err != nil {
+		ginkgo.Fail(err.Error())
+	}
+	return m
 }
 
 // Case finds the testcase of one fixture name and suite in res.
