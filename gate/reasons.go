@@ -1,6 +1,10 @@
 package gate
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/airlockdev/airlock/internal/strictjson"
+)
 
 // Stage names one step of the pipeline: transport, parse, schema, semantic,
 // projection, always run in that order.
@@ -44,16 +48,16 @@ const (
 	ReasonEncoding      = "transport.encoding"
 	ReasonReadError     = "transport.read_error"
 	ReasonMCPToolError  = "transport.mcp_tool_error"
-	ReasonSyntax        = "parse.syntax"
-	ReasonTruncated     = "parse.truncated"
-	ReasonDuplicate     = "parse.duplicate_member"
-	ReasonInvalidUTF8   = "parse.invalid_utf8"
-	ReasonLoneSurrogate = "parse.lone_surrogate"
-	ReasonBOM           = "parse.bom"
-	ReasonTrailingData  = "parse.trailing_data"
-	ReasonDepth         = "parse.depth"
-	ReasonNumber        = "parse.number"
-	ReasonStringTooLong = "parse.string_too_long"
+	ReasonSyntax        = strictjson.ReasonSyntax
+	ReasonTruncated     = strictjson.ReasonTruncated
+	ReasonDuplicate     = strictjson.ReasonDuplicate
+	ReasonInvalidUTF8   = strictjson.ReasonInvalidUTF8
+	ReasonLoneSurrogate = strictjson.ReasonLoneSurrogate
+	ReasonBOM           = strictjson.ReasonBOM
+	ReasonTrailingData  = strictjson.ReasonTrailingData
+	ReasonDepth         = strictjson.ReasonDepth
+	ReasonNumber        = strictjson.ReasonNumber
+	ReasonStringTooLong = strictjson.ReasonStringTooLong
 	ReasonMCPResult     = "parse.mcp_result"
 	ReasonSchemaFamily  = "schema.<keyword>"
 	ReasonSemantic      = "semantic.<rule>"
