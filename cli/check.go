@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
@@ -17,14 +18,17 @@ import (
 	"github.com/airlockdev/airlock/semantic"
 )
 
+// checkOptions holds the flags of airlock check.
+type checkOptions struct {
+	tool, version, schemasDir     string
+	reqFlags                      requestFlags
+	contentType, encoding, source string
+	status                        int
+	clock, auditFile              string
+}
+
 func newCheckCmd(e *env) *cobra.Command {
-	var (
-		tool, version, schemasDir     string
-		reqFlags                      requestFlags
-		contentType, encoding, source string
-		status                        int
-		clock, auditFile              string
-	)
+	o := &checkOptions{}
 	cmd := &cobra.Command{
 		Use:   "check --tool NAME --request-id ID [flags] [BODY_FILE | -]",
 		Short: "Admit or refuse one upstream response",
@@ -37,87 +41,105 @@ record goes to standard error, or is appended to --audit FILE (created 0600).
 Exit codes: 0 admitted, 1 refused, 2 usage or configuration error, 3 internal error.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if tool == "" {
-				return usageErr("--tool is required")
-			}
-			if !semantic.ValidName(tool) {
-				return usageErr("--tool %q is not a tool name (^[a-z][a-z0-9_]{0,63}$)", tool)
-			}
-			req, err := reqFlags.request()
-			if err != nil {
-				return err
-			}
-			if req.ID == "" {
-				return usageErr("a request id is required (--request-id or id: in --request FILE)")
-			}
-			now := time.Now()
-			if clock != "" {
-				t, err := semantic.ParseTimestamp(clock)
-				if err != nil {
-					return usageErr("--clock: %v", err)
-				}
-				now = t
-			}
-
-			c, err := gate.LoadDir(filepath.Join(schemasDir, tool), e.gate)
-			if err != nil {
-				var ce *gate.ConfigError
-				if errors.As(err, &ce) && errors.Is(err, os.ErrNotExist) && ce.File == filepath.Join(schemasDir, tool, gate.ManifestFile) {
-					return usageErr("no contract for tool %q: %s does not exist", tool, ce.File)
-				}
-				return err
-			}
-
-			var body io.Reader = cmd.InOrStdin()
-			if len(args) == 1 && args[0] != "-" {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return usageErr("body: %v", err)
-				}
-				defer f.Close()
-				body = f
-				if source == "" {
-					source = args[0]
-				}
-			}
-
-			v, err := c.Check(cmd.Context(), gate.Response{
-				Status:          status,
-				ContentType:     contentType,
-				ContentEncoding: encoding,
-				Body:            body,
-				Source:          source,
-			}, gate.Call{UpstreamVersion: version, Request: req, Now: now})
-			if err != nil {
-				return usageErr("%v", err)
-			}
-
-			// The audit record is written first: when it cannot be, the
-			// agent gets nothing (exit 3) rather than an unaudited answer.
-			if err := writeAudit(cmd.ErrOrStderr(), auditFile, v.Audit.JSON()); err != nil {
-				return internalErr(fmt.Errorf("audit record not written, agent output withheld: %w", err))
-			}
-			if _, err := cmd.OutOrStdout().Write(append(v.Output, '\n')); err != nil {
-				return internalErr(err)
-			}
-			if !v.Admitted {
-				return &exitError{code: ExitFindings, err: fmt.Errorf("refused: %s", v.Reason)}
-			}
-			return nil
+			return runCheck(cmd, e, o, args)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&tool, "tool", "", "tool name; its contract is SCHEMAS/TOOL/contract.yaml (required)")
-	f.StringVar(&version, "upstream-version", "", "upstream version to check against (default: the contract's current)")
-	f.StringVar(&schemasDir, "schemas", "schemas", "directory holding one folder per tool contract")
-	reqFlags.register(f, "the adapter's request id (overrides the request file's)")
-	f.StringVar(&contentType, "content-type", "application/json", "the response's Content-Type")
-	f.StringVar(&encoding, "content-encoding", "", "the response's Content-Encoding (\"\" or gzip)")
-	f.IntVar(&status, "status", 200, "the response's HTTP status (0: none)")
-	f.StringVar(&source, "source", "", "where the response came from, for the audit record (default: BODY_FILE)")
-	f.StringVar(&clock, "clock", "", "RFC 3339 date-time to use as now (default: the system clock)")
-	f.StringVar(&auditFile, "audit", "", "append the audit record to FILE (created 0600) instead of standard error")
+	o.register(cmd.Flags())
 	return cmd
+}
+
+// register adds the check flags to f.
+func (o *checkOptions) register(f *pflag.FlagSet) {
+	f.StringVar(&o.tool, "tool", "", "tool name; its contract is SCHEMAS/TOOL/contract.yaml (required)")
+	f.StringVar(&o.version, "upstream-version", "", "upstream version to check against (default: the contract's current)")
+	f.StringVar(&o.schemasDir, "schemas", "schemas", "directory holding one folder per tool contract")
+	o.reqFlags.register(f, "the adapter's request id (overrides the request file's)")
+	f.StringVar(&o.contentType, "content-type", "application/json", "the response's Content-Type")
+	f.StringVar(&o.encoding, "content-encoding", "", "the response's Content-Encoding (\"\" or gzip)")
+	f.IntVar(&o.status, "status", 200, "the response's HTTP status (0: none)")
+	f.StringVar(&o.source, "source", "", "where the response came from, for the audit record (default: BODY_FILE)")
+	f.StringVar(&o.clock, "clock", "", "RFC 3339 date-time to use as now (default: the system clock)")
+	f.StringVar(&o.auditFile, "audit", "", "append the audit record to FILE (created 0600) instead of standard error")
+}
+
+// runCheck is the body of airlock check: it validates the flags, runs the
+// body through the tool's gate and writes the audit record and agent output.
+func runCheck(cmd *cobra.Command, e *env, o *checkOptions, args []string) error {
+	call, err := o.call()
+	if err != nil {
+		return err
+	}
+	c, err := gate.LoadDir(filepath.Join(o.schemasDir, o.tool), e.gate)
+	if err != nil {
+		var ce *gate.ConfigError
+		if errors.As(err, &ce) && errors.Is(err, os.ErrNotExist) && ce.File == filepath.Join(o.schemasDir, o.tool, gate.ManifestFile) {
+			return usageErr("no contract for tool %q: %s does not exist", o.tool, ce.File)
+		}
+		return err
+	}
+
+	var body io.Reader = cmd.InOrStdin()
+	if len(args) == 1 && args[0] != "-" {
+		f, err := os.Open(args[0])
+		if err != nil {
+			return usageErr("body: %v", err)
+		}
+		defer f.Close()
+		body = f
+		if o.source == "" {
+			o.source = args[0]
+		}
+	}
+
+	v, err := c.Check(cmd.Context(), gate.Response{
+		Status:          o.status,
+		ContentType:     o.contentType,
+		ContentEncoding: o.encoding,
+		Body:            body,
+		Source:          o.source,
+	}, call)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+
+	// The audit record is written first: when it cannot be, the
+	// agent gets nothing (exit 3) rather than an unaudited answer.
+	if err := writeAudit(cmd.ErrOrStderr(), o.auditFile, v.Audit.JSON()); err != nil {
+		return internalErr(fmt.Errorf("audit record not written, agent output withheld: %w", err))
+	}
+	if _, err := cmd.OutOrStdout().Write(append(v.Output, '\n')); err != nil {
+		return internalErr(err)
+	}
+	if !v.Admitted {
+		return &exitError{code: ExitFindings, err: fmt.Errorf("refused: %s", v.Reason)}
+	}
+	return nil
+}
+
+// call validates the tool, request and clock flags and returns the gate call.
+func (o *checkOptions) call() (gate.Call, error) {
+	if o.tool == "" {
+		return gate.Call{}, usageErr("--tool is required")
+	}
+	if !semantic.ValidName(o.tool) {
+		return gate.Call{}, usageErr("--tool %q is not a tool name (^[a-z][a-z0-9_]{0,63}$)", o.tool)
+	}
+	req, err := o.reqFlags.request()
+	if err != nil {
+		return gate.Call{}, err
+	}
+	if req.ID == "" {
+		return gate.Call{}, usageErr("a request id is required (--request-id or id: in --request FILE)")
+	}
+	now := time.Now()
+	if o.clock != "" {
+		t, err := semantic.ParseTimestamp(o.clock)
+		if err != nil {
+			return gate.Call{}, usageErr("--clock: %v", err)
+		}
+		now = t
+	}
+	return gate.Call{UpstreamVersion: o.version, Request: req, Now: now}, nil
 }
 
 // writeAudit appends one audit line to file (0600, created if missing), or

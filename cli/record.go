@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/fileio"
@@ -18,22 +19,25 @@ import (
 	"github.com/airlockdev/airlock/reports"
 )
 
+// recordFlags holds the flags of airlock record.
+type recordFlags struct {
+	opts                    record.Options
+	name, requestsFile      string
+	reqFlags                requestFlags
+	url, method, data       string
+	dataFile, stdinFile     string
+	headers                 []string
+	followRedirects, gz     bool
+	isMCP                   bool
+	mcpTool, arguments      string
+	contentType             string
+	redactNames, redactPtrs []string
+	redactHeaders           []string
+	noRedact                bool
+}
+
 func newRecordCmd(e *env) *cobra.Command {
-	var (
-		opts                    record.Options
-		name, requestsFile      string
-		reqFlags                requestFlags
-		url, method, data       string
-		dataFile, stdinFile     string
-		headers                 []string
-		followRedirects, gz     bool
-		isMCP                   bool
-		mcpTool, arguments      string
-		contentType             string
-		redactNames, redactPtrs []string
-		redactHeaders           []string
-		noRedact                bool
-	)
+	o := &recordFlags{}
 	cmd := &cobra.Command{
 		Use:   "record --tool NAME [flags] (--url URL | [--mcp --mcp-tool T] [--] COMMAND [ARG...])",
 		Short: "Record live upstream responses as fixtures, with the gate's verdict",
@@ -65,142 +69,175 @@ gate, 2 usage or configuration error or a fixture name already taken, 3 upstream
 (unreachable, timed out, cut short, too large) or a folder that cannot be written.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Tool == "" {
-				return usageErr("--tool is required")
-			}
-			req, err := reqFlags.request()
-			if err != nil {
-				return err
-			}
-
-			base := record.Call{Name: name, Request: req}
-			header := http.Header{}
-			for _, h := range headers {
-				k, v, err := record.ParseHeader(h)
-				if err != nil {
-					return usageErr("--header: %v", err)
-				}
-				header.Add(k, v)
-			}
-			if mcpTool != "" {
-				isMCP = true
-			}
-			switch {
-			case isMCP:
-				if (url == "") == (len(args) == 0) {
-					return usageErr("an MCP server is either --url URL (streamable HTTP) or a command after -- (stdio)")
-				}
-				base.MCP = &record.MCPCall{URL: url, Command: args, Header: header, Tool: mcpTool}
-				if arguments != "" {
-					base.MCP.Arguments = []byte(arguments)
-				}
-			case url != "" && len(args) > 0:
-				return usageErr("give either --url or a command, not both")
-			case url != "":
-				base.HTTP = &record.HTTPCall{Method: method, URL: url, Header: header, FollowRedirects: followRedirects, Gzip: gz}
-				if data != "" && dataFile != "" {
-					return usageErr("give --data or --data-file, not both")
-				}
-				if data != "" {
-					base.HTTP.Body = []byte(data)
-				}
-				if dataFile != "" {
-					b, err := os.ReadFile(dataFile)
-					if err != nil {
-						return usageErr("--data-file: %v", err)
-					}
-					base.HTTP.Body = b
-				}
-			case len(args) > 0:
-				base.Command = &record.CommandCall{Argv: args, ContentType: contentType}
-			}
-			if stdinFile != "" {
-				if base.Command == nil && (requestsFile == "" || base.HTTP != nil || base.MCP != nil) {
-					return usageErr("--stdin goes with a command")
-				}
-				b, err := os.ReadFile(stdinFile)
-				if err != nil {
-					return usageErr("--stdin: %v", err)
-				}
-				if base.Command == nil {
-					base.Command = &record.CommandCall{ContentType: contentType}
-				}
-				base.Command.Stdin = b
-			}
-			if requestsFile != "" {
-				if name != "" {
-					return usageErr("--name names a single call; a requests file names each of its calls")
-				}
-				calls, err := record.LoadCalls(requestsFile, base)
-				if err != nil {
-					return err
-				}
-				opts.Calls = calls
-			} else {
-				if base.HTTP == nil && base.Command == nil && base.MCP == nil {
-					return usageErr("nothing to record: give --url URL, a command, or --requests FILE")
-				}
-				if base.MCP != nil && base.MCP.Tool == "" {
-					return usageErr("--mcp needs --mcp-tool NAME (or a requests file with mcp_tool)")
-				}
-				opts.Calls = []record.Call{base}
-			}
-
-			opts.NoRedact = noRedact
-			if cmd.Flags().Changed("redact-names") {
-				opts.Redactor.Names = redactNames
-			}
-			for _, p := range redactPtrs {
-				ptr, err := jsonpointer.Parse(p)
-				if err != nil {
-					return usageErr("--redact-pointer: %v", err)
-				}
-				opts.Redactor.Pointers = append(opts.Redactor.Pointers, ptr)
-			}
-			opts.Redactor.Headers = redactHeaders
-			stderr := cmd.ErrOrStderr()
-			if noRedact {
-				fmt.Fprintln(stderr, "airlock: WARNING: redaction is off (--no-redact): headers, URLs, arguments and bodies are written to disk as received, secrets included")
-			}
-			if isTerminal(stderr) && len(opts.Calls) > 1 {
-				opts.Progress = stderr
-			}
-
-			results, err := record.Record(cmd.Context(), opts)
-			if err != nil {
-				return recordErr(err)
-			}
-			return reportRecorded(cmd.OutOrStdout(), stderr, results)
+			return runRecord(cmd, o, args)
 		},
 	}
 	cmd.Flags().SetInterspersed(false)
-	f := cmd.Flags()
-	f.StringVar(&opts.Tool, "tool", "", "airlock tool name: the fixture folder and the contract that judges the response (required)")
-	f.StringVar(&opts.UpstreamVersion, "upstream-version", "", "upstream version folder (default: the contract's current; required without a contract)")
-	f.StringVar(&opts.SchemasDir, "schemas", "schemas", "directory holding one folder per tool contract")
-	f.StringVar(&opts.FixturesDir, "fixtures", "fixtures", "directory holding the fixture trees")
-	f.StringVar(&name, "name", "", "fixture name (default: the UTC time, 20250601T120000Z)")
-	f.StringVar(&requestsFile, "requests", "", "record several calls from a YAML list (docs/record.md)")
-	reqFlags.register(f, "the adapter's request id the gate judges against (default: rec-<name>)")
-	f.StringVar(&url, "url", "", "HTTP URL, or the MCP server's streamable HTTP endpoint with --mcp")
-	f.StringVarP(&method, "method", "X", "GET", "HTTP method")
-	f.StringArrayVarP(&headers, "header", "H", nil, `HTTP request header "Name: value", repeatable`)
-	f.StringVar(&data, "data", "", "HTTP request body")
-	f.StringVar(&dataFile, "data-file", "", "HTTP request body from FILE")
-	f.BoolVar(&followRedirects, "follow-redirects", false, "follow 3xx redirects (default: record the redirect itself)")
-	f.BoolVar(&gz, "gzip", false, "send Accept-Encoding: gzip; a gzip body is stored compressed with content_encoding: gzip")
-	f.BoolVar(&isMCP, "mcp", false, "the upstream is an MCP server: the command after -- (stdio) or --url (streamable HTTP)")
-	f.StringVar(&mcpTool, "mcp-tool", "", "MCP tool to call with tools/call (implies --mcp)")
-	f.StringVar(&arguments, "arguments", "", "MCP tool arguments, a JSON object")
-	f.StringVar(&stdinFile, "stdin", "", "feed FILE to the command's standard input")
-	f.StringVar(&contentType, "content-type", "application/json", "content type recorded for a command's output")
-	f.DurationVar(&opts.Timeout, "timeout", record.DefaultTimeout, "time limit per call; a call past it records nothing")
-	f.Int64Var(&opts.MaxBytes, "max-bytes", record.DefaultMaxBytes, "largest body to record; a longer one records nothing")
-	f.StringSliceVar(&redactNames, "redact-names", redact.DefaultSecretNames, "words that make a member, header, parameter or flag name secret (replaces the list)")
-	f.StringArrayVar(&redactPtrs, "redact-pointer", nil, `JSON Pointer of a body value to redact whatever its name ("*" matches any token), repeatable`)
-	f.StringArrayVar(&redactHeaders, "redact-header", nil, "another header name to redact, repeatable")
-	f.BoolVar(&noRedact, "no-redact", false, "write secrets as received (loudly): no redaction of headers, URLs, arguments or bodies")
+	o.register(cmd.Flags())
 	return cmd
+}
+
+// register adds the record flags to f.
+func (o *recordFlags) register(f *pflag.FlagSet) {
+	f.StringVar(&o.opts.Tool, "tool", "", "airlock tool name: the fixture folder and the contract that judges the response (required)")
+	f.StringVar(&o.opts.UpstreamVersion, "upstream-version", "", "upstream version folder (default: the contract's current; required without a contract)")
+	f.StringVar(&o.opts.SchemasDir, "schemas", "schemas", "directory holding one folder per tool contract")
+	f.StringVar(&o.opts.FixturesDir, "fixtures", "fixtures", "directory holding the fixture trees")
+	f.StringVar(&o.name, "name", "", "fixture name (default: the UTC time, 20250601T120000Z)")
+	f.StringVar(&o.requestsFile, "requests", "", "record several calls from a YAML list (docs/record.md)")
+	o.reqFlags.register(f, "the adapter's request id the gate judges against (default: rec-<name>)")
+	f.StringVar(&o.url, "url", "", "HTTP URL, or the MCP server's streamable HTTP endpoint with --mcp")
+	f.StringVarP(&o.method, "method", "X", "GET", "HTTP method")
+	f.StringArrayVarP(&o.headers, "header", "H", nil, `HTTP request header "Name: value", repeatable`)
+	f.StringVar(&o.data, "data", "", "HTTP request body")
+	f.StringVar(&o.dataFile, "data-file", "", "HTTP request body from FILE")
+	f.BoolVar(&o.followRedirects, "follow-redirects", false, "follow 3xx redirects (default: record the redirect itself)")
+	f.BoolVar(&o.gz, "gzip", false, "send Accept-Encoding: gzip; a gzip body is stored compressed with content_encoding: gzip")
+	f.BoolVar(&o.isMCP, "mcp", false, "the upstream is an MCP server: the command after -- (stdio) or --url (streamable HTTP)")
+	f.StringVar(&o.mcpTool, "mcp-tool", "", "MCP tool to call with tools/call (implies --mcp)")
+	f.StringVar(&o.arguments, "arguments", "", "MCP tool arguments, a JSON object")
+	f.StringVar(&o.stdinFile, "stdin", "", "feed FILE to the command's standard input")
+	f.StringVar(&o.contentType, "content-type", "application/json", "content type recorded for a command's output")
+	f.DurationVar(&o.opts.Timeout, "timeout", record.DefaultTimeout, "time limit per call; a call past it records nothing")
+	f.Int64Var(&o.opts.MaxBytes, "max-bytes", record.DefaultMaxBytes, "largest body to record; a longer one records nothing")
+	f.StringSliceVar(&o.redactNames, "redact-names", redact.DefaultSecretNames, "words that make a member, header, parameter or flag name secret (replaces the list)")
+	f.StringArrayVar(&o.redactPtrs, "redact-pointer", nil, `JSON Pointer of a body value to redact whatever its name ("*" matches any token), repeatable`)
+	f.StringArrayVar(&o.redactHeaders, "redact-header", nil, "another header name to redact, repeatable")
+	f.BoolVar(&o.noRedact, "no-redact", false, "write secrets as received (loudly): no redaction of headers, URLs, arguments or bodies")
+}
+
+// runRecord is the body of airlock record: it builds the calls and the
+// redaction options from the flags, records and reports the results.
+func runRecord(cmd *cobra.Command, o *recordFlags, args []string) error {
+	opts := &o.opts
+	if opts.Tool == "" {
+		return usageErr("--tool is required")
+	}
+	calls, err := o.calls(args)
+	if err != nil {
+		return err
+	}
+	opts.Calls = calls
+	if err := o.redaction(cmd.Flags().Changed("redact-names")); err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	if o.noRedact {
+		fmt.Fprintln(stderr, "airlock: WARNING: redaction is off (--no-redact): headers, URLs, arguments and bodies are written to disk as received, secrets included")
+	}
+	if isTerminal(stderr) && len(opts.Calls) > 1 {
+		opts.Progress = stderr
+	}
+
+	results, err := record.Record(cmd.Context(), *opts)
+	if err != nil {
+		return recordErr(err)
+	}
+	return reportRecorded(cmd.OutOrStdout(), stderr, results)
+}
+
+// calls returns the calls to record: those of the requests file, or the
+// single call the flags and args describe.
+func (o *recordFlags) calls(args []string) ([]record.Call, error) {
+	base, err := o.baseCall(args)
+	if err != nil {
+		return nil, err
+	}
+	if o.stdinFile != "" {
+		if base.Command == nil && (o.requestsFile == "" || base.HTTP != nil || base.MCP != nil) {
+			return nil, usageErr("--stdin goes with a command")
+		}
+		b, err := os.ReadFile(o.stdinFile)
+		if err != nil {
+			return nil, usageErr("--stdin: %v", err)
+		}
+		if base.Command == nil {
+			base.Command = &record.CommandCall{ContentType: o.contentType}
+		}
+		base.Command.Stdin = b
+	}
+	if o.requestsFile != "" {
+		if o.name != "" {
+			return nil, usageErr("--name names a single call; a requests file names each of its calls")
+		}
+		return record.LoadCalls(o.requestsFile, base)
+	}
+	if base.HTTP == nil && base.Command == nil && base.MCP == nil {
+		return nil, usageErr("nothing to record: give --url URL, a command, or --requests FILE")
+	}
+	if base.MCP != nil && base.MCP.Tool == "" {
+		return nil, usageErr("--mcp needs --mcp-tool NAME (or a requests file with mcp_tool)")
+	}
+	return []record.Call{base}, nil
+}
+
+// baseCall returns the call the source flags (--url, --mcp, a command)
+// describe, before --stdin and the requests file.
+func (o *recordFlags) baseCall(args []string) (record.Call, error) {
+	req, err := o.reqFlags.request()
+	if err != nil {
+		return record.Call{}, err
+	}
+	base := record.Call{Name: o.name, Request: req}
+	header := http.Header{}
+	for _, h := range o.headers {
+		k, v, err := record.ParseHeader(h)
+		if err != nil {
+			return record.Call{}, usageErr("--header: %v", err)
+		}
+		header.Add(k, v)
+	}
+	if o.mcpTool != "" {
+		o.isMCP = true
+	}
+	switch {
+	case o.isMCP:
+		if (o.url == "") == (len(args) == 0) {
+			return record.Call{}, usageErr("an MCP server is either --url URL (streamable HTTP) or a command after -- (stdio)")
+		}
+		base.MCP = &record.MCPCall{URL: o.url, Command: args, Header: header, Tool: o.mcpTool}
+		if o.arguments != "" {
+			base.MCP.Arguments = []byte(o.arguments)
+		}
+	case o.url != "" && len(args) > 0:
+		return record.Call{}, usageErr("give either --url or a command, not both")
+	case o.url != "":
+		base.HTTP = &record.HTTPCall{Method: o.method, URL: o.url, Header: header, FollowRedirects: o.followRedirects, Gzip: o.gz}
+		if o.data != "" && o.dataFile != "" {
+			return record.Call{}, usageErr("give --data or --data-file, not both")
+		}
+		if o.data != "" {
+			base.HTTP.Body = []byte(o.data)
+		}
+		if o.dataFile != "" {
+			b, err := os.ReadFile(o.dataFile)
+			if err != nil {
+				return record.Call{}, usageErr("--data-file: %v", err)
+			}
+			base.HTTP.Body = b
+		}
+	case len(args) > 0:
+		base.Command = &record.CommandCall{Argv: args, ContentType: o.contentType}
+	}
+	return base, nil
+}
+
+// redaction sets the redaction options from the flags; namesChanged tells
+// whether --redact-names was given.
+func (o *recordFlags) redaction(namesChanged bool) error {
+	o.opts.NoRedact = o.noRedact
+	if namesChanged {
+		o.opts.Redactor.Names = o.redactNames
+	}
+	for _, p := range o.redactPtrs {
+		ptr, err := jsonpointer.Parse(p)
+		if err != nil {
+			return usageErr("--redact-pointer: %v", err)
+		}
+		o.opts.Redactor.Pointers = append(o.opts.Redactor.Pointers, ptr)
+	}
+	o.opts.Redactor.Headers = o.redactHeaders
+	return nil
 }
 
 // recordErr maps Record's errors to exit codes.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/airlockdev/airlock/internal/fileio"
 	"github.com/airlockdev/airlock/mutate"
@@ -19,14 +20,17 @@ import (
 	"github.com/airlockdev/airlock/runner"
 )
 
+// runOptions holds the flags of airlock run.
+type runOptions struct {
+	opts                runner.Options
+	junitFile, jsonFile string
+	color               string
+	withMutants         bool
+	failUnchecked       bool
+}
+
 func newRunCmd(e *env) *cobra.Command {
-	var (
-		opts                runner.Options
-		junitFile, jsonFile string
-		color               string
-		withMutants         bool
-		failUnchecked       bool
-	)
+	o := &runOptions{}
 	cmd := &cobra.Command{
 		Use:   "run [flags]",
 		Short: "Check every fixture of the bundled or given contracts, suite by suite",
@@ -43,77 +47,97 @@ Exit codes: 0 nothing failed (unchecked testcases are listed, and fail the run w
 matches no fixture), 3 internal error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkReportPaths(map[string]string{"--junit": junitFile, "--json": jsonFile}); err != nil {
-				return err
-			}
-			// The mutation suite comes from mutate.Mutate, the others from runner.Run.
-			wantMutation := withMutants && (len(opts.Suites) == 0 || slices.Contains(opts.Suites, mutate.Suite))
-			if slices.Contains(opts.Suites, mutate.Suite) && !withMutants {
-				return usageErr("--suite mutation needs --mutate")
-			}
-			opts.Gate = e.gate
-			runOpts := opts
-			runOpts.Suites = slices.DeleteFunc(slices.Clone(opts.Suites), func(s string) bool { return s == mutate.Suite })
-			res := &runner.Result{}
-			if len(opts.Suites) == 0 || len(runOpts.Suites) > 0 {
-				var err error
-				if res, err = runner.Run(cmd.Context(), runOpts); err != nil {
-					return err
-				}
-			}
-			if wantMutation {
-				rep, err := mutate.Mutate(cmd.Context(), mutate.Options{
-					SchemasDir: opts.SchemasDir, FixturesDir: opts.FixturesDir, Filter: opts.Filter,
-					Workers: opts.Workers, Gate: e.gate,
-				})
-				if err != nil {
-					return err
-				}
-				res.Run.Cases = append(res.Run.Cases, rep.Cases()...)
-			}
-			out := cmd.OutOrStdout()
-			for _, u := range res.Updated {
-				fmt.Fprintln(out, reports.Line(u))
-			}
-			useColor := color == "always" || color == "auto" && isTerminal(out)
-			if err := reports.WriteConsole(out, &res.Run, reports.ConsoleOptions{Color: useColor}); err != nil {
-				return internalErr(err)
-			}
-			if junitFile != "" {
-				if err := writeReport(cmd.Context(), junitFile, func(w io.Writer) error { return reports.WriteJUnit(w, &res.Run) }); err != nil {
-					return internalErr(err)
-				}
-			}
-			if jsonFile != "" {
-				if err := writeReport(cmd.Context(), jsonFile, func(w io.Writer) error { return reports.WriteJSON(w, &res.Run) }); err != nil {
-					return internalErr(err)
-				}
-			}
-			_, failed, unchecked := res.Run.Counts()
-			if failed > 0 {
-				return &exitError{code: ExitFindings, err: fmt.Errorf("%d failed", failed)}
-			}
-			if failUnchecked && unchecked > 0 {
-				return &exitError{code: ExitFindings, err: fmt.Errorf("%d unchecked", unchecked)}
-			}
-			return nil
+			return runRun(cmd, e, o)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.SchemasDir, "schemas", "schemas", "directory holding one folder per tool contract")
-	f.StringVar(&opts.FixturesDir, "fixtures", "fixtures", "directory holding the fixture trees")
-	f.StringSliceVar(&opts.Filter.Tools, "tool", nil, "only these tools (repeatable or comma-separated)")
-	f.StringSliceVar(&opts.Filter.UpstreamVersions, "upstream-version", nil, "only these upstream versions")
-	f.StringSliceVar(&opts.Filter.Kinds, "kind", nil, "only these kinds: accepted, near-miss, historical, recorded")
-	f.StringSliceVar(&opts.Suites, "suite", nil, "only these suites: parse, schema, semantic, projection, no-leak, mutation (with --mutate)")
-	f.BoolVar(&failUnchecked, "fail-unchecked", false, "exit 1 when any testcase is unchecked (a near-miss without a reason, a recorded fixture without an expectation)")
-	f.BoolVar(&withMutants, "mutate", false, "add the mutation suite: mutants of every admitted fixture (see airlock mutate)")
-	f.BoolVar(&opts.Update, "update", false, "write or refresh golden agent outputs of admitted fixtures")
-	f.IntVar(&opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
-	f.StringVar(&junitFile, "junit", "", "write a JUnit XML report to FILE")
-	f.StringVar(&jsonFile, "json", "", "write machine-readable results to FILE (schemas/results.schema.json)")
-	f.StringVar(&color, "color", "auto", "colour the console summary: auto (only on a terminal), always, never")
+	o.register(cmd.Flags())
 	return cmd
+}
+
+// register adds the run flags to f.
+func (o *runOptions) register(f *pflag.FlagSet) {
+	f.StringVar(&o.opts.SchemasDir, "schemas", "schemas", "directory holding one folder per tool contract")
+	f.StringVar(&o.opts.FixturesDir, "fixtures", "fixtures", "directory holding the fixture trees")
+	f.StringSliceVar(&o.opts.Filter.Tools, "tool", nil, "only these tools (repeatable or comma-separated)")
+	f.StringSliceVar(&o.opts.Filter.UpstreamVersions, "upstream-version", nil, "only these upstream versions")
+	f.StringSliceVar(&o.opts.Filter.Kinds, "kind", nil, "only these kinds: accepted, near-miss, historical, recorded")
+	f.StringSliceVar(&o.opts.Suites, "suite", nil, "only these suites: parse, schema, semantic, projection, no-leak, mutation (with --mutate)")
+	f.BoolVar(&o.failUnchecked, "fail-unchecked", false, "exit 1 when any testcase is unchecked (a near-miss without a reason, a recorded fixture without an expectation)")
+	f.BoolVar(&o.withMutants, "mutate", false, "add the mutation suite: mutants of every admitted fixture (see airlock mutate)")
+	f.BoolVar(&o.opts.Update, "update", false, "write or refresh golden agent outputs of admitted fixtures")
+	f.IntVar(&o.opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
+	f.StringVar(&o.junitFile, "junit", "", "write a JUnit XML report to FILE")
+	f.StringVar(&o.jsonFile, "json", "", "write machine-readable results to FILE (schemas/results.schema.json)")
+	f.StringVar(&o.color, "color", "auto", "colour the console summary: auto (only on a terminal), always, never")
+}
+
+// runRun is the body of airlock run: it runs the suites, writes the console
+// summary and reports, and maps failures to the exit code.
+func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
+	if err := checkReportPaths(map[string]string{"--junit": o.junitFile, "--json": o.jsonFile}); err != nil {
+		return err
+	}
+	res, err := o.results(cmd.Context(), e)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	for _, u := range res.Updated {
+		fmt.Fprintln(out, reports.Line(u))
+	}
+	useColor := o.color == "always" || o.color == "auto" && isTerminal(out)
+	if err := reports.WriteConsole(out, &res.Run, reports.ConsoleOptions{Color: useColor}); err != nil {
+		return internalErr(err)
+	}
+	if o.junitFile != "" {
+		if err := writeReport(cmd.Context(), o.junitFile, func(w io.Writer) error { return reports.WriteJUnit(w, &res.Run) }); err != nil {
+			return internalErr(err)
+		}
+	}
+	if o.jsonFile != "" {
+		if err := writeReport(cmd.Context(), o.jsonFile, func(w io.Writer) error { return reports.WriteJSON(w, &res.Run) }); err != nil {
+			return internalErr(err)
+		}
+	}
+	_, failed, unchecked := res.Run.Counts()
+	if failed > 0 {
+		return &exitError{code: ExitFindings, err: fmt.Errorf("%d failed", failed)}
+	}
+	if o.failUnchecked && unchecked > 0 {
+		return &exitError{code: ExitFindings, err: fmt.Errorf("%d unchecked", unchecked)}
+	}
+	return nil
+}
+
+// results runs the selected suites: the mutation suite through
+// mutate.Mutate, the others through runner.Run.
+func (o *runOptions) results(ctx context.Context, e *env) (*runner.Result, error) {
+	opts := &o.opts
+	wantMutation := o.withMutants && (len(opts.Suites) == 0 || slices.Contains(opts.Suites, mutate.Suite))
+	if slices.Contains(opts.Suites, mutate.Suite) && !o.withMutants {
+		return nil, usageErr("--suite mutation needs --mutate")
+	}
+	opts.Gate = e.gate
+	runOpts := *opts
+	runOpts.Suites = slices.DeleteFunc(slices.Clone(opts.Suites), func(s string) bool { return s == mutate.Suite })
+	res := &runner.Result{}
+	if len(opts.Suites) == 0 || len(runOpts.Suites) > 0 {
+		var err error
+		if res, err = runner.Run(ctx, runOpts); err != nil {
+			return nil, err
+		}
+	}
+	if wantMutation {
+		rep, err := mutate.Mutate(ctx, mutate.Options{
+			SchemasDir: opts.SchemasDir, FixturesDir: opts.FixturesDir, Filter: opts.Filter,
+			Workers: opts.Workers, Gate: e.gate,
+		})
+		if err != nil {
+			return nil, err
+		}
+		res.Run.Cases = append(res.Run.Cases, rep.Cases()...)
+	}
+	return res, nil
 }
 
 // checkReportPaths refuses, before any work, report paths that cannot

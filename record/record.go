@@ -363,16 +363,7 @@ func (rec *recorder) record(ctx context.Context, call Call) Result {
 	res := Result{Name: call.Name}
 	cctx, cancel := context.WithTimeout(ctx, rec.opts.Timeout)
 	defer cancel()
-	var got *capture
-	var err error
-	switch {
-	case call.HTTP != nil:
-		got, err = rec.fetchHTTP(cctx, call.HTTP)
-	case call.Command != nil:
-		got, err = rec.fetchCommand(cctx, call.Command)
-	case call.MCP != nil:
-		got, err = rec.fetchMCP(cctx, call.MCP)
-	}
+	got, err := rec.fetch(cctx, call)
 	if err != nil {
 		res.Err = err
 		return res
@@ -389,22 +380,9 @@ func (rec *recorder) record(ctx context.Context, call Call) Result {
 		ExitStatus:     got.exitStatus, StderrBytes: got.stderrBytes,
 		MCPTool: got.mcpTool,
 	}
-	if rec.contract != nil {
-		v, err := rec.contract.Check(ctx, gate.Response{
-			Status: got.status, ContentType: got.contentType, ContentEncoding: got.contentEncoding,
-			Body: bytes.NewReader(got.body), Source: got.source,
-		}, gate.Call{UpstreamVersion: rec.version, Request: call.Request, Now: got.received})
-		if err != nil {
-			res.Err = &gate.ConfigError{File: "record", Msg: err.Error(), Err: err}
-			return res
-		}
-		res.Verdict = v
-		prov.Verdict = &fixture.RecordedVerdict{Outcome: "admitted", ContractVersion: rec.contract.Version()}
-		if !v.Admitted {
-			prov.Verdict.Outcome, prov.Verdict.Reason = "refused", v.Reason
-		}
-	} else {
-		prov.Verdict = &fixture.RecordedVerdict{Outcome: "unchecked"}
+	if res.Verdict, err = rec.judge(ctx, call, got, prov); err != nil {
+		res.Err = err
+		return res
 	}
 
 	body := got.body
@@ -424,7 +402,47 @@ func (rec *recorder) record(ctx context.Context, call Call) Result {
 	}
 	sum := sha256.Sum256(body)
 	prov.Size, prov.SHA256 = int64(len(body)), hex.EncodeToString(sum[:])
+	rec.writeFixture(ctx, call, got, body, prov, &res)
+	return res
+}
 
+// fetch makes the call (HTTP, command or MCP) and captures the response.
+func (rec *recorder) fetch(ctx context.Context, call Call) (*capture, error) {
+	switch {
+	case call.HTTP != nil:
+		return rec.fetchHTTP(ctx, call.HTTP)
+	case call.Command != nil:
+		return rec.fetchCommand(ctx, call.Command)
+	case call.MCP != nil:
+		return rec.fetchMCP(ctx, call.MCP)
+	}
+	return nil, nil
+}
+
+// judge runs the response as received through the contract's gate, if
+// there is one, and sets prov.Verdict; the verdict is nil without a contract.
+func (rec *recorder) judge(ctx context.Context, call Call, got *capture, prov *fixture.Provenance) (*gate.Verdict, error) {
+	if rec.contract == nil {
+		prov.Verdict = &fixture.RecordedVerdict{Outcome: "unchecked"}
+		return nil, nil
+	}
+	v, err := rec.contract.Check(ctx, gate.Response{
+		Status: got.status, ContentType: got.contentType, ContentEncoding: got.contentEncoding,
+		Body: bytes.NewReader(got.body), Source: got.source,
+	}, gate.Call{UpstreamVersion: rec.version, Request: call.Request, Now: got.received})
+	if err != nil {
+		return nil, &gate.ConfigError{File: "record", Msg: err.Error(), Err: err}
+	}
+	prov.Verdict = &fixture.RecordedVerdict{Outcome: "admitted", ContractVersion: rec.contract.Version()}
+	if !v.Admitted {
+		prov.Verdict.Outcome, prov.Verdict.Reason = "refused", v.Reason
+	}
+	return v, nil
+}
+
+// writeFixture writes the (redacted) body, the output schema and the
+// sidecar of one call, all or nothing, and fills in res's paths (or Err).
+func (rec *recorder) writeFixture(ctx context.Context, call Call, got *capture, body []byte, prov *fixture.Provenance, res *Result) {
 	ext := bodyExt(got.contentType, got.contentEncoding, body)
 	res.Body = filepath.Join(rec.dir, call.Name+ext)
 	res.Meta = filepath.Join(rec.dir, call.Name+fixture.MetaSuffix)
@@ -453,7 +471,6 @@ func (rec *recorder) record(ctx context.Context, call Call) Result {
 		res.Body, res.Meta, res.OutputSchema = "", "", ""
 		res.Err = err
 	}
-	return res
 }
 
 // redactBody redacts got.body (inflating a gzip body first and compressing

@@ -58,86 +58,118 @@ func LoadCalls(file string, base Call) ([]Call, error) {
 		bad := func(key, msg string) error {
 			return &gate.ConfigError{File: file, Key: fmt.Sprintf("/%d%s", i, key), Msg: msg}
 		}
-		if e.Name == "" {
-			return nil, bad("/name", "every call needs a name (the fixture's file name)")
-		}
-		c := Call{Name: e.Name, Request: base.Request}
-		c.Request.Context = maps.Clone(base.Request.Context)
-		if e.RequestID != "" {
-			c.Request.ID = e.RequestID
-		}
-		if len(e.Context) > 0 && c.Request.Context == nil {
-			c.Request.Context = map[string]string{}
-		}
-		maps.Copy(c.Request.Context, e.Context)
-
-		httpKeys := e.Method != "" || e.URL != "" || len(e.Headers) > 0 || e.Body != nil
-		cmdKeys := len(e.Args) > 0 || e.Stdin != nil
-		mcpKeys := e.MCPTool != "" || e.Arguments != nil
-		switch {
-		case base.MCP != nil:
-			if httpKeys || cmdKeys {
-				return nil, bad("", "an MCP call takes mcp_tool and arguments only (the server comes from the command line)")
-			}
-			m := *base.MCP
-			m.Header = base.MCP.Header.Clone()
-			if e.MCPTool != "" {
-				m.Tool = e.MCPTool
-			}
-			if e.Arguments != nil {
-				b, err := json.Marshal(e.Arguments)
-				if err != nil {
-					return nil, bad("/arguments", err.Error())
-				}
-				m.Arguments = b
-			}
-			c.MCP = &m
-		case mcpKeys:
-			return nil, bad("", "mcp_tool and arguments need an MCP server on the command line (--mcp with a URL or a command)")
-		case base.HTTP != nil || (base.Command == nil && httpKeys):
-			if cmdKeys {
-				return nil, bad("", "an HTTP call takes method, url, headers and body, not args or stdin")
-			}
-			h := HTTPCall{}
-			if base.HTTP != nil {
-				h = *base.HTTP
-				h.Header = base.HTTP.Header.Clone()
-			}
-			if e.Method != "" {
-				h.Method = e.Method
-			}
-			if e.URL != "" {
-				h.URL = e.URL
-			}
-			if len(e.Headers) > 0 && h.Header == nil {
-				h.Header = http.Header{}
-			}
-			for _, k := range slices.Sorted(maps.Keys(e.Headers)) {
-				h.Header.Set(k, e.Headers[k])
-			}
-			if e.Body != nil {
-				h.Body = []byte(*e.Body)
-			}
-			c.HTTP = &h
-		case base.Command != nil || cmdKeys:
-			if httpKeys {
-				return nil, bad("", "a command call takes args and stdin, not method, url, headers or body")
-			}
-			cmd := CommandCall{}
-			if base.Command != nil {
-				cmd = *base.Command
-			}
-			cmd.Argv = append(slices.Clone(cmd.Argv), e.Args...)
-			if e.Stdin != nil {
-				cmd.Stdin = []byte(*e.Stdin)
-			}
-			c.Command = &cmd
-		default:
-			return nil, bad("", "no source: give url (HTTP) or args (a command) here, or a source on the command line")
+		c, err := e.call(base, bad)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// call returns the call entry e describes over base; bad makes the error
+// for a key of the entry.
+func (e *requestEntry) call(base Call, bad func(key, msg string) error) (Call, error) {
+	if e.Name == "" {
+		return Call{}, bad("/name", "every call needs a name (the fixture's file name)")
+	}
+	c := Call{Name: e.Name, Request: base.Request}
+	c.Request.Context = maps.Clone(base.Request.Context)
+	if e.RequestID != "" {
+		c.Request.ID = e.RequestID
+	}
+	if len(e.Context) > 0 && c.Request.Context == nil {
+		c.Request.Context = map[string]string{}
+	}
+	maps.Copy(c.Request.Context, e.Context)
+
+	httpKeys := e.Method != "" || e.URL != "" || len(e.Headers) > 0 || e.Body != nil
+	cmdKeys := len(e.Args) > 0 || e.Stdin != nil
+	mcpKeys := e.MCPTool != "" || e.Arguments != nil
+	switch {
+	case base.MCP != nil:
+		if httpKeys || cmdKeys {
+			return Call{}, bad("", "an MCP call takes mcp_tool and arguments only (the server comes from the command line)")
+		}
+		m, err := e.mcpCall(base.MCP)
+		if err != nil {
+			return Call{}, bad("/arguments", err.Error())
+		}
+		c.MCP = m
+	case mcpKeys:
+		return Call{}, bad("", "mcp_tool and arguments need an MCP server on the command line (--mcp with a URL or a command)")
+	case base.HTTP != nil || (base.Command == nil && httpKeys):
+		if cmdKeys {
+			return Call{}, bad("", "an HTTP call takes method, url, headers and body, not args or stdin")
+		}
+		c.HTTP = e.httpCall(base.HTTP)
+	case base.Command != nil || cmdKeys:
+		if httpKeys {
+			return Call{}, bad("", "a command call takes args and stdin, not method, url, headers or body")
+		}
+		c.Command = e.commandCall(base.Command)
+	default:
+		return Call{}, bad("", "no source: give url (HTTP) or args (a command) here, or a source on the command line")
+	}
+	return c, nil
+}
+
+// mcpCall returns base (not nil) with the entry's tool and arguments; the
+// error is the arguments' JSON encoding's.
+func (e *requestEntry) mcpCall(base *MCPCall) (*MCPCall, error) {
+	m := *base
+	m.Header = base.Header.Clone()
+	if e.MCPTool != "" {
+		m.Tool = e.MCPTool
+	}
+	if e.Arguments != nil {
+		b, err := json.Marshal(e.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		m.Arguments = b
+	}
+	return &m, nil
+}
+
+// httpCall returns base (or an empty call) with the entry's method, url,
+// headers and body.
+func (e *requestEntry) httpCall(base *HTTPCall) *HTTPCall {
+	h := HTTPCall{}
+	if base != nil {
+		h = *base
+		h.Header = base.Header.Clone()
+	}
+	if e.Method != "" {
+		h.Method = e.Method
+	}
+	if e.URL != "" {
+		h.URL = e.URL
+	}
+	if len(e.Headers) > 0 && h.Header == nil {
+		h.Header = http.Header{}
+	}
+	for _, k := range slices.Sorted(maps.Keys(e.Headers)) {
+		h.Header.Set(k, e.Headers[k])
+	}
+	if e.Body != nil {
+		h.Body = []byte(*e.Body)
+	}
+	return &h
+}
+
+// commandCall returns base (or an empty command) with the entry's args
+// appended and its stdin.
+func (e *requestEntry) commandCall(base *CommandCall) *CommandCall {
+	cmd := CommandCall{}
+	if base != nil {
+		cmd = *base
+	}
+	cmd.Argv = append(slices.Clone(cmd.Argv), e.Args...)
+	if e.Stdin != nil {
+		cmd.Stdin = []byte(*e.Stdin)
+	}
+	return &cmd
 }
 
 // ParseHeader parses a "Name: value" header argument.

@@ -200,52 +200,11 @@ func (rc *runContext) check(ctx context.Context, f fixture.Fixture) fixtureResul
 	}
 	switch {
 	case exp.Outcome == "admitted":
-		// Each stage's suite: it passes when the gate got past that stage.
-		for _, s := range []string{SuiteParse, SuiteSchema, SuiteSemantic} {
-			switch {
-			case refusedIn == s:
-				add(s, reports.Failed, fmt.Sprintf("expected admitted, refused by %s", v.Reason), auditDetail(v))
-			case refusedIn != "" && slices.Index(Suites, refusedIn) < slices.Index(Suites, s):
-				add(s, reports.Unchecked, "not reached: refused earlier by "+v.Reason, "")
-			default:
-				add(s, reports.Passed, "", "")
-			}
-		}
-		switch {
-		case refusedIn == SuiteProjection:
-			add(SuiteProjection, reports.Failed, fmt.Sprintf("expected admitted, refused by %s", v.Reason), auditDetail(v))
-		case refusedIn != "":
-			add(SuiteProjection, reports.Unchecked, "not reached: refused earlier by "+v.Reason, "")
-		default:
-			status, msg, detail, updated := rc.projectionCase(ctx, f, c, v)
-			out.updated = updated
-			add(SuiteProjection, status, msg, detail)
-		}
+		out.updated = rc.checkAdmitted(ctx, f, c, v, refusedIn, add)
 	case exp.Reason == "":
-		// A refusal without a stated reason cannot be checked.
-		suite := refusedIn
-		if suite == "" {
-			suite = SuiteParse
-		}
-		msg := "the fixture names no expected reason (expect.reason in its sidecar)"
-		if f.Kind == fixture.KindRecorded {
-			msg = "a recorded fixture states no expectation: promote it (airlock promote) or set expect in its sidecar"
-		}
-		if v.Admitted && exp.Outcome == "refused" {
-			add(suite, reports.Failed, "expected a refusal, admitted", "")
-		} else {
-			add(suite, reports.Unchecked, msg, "")
-		}
+		checkUnstated(f, v, exp, refusedIn, add)
 	default:
-		suite := suiteOf(gate.StageOf(exp.Reason))
-		switch {
-		case v.Admitted:
-			add(suite, reports.Failed, fmt.Sprintf("expected refusal %s, admitted", exp.Reason), "agent output: "+string(v.Output))
-		case v.Reason != exp.Reason:
-			add(suite, reports.Failed, fmt.Sprintf("expected refusal %s, refused by %s", exp.Reason, v.Reason), auditDetail(v))
-		default:
-			add(suite, reports.Passed, "", "")
-		}
+		checkRefused(v, exp, add)
 	}
 
 	// no-leak, for every fixture.
@@ -259,6 +218,68 @@ func (rc *runContext) check(ctx context.Context, f fixture.Fixture) fixtureResul
 		out.cases[0].Duration = time.Since(t0)
 	}
 	return out
+}
+
+// addCase adds one testcase of a fixture to its result, if its suite is selected.
+type addCase func(suite string, status reports.Status, msg, detail string)
+
+// checkAdmitted adds the cases of a fixture expected to be admitted: each
+// stage's suite passes when the gate got past that stage, and the
+// projection suite compares the golden. It returns the golden it updated.
+func (rc *runContext) checkAdmitted(ctx context.Context, f fixture.Fixture, c *gate.Contract, v *gate.Verdict, refusedIn string, add addCase) string {
+	for _, s := range []string{SuiteParse, SuiteSchema, SuiteSemantic} {
+		switch {
+		case refusedIn == s:
+			add(s, reports.Failed, fmt.Sprintf("expected admitted, refused by %s", v.Reason), auditDetail(v))
+		case refusedIn != "" && slices.Index(Suites, refusedIn) < slices.Index(Suites, s):
+			add(s, reports.Unchecked, "not reached: refused earlier by "+v.Reason, "")
+		default:
+			add(s, reports.Passed, "", "")
+		}
+	}
+	switch {
+	case refusedIn == SuiteProjection:
+		add(SuiteProjection, reports.Failed, fmt.Sprintf("expected admitted, refused by %s", v.Reason), auditDetail(v))
+	case refusedIn != "":
+		add(SuiteProjection, reports.Unchecked, "not reached: refused earlier by "+v.Reason, "")
+	default:
+		status, msg, detail, updated := rc.projectionCase(ctx, f, c, v)
+		add(SuiteProjection, status, msg, detail)
+		return updated
+	}
+	return ""
+}
+
+// checkUnstated adds the case of a fixture expecting a refusal without a
+// stated reason, which cannot be checked.
+func checkUnstated(f fixture.Fixture, v *gate.Verdict, exp fixture.Expectation, refusedIn string, add addCase) {
+	suite := refusedIn
+	if suite == "" {
+		suite = SuiteParse
+	}
+	msg := "the fixture names no expected reason (expect.reason in its sidecar)"
+	if f.Kind == fixture.KindRecorded {
+		msg = "a recorded fixture states no expectation: promote it (airlock promote) or set expect in its sidecar"
+	}
+	if v.Admitted && exp.Outcome == "refused" {
+		add(suite, reports.Failed, "expected a refusal, admitted", "")
+	} else {
+		add(suite, reports.Unchecked, msg, "")
+	}
+}
+
+// checkRefused adds the case of a fixture expecting a refusal for a stated
+// reason, in the suite of that reason's stage.
+func checkRefused(v *gate.Verdict, exp fixture.Expectation, add addCase) {
+	suite := suiteOf(gate.StageOf(exp.Reason))
+	switch {
+	case v.Admitted:
+		add(suite, reports.Failed, fmt.Sprintf("expected refusal %s, admitted", exp.Reason), "agent output: "+string(v.Output))
+	case v.Reason != exp.Reason:
+		add(suite, reports.Failed, fmt.Sprintf("expected refusal %s, refused by %s", exp.Reason, v.Reason), auditDetail(v))
+	default:
+		add(suite, reports.Passed, "", "")
+	}
 }
 
 func auditDetail(v *gate.Verdict) string {
