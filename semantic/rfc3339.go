@@ -35,81 +35,24 @@ func ParseTimestamp(s string) (time.Time, error) {
 	if len(s) < len("2006-01-02T15:04:05Z") {
 		return fail("too short")
 	}
-	num := func(i, n int) (int, bool) {
-		v := 0
-		for _, c := range []byte(s[i : i+n]) {
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			v = v*10 + int(c-'0')
-		}
-		return v, true
-	}
-	year, ok1 := num(0, 4)
-	month, ok2 := num(5, 2)
-	day, ok3 := num(8, 2)
-	if !ok1 || !ok2 || !ok3 || s[4] != '-' || s[7] != '-' {
-		return fail("date is not YYYY-MM-DD")
-	}
-	if month < 1 || month > 12 {
-		return fail("month out of range")
-	}
-	if day < 1 || day > daysIn(year, month) {
-		return fail("day out of range")
+	year, month, day, why := parseDate(s)
+	if why != "" {
+		return fail(why)
 	}
 	if s[10] != 'T' && s[10] != 't' {
 		return fail(`date and time must be separated by "T"`)
 	}
-	hour, ok1 := num(11, 2)
-	minute, ok2 := num(14, 2)
-	second, ok3 := num(17, 2)
-	if !ok1 || !ok2 || !ok3 || s[13] != ':' || s[16] != ':' {
-		return fail("time is not hh:mm:ss")
+	hour, minute, second, why := parseClock(s)
+	if why != "" {
+		return fail(why)
 	}
-	if hour > 23 || minute > 59 || second > 60 {
-		return fail("time out of range")
+	nanos, i, why := parseFraction(s, 19)
+	if why != "" {
+		return fail(why)
 	}
-	i := 19
-	nanos := 0
-	if i < len(s) && s[i] == '.' {
-		i++
-		start := i
-		scale := 100000000
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			nanos += int(s[i]-'0') * scale
-			scale /= 10
-			i++
-		}
-		if i == start {
-			return fail("fraction needs at least one digit")
-		}
-	}
-	if i >= len(s) {
-		return fail("missing offset")
-	}
-	offset := 0
-	switch s[i] {
-	case 'Z', 'z':
-		i++
-	case '+', '-':
-		if len(s)-i != 6 || s[i+3] != ':' {
-			return fail("offset is not ±hh:mm")
-		}
-		oh, ok1 := num(i+1, 2)
-		om, ok2 := num(i+4, 2)
-		if !ok1 || !ok2 || oh > 23 || om > 59 {
-			return fail("offset out of range")
-		}
-		offset = oh*3600 + om*60
-		if s[i] == '-' {
-			offset = -offset
-		}
-		i += 6
-	default:
-		return fail("missing offset")
-	}
-	if i != len(s) {
-		return fail("trailing characters")
+	offset, why := parseOffset(s, i)
+	if why != "" {
+		return fail(why)
 	}
 	leap := second == 60
 	if leap {
@@ -124,6 +67,102 @@ func ParseTimestamp(s string) (time.Time, error) {
 		t = t.Add(time.Second)
 	}
 	return t, nil
+}
+
+// digits parses the n decimal digits of s at i; ok is false for any other byte.
+func digits(s string, i, n int) (v int, ok bool) {
+	for _, c := range []byte(s[i : i+n]) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v, true
+}
+
+// parseDate parses the full-date YYYY-MM-DD at the start of s; why says
+// what is wrong, "" when nothing is.
+func parseDate(s string) (year, month, day int, why string) {
+	year, ok1 := digits(s, 0, 4)
+	month, ok2 := digits(s, 5, 2)
+	day, ok3 := digits(s, 8, 2)
+	if !ok1 || !ok2 || !ok3 || s[4] != '-' || s[7] != '-' {
+		return 0, 0, 0, "date is not YYYY-MM-DD"
+	}
+	if month < 1 || month > 12 {
+		return 0, 0, 0, "month out of range"
+	}
+	if day < 1 || day > daysIn(year, month) {
+		return 0, 0, 0, "day out of range"
+	}
+	return year, month, day, ""
+}
+
+// parseClock parses the hh:mm:ss at s[11:19] (seconds up to 60); why says
+// what is wrong, "" when nothing is.
+func parseClock(s string) (hour, minute, second int, why string) {
+	hour, ok1 := digits(s, 11, 2)
+	minute, ok2 := digits(s, 14, 2)
+	second, ok3 := digits(s, 17, 2)
+	if !ok1 || !ok2 || !ok3 || s[13] != ':' || s[16] != ':' {
+		return 0, 0, 0, "time is not hh:mm:ss"
+	}
+	if hour > 23 || minute > 59 || second > 60 {
+		return 0, 0, 0, "time out of range"
+	}
+	return hour, minute, second, ""
+}
+
+// parseFraction parses an optional "." and digits at s[i:] into
+// nanoseconds and returns the index after it; why says what is wrong.
+func parseFraction(s string, i int) (nanos, next int, why string) {
+	if i >= len(s) || s[i] != '.' {
+		return 0, i, ""
+	}
+	i++
+	start := i
+	scale := 100000000
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		nanos += int(s[i]-'0') * scale
+		scale /= 10
+		i++
+	}
+	if i == start {
+		return 0, i, "fraction needs at least one digit"
+	}
+	return nanos, i, ""
+}
+
+// parseOffset parses the offset ("Z", "z" or ±hh:mm) that must end s at i,
+// in seconds east of UTC; why says what is wrong.
+func parseOffset(s string, i int) (offset int, why string) {
+	if i >= len(s) {
+		return 0, "missing offset"
+	}
+	switch s[i] {
+	case 'Z', 'z':
+		i++
+	case '+', '-':
+		if len(s)-i != 6 || s[i+3] != ':' {
+			return 0, "offset is not ±hh:mm"
+		}
+		oh, ok1 := digits(s, i+1, 2)
+		om, ok2 := digits(s, i+4, 2)
+		if !ok1 || !ok2 || oh > 23 || om > 59 {
+			return 0, "offset out of range"
+		}
+		offset = oh*3600 + om*60
+		if s[i] == '-' {
+			offset = -offset
+		}
+		i += 6
+	default:
+		return 0, "missing offset"
+	}
+	if i != len(s) {
+		return 0, "trailing characters"
+	}
+	return offset, ""
 }
 
 func daysIn(year, month int) int {
