@@ -118,6 +118,9 @@ type pair struct {
 	gate, baseline result
 }
 
+// run reads benchmark output from in, prints each group's gate/baseline
+// ratios and returns the exit status (1 on bad input or, with strict, a
+// missed target).
 func run(in io.Reader, stdout, stderr io.Writer, strict bool) int {
 	results, order, err := parseBench(in)
 	if err != nil {
@@ -128,7 +131,39 @@ func run(in io.Reader, stdout, stderr io.Writer, strict bool) int {
 		fmt.Fprintln(stderr, "benchratio: no benchmark lines in the input (did the benchmarks run? is -bench set?)")
 		return 1
 	}
+	pairs := pairUp(results, order)
+	if len(pairs) == 0 {
+		fmt.Fprintf(stderr, "benchratio: no benchmark named .../%s or .../%s in the input\n", gateSide, baselineSide)
+		return 1
+	}
 
+	status, missed := 0, 0
+	for _, p := range pairs {
+		ok, hold := report(stdout, stderr, p)
+		switch {
+		case !ok:
+			status = 1
+		case !hold:
+			missed++
+		}
+	}
+	if status != 0 {
+		return status
+	}
+	if missed > 0 {
+		fmt.Fprintf(stdout, "targets missed in %d of %d groups\n", missed, len(pairs))
+		if strict {
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(stdout, "targets hold in all %d groups\n", len(pairs))
+	return 0
+}
+
+// pairUp groups the .../gate and .../baseline benchmarks by their group
+// name, in input order.
+func pairUp(results map[string]result, order []string) []*pair {
 	var pairs []*pair
 	byGroup := map[string]*pair{}
 	for _, name := range order {
@@ -152,56 +187,38 @@ func run(in io.Reader, stdout, stderr io.Writer, strict bool) int {
 			p.baseline = results[name]
 		}
 	}
-	if len(pairs) == 0 {
-		fmt.Fprintf(stderr, "benchratio: no benchmark named .../%s or .../%s in the input\n", gateSide, baselineSide)
-		return 1
-	}
+	return pairs
+}
 
-	status, missed := 0, 0
-	for _, p := range pairs {
-		if p.gate == nil || p.baseline == nil {
-			fmt.Fprintf(stderr, "benchratio: %s lacks its %s or %s benchmark\n", p.group, gateSide, baselineSide)
-			status = 1
-			continue
-		}
-		gNs, ok1 := p.gate.median("ns/op")
-		bNs, ok2 := p.baseline.median("ns/op")
-		gB, ok3 := p.gate.median("B/op")
-		bB, ok4 := p.baseline.median("B/op")
-		if !ok1 || !ok2 || !ok3 || !ok4 || gNs <= 0 || bB <= 0 {
-			fmt.Fprintf(stderr, "benchratio: %s: need ns/op and B/op on both sides (run with -benchmem)\n", p.group)
-			status = 1
-			continue
-		}
-		speed := bNs / gNs // = MB/s gate ÷ MB/s baseline when both read the same bytes
-		bytesRatio := gB / bB
-		speedOK, bytesOK := speed >= 1.0, gB <= bB
-		if !speedOK || !bytesOK {
-			missed++
-		}
-		runs := len(p.gate["ns/op"])
-		fmt.Fprintf(stdout, "%s (median of %d run(s))\n", p.group, runs)
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "%-9s\tgate\tbaseline\tgate/baseline\ttarget\t\n", "")
-		fmt.Fprintf(tw, "%-9s\t%s\t%s\t%.3f\t≥ 1.000 %s\t\n", "MB/s", metric(p.gate, "MB/s", "%.2f"), metric(p.baseline, "MB/s", "%.2f"), speed, verdict(speedOK))
-		fmt.Fprintf(tw, "%-9s\t%.0f\t%.0f\t\t\t\n", "ns/op", gNs, bNs)
-		fmt.Fprintf(tw, "%-9s\t%s\t%s\t%s\t\t\n", "allocs/op", metric(p.gate, "allocs/op", "%.0f"), metric(p.baseline, "allocs/op", "%.0f"), ratio(p.gate, p.baseline, "allocs/op"))
-		fmt.Fprintf(tw, "%-9s\t%.0f\t%.0f\t%.3f\t≤ 1.000 %s\t\n", "B/op", gB, bB, bytesRatio, verdict(bytesOK))
-		tw.Flush()
-		fmt.Fprintln(stdout)
+// report prints one group's table; ok is false when a side or a metric is
+// missing (reported on stderr), hold whether both targets hold.
+func report(stdout, stderr io.Writer, p *pair) (ok, hold bool) {
+	if p.gate == nil || p.baseline == nil {
+		fmt.Fprintf(stderr, "benchratio: %s lacks its %s or %s benchmark\n", p.group, gateSide, baselineSide)
+		return false, false
 	}
-	if status != 0 {
-		return status
+	gNs, ok1 := p.gate.median("ns/op")
+	bNs, ok2 := p.baseline.median("ns/op")
+	gB, ok3 := p.gate.median("B/op")
+	bB, ok4 := p.baseline.median("B/op")
+	if !ok1 || !ok2 || !ok3 || !ok4 || gNs <= 0 || bB <= 0 {
+		fmt.Fprintf(stderr, "benchratio: %s: need ns/op and B/op on both sides (run with -benchmem)\n", p.group)
+		return false, false
 	}
-	if missed > 0 {
-		fmt.Fprintf(stdout, "targets missed in %d of %d groups\n", missed, len(pairs))
-		if strict {
-			return 1
-		}
-		return 0
-	}
-	fmt.Fprintf(stdout, "targets hold in all %d groups\n", len(pairs))
-	return 0
+	speed := bNs / gNs // = MB/s gate ÷ MB/s baseline when both read the same bytes
+	bytesRatio := gB / bB
+	speedOK, bytesOK := speed >= 1.0, gB <= bB
+	runs := len(p.gate["ns/op"])
+	fmt.Fprintf(stdout, "%s (median of %d run(s))\n", p.group, runs)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-9s\tgate\tbaseline\tgate/baseline\ttarget\t\n", "")
+	fmt.Fprintf(tw, "%-9s\t%s\t%s\t%.3f\t≥ 1.000 %s\t\n", "MB/s", metric(p.gate, "MB/s", "%.2f"), metric(p.baseline, "MB/s", "%.2f"), speed, verdict(speedOK))
+	fmt.Fprintf(tw, "%-9s\t%.0f\t%.0f\t\t\t\n", "ns/op", gNs, bNs)
+	fmt.Fprintf(tw, "%-9s\t%s\t%s\t%s\t\t\n", "allocs/op", metric(p.gate, "allocs/op", "%.0f"), metric(p.baseline, "allocs/op", "%.0f"), ratio(p.gate, p.baseline, "allocs/op"))
+	fmt.Fprintf(tw, "%-9s\t%.0f\t%.0f\t%.3f\t≤ 1.000 %s\t\n", "B/op", gB, bB, bytesRatio, verdict(bytesOK))
+	tw.Flush()
+	fmt.Fprintln(stdout)
+	return true, speedOK && bytesOK
 }
 
 func metric(r result, unit, format string) string {
