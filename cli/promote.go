@@ -38,6 +38,7 @@ cannot be written.`,
 				return usageErr("--to is required: accepted, near-miss or historical")
 			}
 			opts.Fixture = args[0]
+			opts.Gate = e.gate
 			p, err := fixture.Promote(cmd.Context(), opts)
 			if err != nil {
 				var ce *gate.ConfigError

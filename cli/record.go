@@ -69,6 +69,7 @@ gate, 2 usage or configuration error or a fixture name already taken, 3 upstream
 (unreachable, timed out, cut short, too large) or a folder that cannot be written.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.opts.Gate = e.gate
 			return runRecord(cmd, o, args)
 		},
 	}

@@ -132,6 +132,8 @@ type Options struct {
 	// Progress, when set, gets a "\r[i/n] name" line before each call (for
 	// a terminal).
 	Progress io.Writer
+	// Gate is the contract loading options (custom rules).
+	Gate gate.Options
 }
 
 // Result is one call's outcome.
@@ -233,7 +235,7 @@ func newRecorder(opts Options) (*recorder, error) {
 
 	cdir := filepath.Join(opts.SchemasDir, opts.Tool)
 	if _, err := os.Stat(filepath.Join(cdir, gate.ManifestFile)); err == nil {
-		c, err := gate.LoadDir(cdir, gate.Options{})
+		c, err := gate.LoadDir(cdir, opts.Gate)
 		if err != nil {
 			return nil, err
 		}
