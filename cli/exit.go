@@ -48,18 +48,21 @@ var exitTable = []struct {
 	match func(error) bool
 	code  int
 }{
-	{func(err error) bool { return errors.Is(err, context.Canceled) }, ExitInterrupted},
 	{func(err error) bool { var ce *gate.ConfigError; return errors.As(err, &ce) }, ExitUsage},
 	{func(err error) bool { return errors.Is(err, gate.ErrUsage) }, ExitUsage},
 	{func(err error) bool { return errors.Is(err, fileio.ErrExists) }, ExitUsage},
 	{func(err error) bool { return errors.Is(err, fixture.ErrWrongVerdict) }, ExitFindings},
 }
 
-// exitCode maps err to an exit code: an explicit exitError first, then the
-// table, then 3.
+// exitCode maps err to an exit code: an interruption (the context's
+// cancellation, whatever wraps it) first, then an explicit exitError, then
+// the table, then 3.
 func exitCode(err error) int {
 	if err == nil {
 		return ExitOK
+	}
+	if errors.Is(err, context.Canceled) {
+		return ExitInterrupted
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {

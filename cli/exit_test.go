@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -43,5 +44,17 @@ func TestExitCodes(t *testing.T) {
 	out.Reset()
 	if got := Main(context.Background(), []string{"reasons"}, Stdio{Out: &out}, Options{}); got != ExitOK || out.Len() == 0 {
 		t.Errorf("reasons after an interrupted run: exit %d, %d bytes", got, out.Len())
+	}
+}
+
+// An interruption is 130 whatever wraps it: a writer's cancelled context
+// comes back through internalErr (a report or mutant that was not written).
+func TestInterruptedWinsOverWrappers(t *testing.T) {
+	wrapped := internalErr(fmt.Errorf("writing mutants: %w", context.Canceled))
+	if got := exitCode(wrapped); got != ExitInterrupted {
+		t.Errorf("exitCode(internalErr(…context.Canceled)) = %d, want %d", got, ExitInterrupted)
+	}
+	if got := exitCode(internalErr(errors.New("disk full"))); got != ExitInternal {
+		t.Errorf("exitCode(internalErr(disk full)) = %d, want %d", got, ExitInternal)
 	}
 }
