@@ -29,14 +29,14 @@ var (
 	ErrUnwritable = errors.New("cannot write fixture")
 )
 
-// TempPattern is the pattern of the temporary files the writers make
+// tempPattern is the pattern of the temporary files the writers make
 // (os.CreateTemp syntax); they live only while a writer runs.
-const TempPattern = ".airlock-*.tmp"
+const tempPattern = ".airlock-*.tmp"
 
 // writeTemp writes data to a new temporary file in dir with mode 0644 and
 // returns its name; on error the name is "" or a file the caller removes.
 func writeTemp(dir string, data []byte) (string, error) {
-	tmp, err := os.CreateTemp(dir, TempPattern)
+	tmp, err := os.CreateTemp(dir, tempPattern)
 	if err != nil {
 		return "", err
 	}
