@@ -1,3 +1,9 @@
+// Package drift reads the recorded and historical fixtures of each tool and
+// upstream version and reports what they show against the contract: the
+// observed shape (observe.go), members the schema forbids or misses,
+// retyped members and new enum values (findings.go), refusals by reason
+// (aggregate.go), and the schema changes between consecutive upstream
+// versions (through schemadiff).
 package drift
 
 import (

@@ -1,3 +1,8 @@
+// Package record records live upstreams into fixtures: HTTP (http.go),
+// commands (command.go) and MCP servers over stdio or streamable HTTP
+// (mcp.go), one call or a requests file (requests.go). Bodies are kept byte
+// for byte, secrets are redacted on disk by package redact, the contract
+// judges each response at once, and files are written whole or not at all.
 package record
 
 import (

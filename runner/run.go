@@ -1,8 +1,8 @@
-// Package runner is airlock's harness: it discovers fixture trees of
-// accepted, near-miss, historical and recorded responses per tool and
-// upstream version, runs each through the gate, and checks the parse,
-// schema, semantic and projection suites separately plus the no-leak proof
-// for every fixture. Results go to package reports.
+// Package runner holds airlock's suites: each fixture of a fixture.Set goes
+// through the gate, and the parse, schema, semantic and projection suites
+// are checked separately, plus the no-leak proof for every fixture (leak.go)
+// and the golden agent outputs (written under Options.Update). Results are
+// reports.Case values in a deterministic order.
 package runner
 
 import (

@@ -1,7 +1,8 @@
 // Package fileio is airlock's confined file access: reading regular files
 // of bounded size from the operating system or from an fs.FS, so that no
 // path a user or a contract names can make airlock block on a device or a
-// pipe, or exhaust memory.
+// pipe, or exhaust memory; and writing through temporary files, so that no
+// file is ever half-written or overwritten by accident (write.go).
 package fileio
 
 import (
