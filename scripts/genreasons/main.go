@@ -1,3 +1,7 @@
+// Command genreasons prints docs/reasons.md from the gate's reason registry
+// (gate.Reasons):
+//
+//	go run ./scripts/genreasons > docs/reasons.md
 package main
 
 import (
