@@ -43,12 +43,12 @@ func init() {
 		return vd.value, vd.hasValue
 	}
 	introspect.Manifest = func(c any) manifest.Manifest { return c.(*Contract).manifest.Clone() }
-	introspect.Schemas = func(c any) map[string]*jsonschema.Schema {
-		out := map[string]*jsonschema.Schema{}
-		for name, u := range c.(*Contract).versions {
-			out[name] = u.schema
+	introspect.Schema = func(c any, version string) (*jsonschema.Schema, bool) {
+		u, ok := c.(*Contract).versions[version]
+		if !ok {
+			return nil, false
 		}
-		return out
+		return u.schema, true
 	}
 	introspect.AgentSchema = func(c any) *jsonschema.Schema { return c.(*Contract).agentSchema }
 	introspect.SchemaDocument = func(c any, name string) any { return c.(*Contract).schemas.Doc(name) }

@@ -1,14 +1,11 @@
 package mutate
 
 import (
-	"fmt"
 	"math/big"
 	"slices"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/airlockdev/airlock/gate"
-	"github.com/airlockdev/airlock/internal/introspect"
 	"github.com/airlockdev/airlock/internal/schemawalk"
 )
 
@@ -41,16 +38,6 @@ type bound struct {
 
 // noFacts is what is known about a location no schema speaks of.
 var noFacts = facts{maxLength: -1}
-
-// compiledSchema is the schema of one upstream version of c, as the
-// contract compiled it when it loaded (no second compile).
-func compiledSchema(c *gate.Contract, version string) (*jsonschema.Schema, error) {
-	s, ok := introspect.Schemas(c)[version]
-	if !ok {
-		return nil, fmt.Errorf("%w: tool %s has no upstream version %q", gate.ErrUsage, c.Tool(), version)
-	}
-	return s, nil
-}
 
 // factsAt gathers the facts for the instance at loc inside value, which
 // root validates.

@@ -98,10 +98,6 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 	if len(fixtures) == 0 {
 		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: "no accepted or historical fixtures selected: nothing to mutate"}
 	}
-	schemas, err := compileSchemas(ctx, set, fixtures, opts.Workers)
-	if err != nil {
-		return nil, err
-	}
 	type perFixture struct {
 		results []MutantResult
 		skipped string
@@ -110,7 +106,7 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 	outs := make([]perFixture, len(fixtures))
 	fixture.ForEach(ctx, len(fixtures), opts.Workers, func(i int) {
 		f := fixtures[i]
-		res, skipped, err := mutateFixture(ctx, set, f, schemas[[2]string{f.Tool, f.UpstreamVersion}], opts)
+		res, skipped, err := mutateFixture(ctx, set, f, opts)
 		outs[i] = perFixture{res, skipped, err}
 	})
 	if err := ctx.Err(); err != nil {
@@ -141,37 +137,10 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// compileSchemas compiles the upstream schema of each tool and upstream
-// version the fixtures use, once each, workers at a time.
-func compileSchemas(ctx context.Context, set *fixture.Set, fixtures []fixture.Fixture, workers int) (map[[2]string]*jsonschema.Schema, error) {
-	var keys [][2]string
-	for _, f := range fixtures {
-		if k := [2]string{f.Tool, f.UpstreamVersion}; !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	schemas := make([]*jsonschema.Schema, len(keys))
-	errs := make([]error, len(keys))
-	fixture.ForEach(ctx, len(keys), workers, func(i int) {
-		schemas[i], errs[i] = compiledSchema(set.Contracts[keys[i][0]], keys[i][1])
-	})
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	out := make(map[[2]string]*jsonschema.Schema, len(keys))
-	for i, k := range keys {
-		out[k] = schemas[i]
-	}
-	return out, nil
-}
-
 // mutateFixture generates the mutants of one fixture and proves them. It
 // returns why it skipped the fixture instead when the fixture is not
 // expected, or not found, to be admitted.
-func mutateFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, schema *jsonschema.Schema, opts Options) ([]MutantResult, string, error) {
+func mutateFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, opts Options) ([]MutantResult, string, error) {
 	p, err := set.Prepare(f)
 	if err != nil {
 		return nil, "", err
@@ -186,7 +155,9 @@ func mutateFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, sch
 	if !orig.Admitted {
 		return nil, "not admitted (" + orig.Reason + ")", nil
 	}
-	m, err := newMutator(set.Contracts[f.Tool], f, orig, p.Expect.Request, schema)
+	c := set.Contracts[f.Tool]
+	schema, _ := introspect.Schema(c, f.UpstreamVersion) // discovery keeps only c's versions
+	m, err := newMutator(c, f, orig, p.Expect.Request, schema)
 	if err != nil {
 		return nil, "", err
 	}

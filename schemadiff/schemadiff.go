@@ -140,7 +140,9 @@ func diffVersions(oc, nc *gate.Contract, oldVersion, newVersion string) (reports
 	if oldVersion == newVersion {
 		name = fmt.Sprintf("%s upstream %s", nc.Tool(), newVersion)
 	}
-	return Compare(name, contractSchema(oc, ov.Schema, introspect.Schemas(oc)[oldVersion]), contractSchema(nc, nv.Schema, introspect.Schemas(nc)[newVersion]))
+	oroot, _ := introspect.Schema(oc, oldVersion)
+	nroot, _ := introspect.Schema(nc, newVersion)
+	return Compare(name, contractSchema(oc, ov.Schema, oroot), contractSchema(nc, nv.Schema, nroot))
 }
 
 // contractSchema is a schema the contract compiled when it loaded (file is
@@ -158,7 +160,8 @@ func UpstreamSchema(c *gate.Contract, v string) (*Schema, bool) {
 	if !ok {
 		return nil, false
 	}
-	return contractSchema(c, uv.Schema, introspect.Schemas(c)[v]), true
+	root, _ := introspect.Schema(c, v)
+	return contractSchema(c, uv.Schema, root), true
 }
 
 // Contracts compares two contract directories (two revisions of one

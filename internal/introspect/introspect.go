@@ -38,9 +38,9 @@ var (
 	// Manifest returns a deep copy of a contract's decoded contract.yaml.
 	Manifest func(contract any) manifest.Manifest
 
-	// Schemas returns a contract's compiled upstream schemas by upstream
-	// version name (a new map; the schemas are shared and immutable).
-	Schemas func(contract any) map[string]*jsonschema.Schema
+	// Schema returns the compiled schema of one upstream version of a
+	// contract (shared and immutable); false for a version it lacks.
+	Schema func(contract any, version string) (*jsonschema.Schema, bool)
 
 	// AgentSchema returns a contract's compiled agent-facing schema.
 	AgentSchema func(contract any) *jsonschema.Schema
