@@ -65,6 +65,11 @@ func (o *checkOptions) register(f *pflag.FlagSet) {
 // runCheck is the body of airlock check: it validates the flags, runs the
 // body through the tool's gate and writes the audit record and agent output.
 func runCheck(cmd *cobra.Command, e *env, o *checkOptions, args []string) error {
+	for _, f := range [][2]string{{"--audit", o.auditFile}, {"--request", o.reqFlags.file}} {
+		if err := e.namedFile(f[0], f[1]); err != nil {
+			return err
+		}
+	}
 	call, err := o.call()
 	if err != nil {
 		return err

@@ -38,7 +38,7 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 				return usageErr("--json and --markdown take a file name; the Markdown report goes to standard output by default")
 			}
 			opts.IgnoreVersionChanges = !failOnVersionChanges
-			if err := checkReportPaths(map[string]string{"--json": jsonFile, "--markdown": markdownFile}); err != nil {
+			if err := e.checkReportPaths(map[string]string{"--json": jsonFile, "--markdown": markdownFile}); err != nil {
 				return err
 			}
 			opts.Gate = e.gate

@@ -51,6 +51,7 @@ var exitTable = []struct {
 	{func(err error) bool { var ce *gate.ConfigError; return errors.As(err, &ce) }, ExitUsage},
 	{func(err error) bool { return errors.Is(err, gate.ErrUsage) }, ExitUsage},
 	{func(err error) bool { return errors.Is(err, fileio.ErrExists) }, ExitUsage},
+	{func(err error) bool { return errors.Is(err, fileio.ErrSymlink) || errors.Is(err, fileio.ErrOutside) }, ExitUsage},
 	{func(err error) bool { return errors.Is(err, fixture.ErrWrongVerdict) }, ExitFindings},
 }
 

@@ -12,6 +12,8 @@ package cli
 import (
 	"context"
 	"io"
+	"io/fs"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -56,6 +58,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, opts Options) int {
 		SilenceErrors: true,
 		Version:       gate.Version,
 	}
+	root.PersistentFlags().BoolVar(&env.followSymlinks, "follow-symlinks", false, "let a report path, --audit, --request, --requests, --stdin or --data-file be a symbolic link (never a file inside a fixture or contract tree)")
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
 	root.SetOut(out)
@@ -76,6 +79,22 @@ type env struct {
 	// started is set when a command's RunE begins: an error before that
 	// came from cobra's own parsing, a usage error.
 	started bool
+	// followSymlinks lets files named on the command line be links.
+	followSymlinks bool
+}
+
+// namedFile refuses a file named by flag that is a symbolic link, unless
+// --follow-symlinks: a link planted where a report, an audit log or a
+// request file is expected would read or write a file elsewhere. A missing
+// file is fine here.
+func (e *env) namedFile(flag, path string) error {
+	if path == "" || e.followSymlinks {
+		return nil
+	}
+	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return usageErr("%s %q is a symbolic link; airlock does not read or write through one unless --follow-symlinks is given", flag, path)
+	}
+	return nil
 }
 
 // markRuns wraps every command's RunE so env.started tells cobra's parse

@@ -70,7 +70,7 @@ gate, 2 usage or configuration error or a fixture name already taken, 3 upstream
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.opts.Gate = e.gate
-			return runRecord(cmd, o, args)
+			return runRecord(cmd, e, o, args)
 		},
 	}
 	cmd.Flags().SetInterspersed(false)
@@ -109,10 +109,15 @@ func (o *recordFlags) register(f *pflag.FlagSet) {
 
 // runRecord is the body of airlock record: it builds the calls and the
 // redaction options from the flags, records and reports the results.
-func runRecord(cmd *cobra.Command, o *recordFlags, args []string) error {
+func runRecord(cmd *cobra.Command, e *env, o *recordFlags, args []string) error {
 	opts := &o.opts
 	if opts.Tool == "" {
 		return usageErr("--tool is required")
+	}
+	for _, f := range [][2]string{{"--request", o.reqFlags.file}, {"--requests", o.requestsFile}, {"--stdin", o.stdinFile}, {"--data-file", o.dataFile}} {
+		if err := e.namedFile(f[0], f[1]); err != nil {
+			return err
+		}
 	}
 	calls, err := o.calls(args)
 	if err != nil {

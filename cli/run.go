@@ -74,7 +74,7 @@ func (o *runOptions) register(f *pflag.FlagSet) {
 // runRun is the body of airlock run: it runs the suites, writes the console
 // summary and reports, and maps failures to the exit code.
 func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
-	if err := checkReportPaths(map[string]string{"--junit": o.junitFile, "--json": o.jsonFile}); err != nil {
+	if err := e.checkReportPaths(map[string]string{"--junit": o.junitFile, "--json": o.jsonFile}); err != nil {
 		return err
 	}
 	res, err := o.results(cmd.Context(), e)
@@ -141,14 +141,17 @@ func (o *runOptions) results(ctx context.Context, e *env) (*runner.Result, error
 }
 
 // checkReportPaths refuses, before any work, report paths that cannot
-// take a report: a folder, a path under a file, or one path given for two
-// reports. These are usage errors (exit 2), not failed writes after a run.
-func checkReportPaths(flags map[string]string) error {
+// take a report: a folder, a path under a file, one path given for two
+// reports, or a symbolic link (without --follow-symlinks). These are usage errors (exit 2), not failed writes after a run.
+func (e *env) checkReportPaths(flags map[string]string) error {
 	seen := map[string]string{}
 	for _, flag := range slices.Sorted(maps.Keys(flags)) {
 		path := flags[flag]
 		if path == "" {
 			continue
+		}
+		if err := e.namedFile(flag, path); err != nil {
+			return err
 		}
 		if other, dup := seen[filepath.Clean(path)]; dup {
 			return usageErr("%s and %s both name %q; each report needs its own file", other, flag, path)
@@ -177,7 +180,8 @@ func checkReportPaths(flags map[string]string) error {
 
 // writeReport writes a report. A path that exists and is not a regular file
 // (/dev/stdout, a pipe) is written to as it is, never replaced; a symbolic
-// link to a regular file is followed; otherwise the report goes through a
+// link (allowed by --follow-symlinks only, see checkReportPaths) is
+// followed; otherwise the report goes through a
 // temporary file and a rename (fileio.WriteFileAtomic), creating missing
 // folders, so a failed write never leaves a partial report.
 func writeReport(ctx context.Context, path string, write func(io.Writer) error) error {

@@ -147,44 +147,49 @@ func LoadAll(fsys fs.FS, root string, opts Options) ([]*Contract, error) {
 	return out, nil
 }
 
-// LoadDir is Load for a contract folder on disk, given as an OS path. The
-// folder is opened as an os.Root, so no file is read through a symbolic
-// link that leaves it (a symbolic link to the folder itself is followed).
-// Errors name files by their OS paths.
+// LoadDir is Load for a contract folder on disk, given as an OS path. No
+// symbolic link beneath the folder is followed (a linked contract.yaml or
+// schema file is a *ConfigError wrapping fileio.ErrSymlink); a link to the
+// folder itself is, since the caller named it. Errors name files by their
+// OS paths.
 func LoadDir(dir string, opts Options) (*Contract, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, &ConfigError{File: dir, Err: err}
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
+	if _, err := os.Stat(dir); err != nil {
 		file := filepath.Join(dir, ManifestFile)
 		return nil, &ConfigError{File: file, Msg: "cannot read manifest: " + err.Error(), Err: err}
 	}
-	defer root.Close()
-	c, err := load(root.FS(), ".", dir, filepath.Base(abs), opts)
+	fsys := fileio.NewTree(dir).FS()
+	c, err := load(fsys, ".", dir, filepath.Base(abs), opts)
 	if err != nil {
 		return nil, err
 	}
-	c.fsys = os.DirFS(dir)
+	c.fsys = fsys
 	return c, nil
 }
 
 // LoadAllDir is LoadAll for a folder on disk (schemas/ by convention):
-// every subfolder, or symbolic link to a folder, that holds a contract.yaml
-// is loaded with LoadDir.
+// every subfolder that holds a contract.yaml is loaded with LoadDir. A
+// symbolic link in the folder to another folder is a *ConfigError: a
+// contract tree holds real folders.
 func LoadAllDir(root string, opts Options) ([]*Contract, error) {
-	entries, err := os.ReadDir(root)
+	t := fileio.NewTree(root)
+	entries, err := t.ReadDir(root)
 	if err != nil {
 		return nil, &ConfigError{File: root, Msg: fmt.Sprintf("cannot read the schemas directory (%v); run from the project root or pass --schemas", errors.Unwrap(err)), Err: err}
 	}
 	var out []*Contract
 	for _, e := range entries {
 		dir := filepath.Join(root, e.Name())
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			continue // a folder, or a link to one (contracts are only read)
+		if e.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(dir); err == nil && st.IsDir() {
+				return nil, &ConfigError{File: dir, Msg: "a symbolic link to a folder; a contract tree must hold real folders (airlock follows no link inside one)", Err: fileio.ErrSymlink}
+			}
+			continue
 		}
-		if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err != nil {
+		if !e.IsDir() || !t.Exists(filepath.Join(dir, ManifestFile)) {
 			continue
 		}
 		c, err := LoadDir(dir, opts)

@@ -3,6 +3,8 @@ package mutate
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,7 +19,7 @@ import (
 // expected reason: the mutant's intended reason for a survivor, the gate's
 // actual reason otherwise). An existing file is never overwritten. It
 // returns the body's path.
-func writeMutant(ctx context.Context, set *fixture.Set, dir string, x MutantResult) (string, error) {
+func writeMutant(ctx context.Context, w *fileio.Writer, set *fixture.Set, dir string, x MutantResult) (string, error) {
 	p, err := set.Prepare(x.Fixture)
 	if err != nil {
 		return "", err
@@ -55,7 +57,7 @@ func writeMutant(ctx context.Context, set *fixture.Set, dir string, x MutantResu
 	body := filepath.Join(folder, stem+ext)
 	side := filepath.Join(folder, stem+fixture.MetaSuffix)
 	files := []fileio.NewFile{{Path: body, Data: x.Mutant.Body}, {Path: side, Data: fixture.MarshalMeta(meta, comment)}}
-	if err := fileio.CreateAll(ctx, folder, files); err != nil {
+	if err := w.CreateAll(ctx, folder, files); err != nil {
 		return "", err
 	}
 	return body, nil
@@ -69,8 +71,19 @@ func WriteMutants(ctx context.Context, opts Options, dir string, results []Mutan
 	if err != nil {
 		return nil, nil, err
 	}
+	if len(results) == 0 {
+		return nil, nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", fileio.ErrUnwritable, err)
+	}
+	w, err := fileio.NewTree(dir).Lock(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer w.Close()
 	for _, x := range results {
-		path, err := writeMutant(ctx, set, dir, x)
+		path, err := writeMutant(ctx, w, set, dir, x)
 		if err != nil {
 			if errors.Is(err, fileio.ErrExists) {
 				skipped = append(skipped, err.Error())

@@ -221,6 +221,7 @@ type recorder struct {
 	dir      string
 	calls    []Call
 	mcp      map[string]*mcpSession
+	w        *fileio.Writer // nil until the first fixture is written
 }
 
 func newRecorder(opts Options) (*recorder, error) {
@@ -264,10 +265,10 @@ func newRecorder(opts Options) (*recorder, error) {
 	}
 	rec.dir = filepath.Join(opts.FixturesDir, opts.Tool, rec.version, fixture.KindRecorded)
 
-	if err := fixture.CheckWritable(rec.dir); err != nil {
+	if err := fixture.CheckWritable(opts.FixturesDir, rec.dir); err != nil {
 		return nil, err
 	}
-	taken, err := fixture.TakenNames(rec.dir)
+	taken, err := fixture.TakenNames(opts.FixturesDir, rec.dir)
 	if err != nil {
 		return nil, err
 	}
@@ -363,6 +364,26 @@ func (rec *recorder) close() {
 	for _, s := range rec.mcp {
 		s.close()
 	}
+	if rec.w != nil {
+		rec.w.Close()
+	}
+}
+
+// writer returns the fixture tree's writer, locking the tree (and making
+// its folder) at the first fixture written.
+func (rec *recorder) writer(ctx context.Context) (*fileio.Writer, error) {
+	if rec.w != nil {
+		return rec.w, nil
+	}
+	if err := os.MkdirAll(rec.opts.FixturesDir, 0o755); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnwritable, err)
+	}
+	w, err := fileio.NewTree(rec.opts.FixturesDir).Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rec.w = w
+	return w, nil
 }
 
 // record makes one call and writes its fixture.
@@ -474,7 +495,11 @@ func (rec *recorder) writeFixture(ctx context.Context, call Call, got *capture, 
 	}
 	files = append(files, fileio.NewFile{Path: res.Meta, Data: fixture.MarshalMeta(meta, "Recorded by airlock record "+gate.Version+"; see docs/record.md.")})
 	res.Provenance = prov
-	if err := fileio.CreateAll(ctx, rec.dir, files); err != nil {
+	w, err := rec.writer(ctx)
+	if err == nil {
+		err = w.CreateAll(ctx, rec.dir, files)
+	}
+	if err != nil {
 		res.Body, res.Meta, res.OutputSchema = "", "", ""
 		res.Err = err
 	}

@@ -76,10 +76,20 @@ type Result struct {
 // kind, name). A configuration error anywhere (contract, sidecar, tree)
 // returns a *gate.ConfigError; every fixture's own failure is a failed
 // testcase in the result, never an error.
+//
+// Under Update the run holds the fixture tree's lock (fileio.Tree.Lock)
+// and writes goldens through its journal, so a kill leaves nothing the next
+// command does not clean up.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	rc, err := setup(opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Update {
+		if rc.w, err = fileio.NewTree(opts.FixturesDir).Lock(ctx); err != nil {
+			return nil, err
+		}
+		defer rc.w.Close()
 	}
 	fixtures := rc.set.Fixtures
 	if len(fixtures) == 0 {
@@ -132,6 +142,7 @@ func setup(opts Options) (*runContext, error) {
 }
 
 type runContext struct {
+	w         *fileio.Writer // under Update: writes goldens
 	opts      Options
 	set       *fixture.Set
 	constants map[string]map[string]bool
@@ -310,7 +321,7 @@ func (rc *runContext) projectionCase(ctx context.Context, f fixture.Fixture, c *
 	if err := introspect.AgentSchema(c).Validate(data); err != nil {
 		return reports.Failed, "agent output fails the agent-facing schema", err.Error(), ""
 	}
-	golden, err := fileio.ReadRegularFile(f.Golden, maxGolden)
+	golden, err := fileio.NewTree(f.Root).ReadFile(f.Golden, maxGolden)
 	switch {
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return reports.Failed, "cannot read golden: " + err.Error(), "", ""
@@ -319,7 +330,7 @@ func (rc *runContext) projectionCase(ctx context.Context, f fixture.Fixture, c *
 		if err != nil {
 			what = "created"
 		}
-		if werr := fileio.WriteFileAtomic(ctx, f.Golden, append(slices.Clone(v.Output), '\n')); werr != nil {
+		if werr := rc.w.WriteFileAtomic(ctx, f.Golden, append(slices.Clone(v.Output), '\n')); werr != nil {
 			return reports.Failed, "cannot write golden: " + werr.Error(), "", ""
 		}
 		return reports.Passed, "", "", what + " " + f.Golden

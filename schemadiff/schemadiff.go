@@ -24,6 +24,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/fileio"
 	"github.com/airlockdev/airlock/internal/introspect"
 	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/jsonpointer"
@@ -55,7 +56,7 @@ func CompileFile(path string) (*Schema, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, &gate.ConfigError{File: path, Msg: "cannot read schema file", Err: err}
 	}
-	dir := schema.NewDir(os.DirFS(filepath.Dir(path)), ".", filepath.Dir(path))
+	dir := schema.NewDir(fileio.NewTree(filepath.Dir(path)).FS(), ".", filepath.Dir(path))
 	var err error
 	f := &Schema{path: path, name: filepath.Base(path), base: dir.BaseURL, docs: dir.Docs}
 	if f.root, err = dir.Compile(f.name); err != nil {

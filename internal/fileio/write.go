@@ -3,16 +3,17 @@ package fileio
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 )
 
 // Every file airlock writes goes through a temporary file in the target's
 // folder (its name starts with ".airlock-", which fixture discovery skips),
-// so an interrupted write never leaves a partial file: WriteFileAtomic
-// replaces (goldens, reports), CreateAll never overwrites (recordings,
-// mutants, promoted sidecars).
+// so an interrupted write never leaves a partial file. Inside a fixture
+// tree, a Writer (journal.go) does every write: Writer.WriteFileAtomic
+// replaces (goldens), Writer.CreateAll never overwrites (recordings,
+// mutants), Writer.Move moves (promote). Outside one, WriteFileAtomic
+// writes a report.
 //
 // Cancellation is the caller's context: a writer checks it before it starts
 // and before each file it puts in place, and every temporary or half-created
@@ -69,90 +70,4 @@ func WriteFileAtomic(ctx context.Context, path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
-}
-
-// NewFile is one file for CreateAll: a path and its whole content.
-type NewFile struct {
-	Path string
-	Data []byte
-}
-
-// CreateAll creates every file (dir is made if missing) or none: each is
-// written to a temporary file first, then hard-linked into place, which
-// fails when the name exists (ErrExists), so nothing is overwritten. A
-// failure or a cancelled ctx removes the files already linked, and the
-// temporary files are removed on return.
-func CreateAll(ctx context.Context, dir string, files []NewFile) (err error) {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("%w: %v", ErrUnwritable, err)
-	}
-	tempNames := make([]string, 0, len(files))
-	defer func() {
-		for _, t := range tempNames {
-			os.Remove(t)
-		}
-	}()
-	for _, f := range files {
-		tmp, err := writeTemp(filepath.Dir(f.Path), f.Data)
-		if tmp != "" {
-			tempNames = append(tempNames, tmp)
-		}
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrUnwritable, err)
-		}
-	}
-	var linked []string
-	defer func() {
-		if err != nil {
-			for _, l := range linked {
-				os.Remove(l)
-			}
-		}
-	}()
-	for i, f := range files {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := LinkNew(tempNames[i], f.Path); err != nil {
-			return err
-		}
-		linked = append(linked, f.Path)
-	}
-	return nil
-}
-
-// LinkNew puts src's content at dst without ever replacing dst: a hard
-// link, or an exclusive create and copy where links are not supported.
-// A taken dst is ErrExists; anything else ErrUnwritable.
-func LinkNew(src, dst string) error {
-	err := os.Link(src, dst)
-	if err == nil {
-		return nil
-	}
-	if os.IsExist(err) {
-		return fmt.Errorf("%w: %s", ErrExists, dst)
-	}
-	data, rerr := os.ReadFile(src)
-	if rerr != nil {
-		return fmt.Errorf("%w: %v", ErrUnwritable, err)
-	}
-	f, ferr := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if ferr != nil {
-		if os.IsExist(ferr) {
-			return fmt.Errorf("%w: %s", ErrExists, dst)
-		}
-		return fmt.Errorf("%w: %v", ErrUnwritable, ferr)
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(dst)
-		return fmt.Errorf("%w: %v", ErrUnwritable, werr)
-	}
-	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/airlockdev/airlock/internal/fileio"
@@ -18,7 +19,9 @@ func names(t *testing.T, dir string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		out = append(out, e.Name())
+		if !strings.HasPrefix(e.Name(), fileio.JournalPrefix) {
+			out = append(out, e.Name())
+		}
 	}
 	return out
 }
@@ -27,11 +30,16 @@ func names(t *testing.T, dir string) []string {
 // temporary file, also when its context is cancelled.
 func TestCreateAll(t *testing.T) {
 	dir := t.TempDir()
+	w, err := fileio.NewTree(dir).Lock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "a.meta.yaml")
 	if err := os.WriteFile(b, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := fileio.CreateAll(context.Background(), dir, []fileio.NewFile{{Path: a, Data: []byte("{}")}, {Path: b, Data: []byte("new")}})
+	err = w.CreateAll(context.Background(), dir, []fileio.NewFile{{Path: a, Data: []byte("{}")}, {Path: b, Data: []byte("new")}})
 	if !errors.Is(err, fileio.ErrExists) {
 		t.Fatalf("CreateAll over an existing file: %v, want ErrExists", err)
 	}
@@ -45,7 +53,7 @@ func TestCreateAll(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	c := filepath.Join(dir, "c.json")
-	if err := fileio.CreateAll(ctx, dir, []fileio.NewFile{{Path: c, Data: []byte("{}")}}); !errors.Is(err, context.Canceled) {
+	if err := w.CreateAll(ctx, dir, []fileio.NewFile{{Path: c, Data: []byte("{}")}}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("CreateAll with a cancelled context: %v", err)
 	}
 	if err := fileio.WriteFileAtomic(ctx, c, []byte("{}")); !errors.Is(err, context.Canceled) {
@@ -55,13 +63,19 @@ func TestCreateAll(t *testing.T) {
 		t.Errorf("after cancelled writes the folder holds %v", got)
 	}
 
-	if err := fileio.CreateAll(context.Background(), dir, []fileio.NewFile{{Path: a, Data: []byte("{}")}, {Path: c, Data: []byte("1")}}); err != nil {
+	if err = w.CreateAll(context.Background(), dir, []fileio.NewFile{{Path: a, Data: []byte("{}")}, {Path: c, Data: []byte("1")}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := fileio.WriteFileAtomic(context.Background(), b, []byte("replaced")); err != nil {
 		t.Fatal(err)
 	}
-	if got := names(t, dir); len(got) != 3 {
-		t.Errorf("the folder holds %v, want a.json, a.meta.yaml, c.json and no temporary file", got)
+	if err := w.WriteFileAtomic(context.Background(), a, []byte("replaced")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("the folder holds %v, want a.json, a.meta.yaml, c.json and no temporary file or journal", entries)
 	}
 }

@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	"mutate":  {"fixture", "gate", "reports", "semantic", "jsonpointer", "internal/fileio", "internal/introspect", "internal/schema", "internal/schemawalk", "internal/strictjson"},
 	"record": {"fixture", "gate", "semantic", "redact", "internal/fileio", "internal/sanitize", "internal/strictjson",
 		"internal/strictyaml"},
-	"schemadiff": {"gate", "reports", "jsonpointer", "internal/introspect", "internal/schema", "internal/schemawalk"},
+	"schemadiff": {"gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/schema", "internal/schemawalk"},
 	// drift reports the schema changes between versions with schemadiff.
 	"drift": {"fixture", "gate", "reports", "schemadiff", "jsonpointer", "internal/introspect", "internal/schema", "internal/schemawalk"},
 	// The command line.
