@@ -60,7 +60,7 @@ error, 3 internal error.`,
 					fmt.Fprintln(out, "skipped:", reports.Line(s))
 				}
 				if err != nil {
-					return internalErr(err)
+					return err // a link in the tree is exit 2 (exit table), any other failure 3
 				}
 			}
 			if n := len(rep.Survivors()); n > 0 {

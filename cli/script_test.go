@@ -83,6 +83,7 @@ func TestScript(t *testing.T) {
 			"filemode":  cmdFileMode,
 			"validjson": cmdValidJSON,
 			"gzip":      cmdGzip,
+			"cp-tree":   cmdCopyTree,
 		},
 	})
 }
@@ -119,6 +120,14 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdCopyTree implements "cp-tree SRC DST": a copy of folder SRC at DST.
+func cmdCopyTree(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: cp-tree src dst")
+	}
+	ts.Check(os.CopyFS(ts.MkAbs(args[1]), os.DirFS(ts.MkAbs(args[0]))))
 }
 
 // cmdFileMode implements "filemode PERM FILE".

@@ -107,10 +107,11 @@ func (d *Dir) Load(url string) (any, error) {
 // Doc returns the parsed document of file name, if it was read.
 func (d *Dir) Doc(name string) any { return d.Docs[d.BaseURL+name] }
 
-// Exists reports whether the folder holds a file name (of any kind).
+// Exists reports whether the folder holds a file name (of any kind; one
+// its FS refuses to open, a symbolic link say, counts: Compile says why).
 func (d *Dir) Exists(name string) bool {
 	_, err := fs.Stat(d.FS, path.Join(d.Folder, name))
-	return err == nil
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // fileFor maps a URL to a file name in the folder, if it names one.
