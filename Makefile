@@ -27,9 +27,10 @@ lint:
 # corpora (../shared/conformance, or $$AIRLOCK_CONFORMANCE), testscript CLI
 # scripts, the fuzz seed corpora, the layering test, and the MCP record specs
 # against a real server (installed first when npm is here); then the example
-# connector, a module of its own that requires airlock by its path.
-test: lint test-deps
-	$(GO) test -race -count=1 $(PKGS)
+# connector, a module of its own that requires airlock by its path. The kill
+# test (cmd/airlock) SIGKILLs bin/airlock, built without the race detector.
+test: lint test-deps build
+	AIRLOCK_BIN=$(abspath $(BIN)) $(GO) test -race -count=1 $(PKGS)
 	cd examples/connector && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # What the tests use beyond Go: the pinned MCP server from npm. Without npm
