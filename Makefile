@@ -34,8 +34,13 @@ test: lint test-deps build
 	cd examples/connector && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # What the tests use beyond Go: the pinned MCP server from npm. Without npm
-# the MCP specs are skipped with a message (and fail under CI=true).
+# the MCP specs are skipped with a message (and fail under CI=true). The
+# JUnit consumer test needs xmllint and Python's junitparser (Debian
+# libxml2-utils, python3-junitparser; .ci/run installs them); without them it
+# is skipped with a message (and fails under CI=true).
 test-deps:
+	@command -v xmllint >/dev/null 2>&1 && /usr/bin/python3 -c 'import junitparser' >/dev/null 2>&1 || \
+	  echo "make: xmllint or python3-junitparser not found: the JUnit consumer test will be skipped (CI=true: fail)"
 	@if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then 	  $(MAKE) --no-print-directory mcp-everything; 	else echo "make: node/npm not found: the MCP record specs will be skipped (CI=true: fail)"; fi
 
 # The public MCP server the record specs start over stdio, pinned, installed

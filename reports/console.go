@@ -17,7 +17,8 @@ type ConsoleOptions struct {
 
 // WriteConsole writes one line per tool and suite with its counts, then each
 // failure (fixture path, expected, actual, a short diff), then the totals.
-// Texts from fixtures pass through Clean, so no upstream byte is printed raw.
+// Texts from fixtures pass through Clean, so no upstream byte is printed raw;
+// paths and suite names through Ident, so distinct fixtures print distinctly.
 func WriteConsole(w io.Writer, run *Run, opts ConsoleOptions) error {
 	paint := func(code, s string) string {
 		if !opts.Color {
@@ -36,7 +37,7 @@ func WriteConsole(w io.Writer, run *Run, opts ConsoleOptions) error {
 			mark = paint("31", "FAIL")
 		}
 		fmt.Fprintf(&b, "%s %-28s %4d passed %4d failed %4d unchecked\n",
-			mark, Line(g.Tool+"."+g.Suite), g.Passed, g.Failed, g.Unchecked)
+			mark, Ident(g.Tool+"."+g.Suite), g.Passed, g.Failed, g.Unchecked)
 	}
 	shown := 0
 	for _, c := range run.Cases {
@@ -52,7 +53,7 @@ func WriteConsole(w io.Writer, run *Run, opts ConsoleOptions) error {
 		if c.Status == Unchecked {
 			label = paint("33", "UNCHECKED")
 		}
-		fmt.Fprintf(&b, "\n%s %s [%s]\n", label, Line(c.File), Line(c.Suite))
+		fmt.Fprintf(&b, "\n%s %s [%s]\n", label, Ident(c.File), Ident(c.Suite))
 		fmt.Fprintf(&b, "  expected: %s\n  actual:   %s\n", Line(c.Expected), Line(c.Actual))
 		if c.Message != "" {
 			fmt.Fprintf(&b, "  %s\n", Line(c.Message))
@@ -77,7 +78,7 @@ func WriteJSON(w io.Writer, run *Run) error {
 	p, f, u := run.Counts()
 	cases := make([]Case, len(run.Cases))
 	for i, c := range run.Cases {
-		c.Name, c.File, c.Message = Line(c.Name), Line(c.File), Line(c.Message)
+		c.Name, c.File, c.Message = Ident(c.Name), Ident(c.File), Line(c.Message)
 		c.Expected, c.Actual, c.Detail = Line(c.Expected), Line(c.Actual), Block(c.Detail)
 		cases[i] = c
 	}

@@ -4,21 +4,35 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
+	"time"
 )
 
-// JUnit XML, in the shape GitLab, Jenkins and the common GitHub Actions
-// reporters load: <testsuites> holding one <testsuite> per tool and suite,
-// one <testcase> per fixture with classname tool.upstream-version.kind, name
-// the fixture, file its path and time in seconds. A failed case has
-// <failure message="one line" type="reason">details</failure>; an unchecked
-// one has <skipped message="…"/>.
+// JUnit XML valid against the Jenkins xUnit plugin's junit-10.xsd (a copy
+// is in testdata/), which GitLab, Jenkins and the common GitHub Actions
+// reporters load: <testsuites> holding one <testsuite> per tool and suite
+// (name tool.suite), one <testcase> per fixture and suite with classname
+// tool.upstream-version.kind.suite and name the fixture's file name (for
+// the mutation suite fixture#mutant). The suite is part of the classname
+// because each fixture is a testcase in several suites, and tools that key
+// testcases on (classname, name) would merge them otherwise; the pair is
+// unique in a report. Times are seconds with three decimals. A failed case
+// has <failure message="one line" type="reason">details</failure>, an
+// unchecked one <skipped message="…">fixture: path</skipped>; the schema
+// has no file attribute on <testcase>, so the fixture's path is the first
+// line of those bodies.
+//
+// Names, classnames and suite names are written with Ident, so two
+// fixtures whose names differ only in control characters print distinctly;
+// messages and bodies with Line and Block. No text holds "<!" or "]]>",
+// which HTML viewers of the report would act on (see Clean).
 
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
-	Skipped  int          `xml:"skipped,attr"`
+	Errors   int          `xml:"errors,attr"`
 	Time     string       `xml:"time,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
@@ -36,7 +50,6 @@ type junitSuite struct {
 type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	Name      string        `xml:"name,attr"`
-	File      string        `xml:"file,attr,omitempty"`
 	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
@@ -50,17 +63,21 @@ type junitFailure struct {
 
 type junitSkipped struct {
 	Message string `xml:"message,attr"`
+	Body    string `xml:",chardata"`
 }
 
-func seconds(c interface{ Seconds() float64 }) string { return fmt.Sprintf("%.6f", c.Seconds()) }
+// seconds is d in seconds with three decimals: junit-10.xsd's time pattern
+// allows no more.
+func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) }
 
 // WriteJUnit writes the run as JUnit XML to w with encoding/xml; every
-// attribute and text passes through Clean first.
+// attribute and text passes through Ident, Line or Block first.
 func WriteJUnit(w io.Writer, run *Run) error {
 	doc := junitSuites{Name: "airlock", Time: seconds(run.Duration)}
+	taken := map[[2]string]bool{}
 	for _, g := range run.Groups() {
 		s := junitSuite{
-			Name:     Line(g.Tool + "." + g.Suite),
+			Name:     Ident(g.Tool + "." + g.Suite),
 			Tests:    len(g.Cases),
 			Failures: g.Failed,
 			Skipped:  g.Unchecked,
@@ -68,26 +85,24 @@ func WriteJUnit(w io.Writer, run *Run) error {
 		}
 		for _, c := range g.Cases {
 			jc := junitCase{
-				Classname: Line(c.Classname()),
-				Name:      Line(c.Name),
-				File:      Line(c.File),
+				Classname: Ident(c.Classname()),
+				Name:      unique(taken, Ident(c.Classname()), Ident(c.Name)),
 				Time:      seconds(c.Duration),
 			}
 			switch c.Status {
 			case Failed:
-				body := fmt.Sprintf("fixture: %s\nexpected: %s\nactual: %s\n", c.File, c.Expected, c.Actual)
+				body := fmt.Sprintf("fixture: %s\nexpected: %s\nactual: %s\n", Ident(c.File), Line(c.Expected), Line(c.Actual))
 				if c.Detail != "" {
 					body += "\n" + c.Detail + "\n"
 				}
 				jc.Failure = &junitFailure{Message: Line(c.Message), Type: Line(c.Actual), Body: Block(body)}
 			case Unchecked:
-				jc.Skipped = &junitSkipped{Message: Line("unchecked: " + c.Message)}
+				jc.Skipped = &junitSkipped{Message: Line("unchecked: " + c.Message), Body: "fixture: " + Ident(c.File)}
 			}
 			s.Cases = append(s.Cases, jc)
 		}
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
-		doc.Skipped += s.Skipped
 		doc.Suites = append(doc.Suites, s)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
@@ -100,4 +115,18 @@ func WriteJUnit(w io.Writer, run *Run) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// unique returns name, or when (classname, name) is already taken in this
+// report name with " [2]", " [3]", … added, and takes the pair. Runs never
+// repeat a (tool, upstream version, kind, suite, fixture name); only a
+// hand-written fixture name holding "#" could meet a mutation testcase's
+// fixture#mutant of another fixture, and the report still keeps both.
+func unique(taken map[[2]string]bool, classname, name string) string {
+	try := name
+	for n := 2; taken[[2]string{classname, try}]; n++ {
+		try = fmt.Sprintf("%s [%d]", name, n)
+	}
+	taken[[2]string{classname, try}] = true
+	return try
 }

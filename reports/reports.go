@@ -44,8 +44,14 @@ type Case struct {
 	Duration time.Duration `json:"duration_ns"`
 }
 
-// Classname is JUnit's classname for the case: tool.upstream-version.kind.
-func (c Case) Classname() string { return c.Tool + "." + c.UpstreamVersion + "." + c.Kind }
+// Classname is JUnit's classname for the case:
+// tool.upstream-version.kind.suite. Tool names hold no dot and kinds and
+// suites are fixed words, so the classname tells them apart even when an
+// upstream version holds dots; with the fixture name as the testcase name,
+// (classname, name) names one testcase of a run.
+func (c Case) Classname() string {
+	return c.Tool + "." + c.UpstreamVersion + "." + c.Kind + "." + c.Suite
+}
 
 // Run is a whole run's results, in a deterministic order.
 type Run struct {

@@ -303,24 +303,45 @@ var _ = Describe("the JUnit report", func() {
 		Expect(failures).To(Equal(1))
 	})
 
-	It("reads fixtures whose names hold escapes and control bytes and still writes valid XML", func() {
+	It("reads fixtures whose names hold escapes and control bytes and still writes valid XML, each (classname, name) once", func() {
 		files := testtree.Project()
-		name := "fixtures/note_status/v1/near-miss/esc\x1b[2Jape\x07\xff]]>.json"
-		files[name] = "\x1b[31m<html>\x00]]>"
-		files["fixtures/note_status/v1/near-miss/esc\x1b[2Jape\x07\xff]]>.meta.yaml"] = "expect: {reason: transport.not_json}\n"
+		for _, stem := range []string{"esc\x1b[2Jape\x07\xff]]>", "ctl\x01<!--", "ctl\x02<!--"} {
+			files["fixtures/note_status/v1/near-miss/"+stem+".json"] = "\x1b[31m<html>\x00]]><!--"
+			files["fixtures/note_status/v1/near-miss/"+stem+".meta.yaml"] = "expect: {reason: transport.not_json}\n"
+		}
 		res, err := testtree.Run(testtree.Tree(files))
 		Expect(err).NotTo(HaveOccurred())
 		var buf bytes.Buffer
 		Expect(reports.WriteJUnit(&buf, &res.Run)).To(Succeed())
 		dec := xml.NewDecoder(&buf)
 		dec.Strict = true
+		pairs := map[[2]string]int{}
+		var names []string
 		for {
-			_, err := dec.Token()
+			tok, err := dec.Token()
 			if err == io.EOF {
 				break
 			}
 			Expect(err).NotTo(HaveOccurred())
+			se, ok := tok.(xml.StartElement)
+			if !ok {
+				continue
+			}
+			attr := map[string]string{}
+			for _, a := range se.Attr {
+				attr[a.Name.Local] = a.Value
+				Expect(a.Value).NotTo(ContainSubstring("<!--"))
+				Expect(a.Value).NotTo(ContainSubstring("]]>"))
+			}
+			if se.Name.Local == "testcase" {
+				pairs[[2]string{attr["classname"], attr["name"]}]++
+				if attr["classname"] == "note_status.v1.near-miss.no-leak" {
+					names = append(names, attr["name"])
+				}
+			}
 		}
+		Expect(pairs).To(HaveLen(len(res.Run.Cases)), "every testcase has its own (classname, name)")
+		Expect(names).To(ContainElements(`ctl\x01<\x21--.json`, `ctl\x02<\x21--.json`, `esc\x1b[2Jape\x07\xff]]\x3e.json`))
 		var console bytes.Buffer
 		Expect(reports.WriteConsole(&console, &res.Run, reports.ConsoleOptions{})).To(Succeed())
 		Expect(console.String()).NotTo(ContainSubstring("\x1b"))

@@ -9,6 +9,13 @@
 // Unicode bidirectional controls (U+202E, U+2066, …) and the noncharacters
 // U+FFFE and U+FFFF (which XML 1.0 §2.2 forbids) become visible escapes;
 // only the mode's line breaks and tabs survive as themselves.
+//
+// For reports, which HTML viewers load (the report modes Line, Block and
+// Name), the text also never holds "<!" (the start of an HTML or XML
+// comment, CDATA section or declaration) or "]]>" (the end of a CDATA
+// section): the "!" of "<!" is written \x21 and the ">" of "]]>" is written
+// \x3e, so "<!--" reads "<\x21--" and "]]>" reads "]]\x3e". Escape (audit
+// records, which are JSON) leaves both as they are.
 package sanitize
 
 import (
@@ -35,6 +42,13 @@ const (
 	// Block removes ANSI escape sequences, keeps newlines and tabs, and
 	// turns carriage returns into spaces. For multi-line report bodies.
 	Block
+	// Name is for identifiers (a testcase's name and classname, a suite's
+	// name): like Escape it removes nothing and escapes newline, carriage
+	// return, tab and ESC, and it also writes a backslash as \\, so the
+	// result is one line and distinct inputs always give distinct results
+	// (every backslash in the result starts an escape, so it decodes back).
+	// A cut result is no longer distinct, so give a max that fits the name.
+	Name
 )
 
 // Ellipsis ends a result that Text cut.
@@ -51,15 +65,22 @@ var ansi = regexp.MustCompile(`\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b
 // Ellipsis. An invalid byte becomes \xNN, a C0 control or DEL \xNN, any
 // other escaped character \u{NNNN} (hexadecimal, at least four digits).
 func Text(s string, max int, mode Mode) string {
-	if mode != Escape {
+	if mode == Line || mode == Block {
 		s = ansi.ReplaceAllString(s, "")
 	}
+	return text(s, 0, max, mode)
+}
+
+// text is Text on s[from:], with s[:from] as the context that decides
+// whether a "!" or ">" at from is part of "<!" or "]]>".
+func text(s string, from, max int, mode Mode) string {
 	var b strings.Builder
-	for i := 0; i < len(s); {
-		piece, size := next(s[i:], mode)
+	for i := from; i < len(s); {
+		piece, size := next(s, i, mode)
 		if b.Len()+len(piece) > max-len(Ellipsis) {
-			// Cut only when the rest does not fit whole.
-			if rest := Text(s[i:], 4*(len(s)-i)+len(Ellipsis), mode); b.Len()+len(rest) <= max {
+			// Cut only when the rest does not fit whole (no character
+			// grows more than fourfold).
+			if rest := text(s, i, 4*(len(s)-i)+len(Ellipsis), mode); b.Len()+len(rest) <= max {
 				return b.String() + rest
 			}
 			if b.Len()+len(Ellipsis) <= max {
@@ -73,21 +94,26 @@ func Text(s string, max int, mode Mode) string {
 	return b.String()
 }
 
-// next returns the safe spelling of the first character of s in mode and
+// next returns the safe spelling of the character of s at i in mode and
 // the number of bytes it consumed.
-func next(s string, mode Mode) (string, int) {
-	r, size := utf8.DecodeRuneInString(s)
+func next(s string, i int, mode Mode) (string, int) {
+	r, size := utf8.DecodeRuneInString(s[i:])
 	switch {
 	case r == utf8.RuneError && size <= 1:
-		return fmt.Sprintf(`\x%02x`, s[0]), 1
+		return fmt.Sprintf(`\x%02x`, s[i]), 1
 	case mode == Block && (r == '\n' || r == '\t'):
-		return s[:size], size
-	case mode != Escape && (r == '\n' || r == '\t' || r == '\r'):
+		return s[i : i+size], size
+	case (mode == Line || mode == Block) && (r == '\n' || r == '\t' || r == '\r'):
 		return " ", size
 	case r < 0x20 || r == 0x7f:
 		return fmt.Sprintf(`\x%02x`, r), size
 	case r >= 0x80 && r < 0xa0, r == 0xfffe, r == 0xffff, r == 0x2028, r == 0x2029, unicode.Is(unicode.Bidi_Control, r):
 		return fmt.Sprintf(`\u{%04x}`, r), size
+	case mode == Name && r == '\\':
+		return `\\`, size
+	case mode != Escape && r == '!' && strings.HasSuffix(s[:i], "<"),
+		mode != Escape && r == '>' && strings.HasSuffix(s[:i], "]]"):
+		return fmt.Sprintf(`\x%02x`, r), size
 	}
-	return s[:size], size
+	return s[i : i+size], size
 }

@@ -1,6 +1,8 @@
 package sanitize_test
 
 import (
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -38,7 +40,91 @@ var _ = Describe("Text", func() {
 		Entry("Block keeps newlines and tabs", "a\nb\tc\rd\x01", 100, sanitize.Block, "a\nb\tc d\\x01"),
 		Entry("Block escapes bidi controls", "x\u202ey", 100, sanitize.Block, `x\u{202e}y`),
 		Entry("a max below the ellipsis", "abcdef", 2, sanitize.Line, ""),
+		Entry("Line breaks a comment opener", "a <!-- b --> c", 100, sanitize.Line, `a <\x21-- b --> c`),
+		Entry("Line breaks a CDATA end", "x]]>y]]]>", 100, sanitize.Line, `x]]\x3ey]]]\x3e`),
+		Entry("Line: a removed ANSI sequence does not join < and !", "<\x1b[0m!--", 100, sanitize.Line, `<\x21--`),
+		Entry("Block breaks them across kept lines", "<!\n]]>", 100, sanitize.Block, "<\\x21\n]]\\x3e"),
+		Entry("Escape (audit records) leaves them", "<!-- ]]>", 100, sanitize.Escape, "<!-- ]]>"),
+		Entry("a cut keeps the context of what came before", "<!"+strings.Repeat("x", 20), 8, sanitize.Line, `<\x21…`),
+		Entry("Name escapes line breaks, tabs and ESC", "a\nb\tc\rd\x1b[2J", 100, sanitize.Name, `a\x0ab\x09c\x0dd\x1b[2J`),
+		Entry("Name doubles backslashes", `a\x01`, 100, sanitize.Name, `a\\x01`),
+		Entry(`Name tells \x01 from \x02`, "n\x01|n\x02", 100, sanitize.Name, `n\x01|n\x02`),
+		Entry("Name breaks <! and ]]>", "<!--]]>", 100, sanitize.Name, `<\x21--]]\x3e`),
 	)
+
+	// unescape inverts Text in Name mode: \\ is a backslash, \xNN a byte
+	// (an ASCII character or, from 0x80, a byte of invalid UTF-8), \u{N} a
+	// character; everything else stands for itself.
+	unescape := func(s string) string {
+		var b strings.Builder
+		for i := 0; i < len(s); {
+			if s[i] != '\\' {
+				b.WriteByte(s[i])
+				i++
+				continue
+			}
+			switch s[i+1] {
+			case '\\':
+				b.WriteByte('\\')
+				i += 2
+			case 'x':
+				n, err := strconv.ParseUint(s[i+2:i+4], 16, 8)
+				Expect(err).NotTo(HaveOccurred(), "escape in %q", s)
+				b.WriteByte(byte(n))
+				i += 4
+			case 'u':
+				end := strings.IndexByte(s[i:], '}')
+				n, err := strconv.ParseUint(s[i+3:i+end], 16, 32)
+				Expect(err).NotTo(HaveOccurred(), "escape in %q", s)
+				b.WriteRune(rune(n))
+				i += end + 1
+			default:
+				Fail("a lone backslash in " + strconv.Quote(s))
+			}
+		}
+		return b.String()
+	}
+	// hostile draws n-character strings from pieces that meet at every
+	// escape and at "<!" and "]]>".
+	pieces := []string{"a", "<", "!", "-", "]", ">", "\\", "x", "0", "1", "\x01", "\x02", "\x1b", "[", "m", "\n", "\t", "\r", "\xff", "\xc3", "\u0085", "\u202e", "\ufffe", "é", "{", "}", "u"}
+	hostile := func(r *rand.Rand, n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+
+	It("in Name mode is injective: every result decodes back to its input", func() {
+		r := rand.New(rand.NewPCG(9, 5))
+		seen := map[string]string{}
+		for range 5000 {
+			s := hostile(r, 1+r.IntN(8))
+			got := sanitize.Text(s, 1<<20, sanitize.Name)
+			Expect(unescape(got)).To(Equal(s), "%q printed as %q", s, got)
+			if prev, ok := seen[got]; ok {
+				Expect(prev).To(Equal(s), "two inputs printed as %q", got)
+			}
+			seen[got] = s
+			Expect(got).NotTo(ContainSubstring("\n"))
+		}
+	})
+
+	It("never lets <! or ]]> through in the report modes, whole or cut", func() {
+		r := rand.New(rand.NewPCG(9, 6))
+		for range 5000 {
+			s := hostile(r, 1+r.IntN(12))
+			for _, mode := range []sanitize.Mode{sanitize.Line, sanitize.Block, sanitize.Name} {
+				for _, max := range []int{1 << 20, 5 + r.IntN(20)} {
+					got := sanitize.Text(s, max, mode)
+					Expect(got).NotTo(ContainSubstring("<!"), "%q in mode %d", s, mode)
+					Expect(got).NotTo(ContainSubstring("]]>"), "%q in mode %d", s, mode)
+					Expect(utf8.ValidString(got)).To(BeTrue())
+					Expect(len(got)).To(BeNumerically("<=", max))
+				}
+			}
+		}
+	})
 
 	It("caps huge input cheaply and ends in the ellipsis", func() {
 		got := sanitize.Text(strings.Repeat("\x00", 1<<20), 512, sanitize.Escape)
