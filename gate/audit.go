@@ -60,6 +60,25 @@ type AuditRecord struct {
 	AirlockVersion string `json:"airlock_version"`
 	// DurationMicros is the gate's wall time for this verdict, in microseconds.
 	DurationMicros int64 `json:"duration_us"`
+	// Warnings are Verdict.Warnings, sanitised like Message.
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// MaxWarnings is the most warnings one verdict keeps.
+const MaxWarnings = 16
+
+// Warning is one thing about a response that did not decide the verdict
+// but that the operator should know (a number beyond what I-JSON consumers
+// keep exactly, a format the contract only annotates that the value fails).
+// It goes to the verdict and the audit record, never to the agent.
+type Warning struct {
+	// Code is a stable dotted name, e.g. "number.inexact" or
+	// "format.annotated"; docs/reasons.md lists them.
+	Code string `json:"code"`
+	// InstanceLocation is the RFC 6901 location of the value.
+	InstanceLocation string `json:"instance_location,omitempty"`
+	// Message says what and why, in English.
+	Message string `json:"message,omitempty"`
 }
 
 // JSON returns the record as one line of JSON (no trailing newline).

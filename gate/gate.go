@@ -67,6 +67,10 @@ type Verdict struct {
 	Body []byte
 	// Audit is the operator's record of this verdict.
 	Audit AuditRecord
+	// Warnings are what the operator should know about the response that
+	// did not decide the verdict (copied into Audit.Warnings, capped at
+	// MaxWarnings); never part of the agent output.
+	Warnings []Warning
 
 	// value is what the schema stage saw (see introspect.Value); hasValue
 	// is false when the response was refused before it.
@@ -169,6 +173,14 @@ func (c *Contract) finish(v *Verdict, r *refusal, data map[string]any, resp Resp
 		v.Audit.InstanceLocation = sanitize.Text(r.instanceLocation, MaxAuditMessage, sanitize.Escape)
 		v.Audit.Message = sanitize.Text(c.relative(r.message), MaxAuditMessage, sanitize.Escape)
 		v.Audit.Offset = r.offset
+	}
+	if len(v.Warnings) > MaxWarnings {
+		v.Warnings = v.Warnings[:MaxWarnings]
+	}
+	for _, w := range v.Warnings {
+		w.InstanceLocation = sanitize.Text(w.InstanceLocation, MaxAuditMessage, sanitize.Escape)
+		w.Message = sanitize.Text(w.Message, MaxAuditMessage, sanitize.Escape)
+		v.Audit.Warnings = append(v.Audit.Warnings, w)
 	}
 	out := sha256.Sum256(v.Output)
 	v.Audit.OutputSHA256 = hex.EncodeToString(out[:])
