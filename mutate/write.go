@@ -14,22 +14,24 @@ import (
 )
 
 // writeMutant writes one result as a near-miss fixture under dir
-// (dir/<tool>/<upstream-version>/near-miss/<stem>.<mutant>.json plus a
-// sidecar with the fixture's request, clock, status and content type and the
-// expected reason: the mutant's intended reason for a survivor, the gate's
-// actual reason otherwise). An existing file is never overwritten. It
-// returns the body's path.
+// (dir/<tool>/<upstream-version>/near-miss/<stem>.<mutant>.json, the name
+// bounded by fixture.BoundStem, plus a sidecar with the fixture's request,
+// clock, status and content type and the expected reason: the mutant's
+// intended reason for a survivor, the gate's actual reason otherwise). An
+// existing file is never overwritten. It returns the body's path.
 func writeMutant(ctx context.Context, w *fileio.Writer, set *fixture.Set, dir string, x MutantResult) (string, error) {
 	p, err := set.Prepare(x.Fixture)
 	if err != nil {
 		return "", err
 	}
 	folder := filepath.Join(dir, x.Fixture.Tool, x.Fixture.UpstreamVersion, fixture.KindNearMiss)
-	stem := x.Fixture.Stem + "." + slug(x.Mutant.ID)
 	ext := ".json"
 	if x.Mutant.Kind == "html_error_page" {
 		ext = ".html"
 	}
+	// A long member name in the mutation's pointer must not make the file
+	// name too long: BoundStem cuts it and appends a hash.
+	stem := fixture.BoundStem(x.Fixture.Stem+"."+slug(x.Mutant.ID), ext)
 	// A killed mutant expects what the gate said; any other expects the
 	// reason it was built to trip, so the fixture fails until the contract
 	// is fixed.

@@ -297,6 +297,11 @@ func newRecorder(opts Options) (*recorder, error) {
 		if c.Request.ID == "" {
 			c.Request.ID = "rec-" + c.Name
 		}
+		// The request decides how the fixture is judged: one the sidecar
+		// could only hold cut is refused before any call.
+		if err := fixture.CheckRequest(c.Request); err != nil {
+			return nil, &gate.ConfigError{File: "record", Key: fmt.Sprintf("/%d/request", i), Msg: err.Error()}
+		}
 		rec.calls = append(rec.calls, c)
 	}
 	return rec, nil
@@ -493,8 +498,21 @@ func (rec *recorder) writeFixture(ctx context.Context, call Call, got *capture, 
 		enc := got.contentEncoding
 		meta.ContentEncoding = &enc
 	}
+	// Whatever the upstream sent, the sidecar must load: values past their
+	// bounds are cut (with a marker and their SHA-256), and the notes say
+	// what was.
+	meta, cut := fixture.BoundMeta(meta)
+	judged := false
+	for _, c := range cut {
+		res.Warnings = append(res.Warnings, "the sidecar keeps a bounded form: "+c)
+		judged = judged || strings.HasPrefix(c, "content_type:") || strings.HasPrefix(c, "content_encoding:")
+	}
+	if judged {
+		res.Warnings = append(res.Warnings, "airlock run and promote judge the fixture with the content type and encoding the sidecar keeps, so their verdict may differ from the one recorded")
+	}
+	meta.Notes = strings.Join(res.Warnings, "\n")
 	files = append(files, fileio.NewFile{Path: res.Meta, Data: fixture.MarshalMeta(meta, "Recorded by airlock record "+gate.Version+"; see docs/record.md.")})
-	res.Provenance = prov
+	res.Provenance = meta.Recorded
 	w, err := rec.writer(ctx)
 	if err == nil {
 		err = w.CreateAll(ctx, rec.dir, files)

@@ -246,6 +246,81 @@ var _ = Describe("airlock record from HTTP", func() {
 		Expect(failed).To(BeZero())
 	})
 
+	It("writes a sidecar that loads whatever the upstream sends: a 10 KB Content-Type, a 10 KB URL, 400 long headers, invalid UTF-8", func() {
+		longType := "application/json; profile=" + strings.Repeat("p", 10<<10)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", longType)
+			w.Header().Set("X-Latin1", "caf\xe9 \xff\xfe")
+			for i := range 400 {
+				w.Header().Set(fmt.Sprintf("X-Long-%03d", i), strings.Repeat("v", 5000))
+			}
+			w.Write([]byte(testtree.GoodBody))
+		}))
+		defer srv.Close()
+		dir, opts := noteProject()
+		opts.Calls = []record.Call{{
+			Name:    "huge",
+			Request: semantic.Request{ID: "req-00000001"},
+			HTTP:    &record.HTTPCall{URL: srv.URL + "/notes/" + strings.Repeat("n", 10<<10) + "?api_key=" + secretQuery},
+		}}
+		results, err := record.Record(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(results[0].Err).NotTo(HaveOccurred())
+		Expect(results[0].Verdict.Admitted).To(BeTrue(), "the gate judges the response as received")
+
+		raw, err := os.ReadFile(results[0].Meta)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(len(raw)).To(BeNumerically("<=", 1<<20))
+		m := testtree.ReadMeta(results[0].Meta)
+		Expect(*m.ContentType).To(HavePrefix("application/json; profile=ppp"))
+		Expect(*m.ContentType).To(HaveSuffix(fixture.TruncatedMarker + sha([]byte(longType)) + "]"))
+		Expect([]rune(*m.ContentType)).To(HaveLen(fixture.MaxContentType))
+		Expect(m.Recorded.Source).To(HavePrefix("GET " + srv.URL + "/notes/nnn"))
+		Expect(m.Recorded.Source).To(ContainSubstring(fixture.TruncatedMarker))
+		Expect([]rune(m.Recorded.Source)).To(HaveLen(fixture.MaxSource))
+		Expect(m.Recorded.ResponseHeaders).To(HaveKeyWithValue("X-Latin1", "caf\ufffd \ufffd\ufffd"))
+		Expect(m.Recorded.ResponseHeaders).To(HaveKey("Content-Type"))
+		Expect(len(m.Recorded.ResponseHeaders)).To(BeNumerically("<", 400))
+		Expect(m.Notes).To(ContainSubstring("the sidecar keeps a bounded form: content_type: 10266 characters cut to 256"))
+		Expect(m.Notes).To(ContainSubstring("recorded.response_headers:"))
+		Expect(m.Notes).To(ContainSubstring("entries (in key order) left out"))
+		Expect(results[0].Warnings).To(ContainElement(ContainSubstring("content_type")))
+		noSecretsUnder(dir)
+
+		// The tree runs, and the fixture promotes: it is judged with the
+		// Content-Type the sidecar keeps, which the gate cannot parse.
+		res, err := testtree.Run(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Fixtures).To(Equal(1))
+		p, err := fixture.Promote(context.Background(), fixture.PromoteOptions{
+			SchemasDir: opts.SchemasDir, Fixture: results[0].Body, To: fixture.KindHistorical,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Expect).To(Equal(&fixture.Expect{Outcome: "refused", Reason: "transport.content_type"}))
+		promoted := testtree.ReadMeta(filepath.Join(dir, "fixtures", "note_status", "v1", "historical", "huge.meta.yaml"))
+		Expect(promoted.ContentType).To(Equal(m.ContentType))
+		Expect(promoted.Recorded).To(Equal(m.Recorded))
+		res, err = testtree.Run(dir)
+		Expect(err).NotTo(HaveOccurred())
+		_, failed, _ := res.Run.Counts()
+		Expect(failed).To(BeZero())
+	})
+
+	It("refuses a request the sidecar could only hold cut, before any call", func() {
+		dir, opts := noteProject()
+		for _, req := range []semantic.Request{
+			{ID: strings.Repeat("r", fixture.MaxRequestID+1)},
+			{ID: "req-\xff"},
+			{ID: "req-1", Context: map[string]string{"project": strings.Repeat("p", fixture.MaxContextValue+1)}},
+			{ID: "req-1", Context: map[string]string{strings.Repeat("k", fixture.MaxContextKey+1): "v"}},
+		} {
+			opts.Calls = []record.Call{{Name: "x", Request: req, HTTP: &record.HTTPCall{URL: "http://127.0.0.1:1/"}}}
+			_, err := record.Record(context.Background(), opts)
+			Expect(err).To(MatchError(ContainSubstring("/0/request")))
+		}
+		Expect(testtree.Files(dir)).NotTo(ContainElement(ContainSubstring("recorded")))
+	})
+
 	It("redacts secrets in the body and says where", func() {
 		srv, _, _ := drifting([]step{{status: 200, ctype: "application/json", body: goodNote}})
 		defer srv.Close()

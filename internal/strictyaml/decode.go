@@ -37,11 +37,11 @@ const (
 func tooDeep(data []byte) (int, string) {
 	line, col, depth := 1, 0, 0
 	var quote byte
-	comment, indenting := false, true
+	comment, indenting, escaped := false, true, false
 	for i := 0; i < len(data); i++ {
 		c := data[i]
 		if c == '\n' {
-			line, col, comment, indenting = line+1, 0, false, true
+			line, col, comment, indenting, escaped = line+1, 0, false, true, false
 			continue
 		}
 		col++
@@ -57,7 +57,16 @@ func tooDeep(data []byte) (int, string) {
 		switch {
 		case comment:
 		case quote != 0:
-			if c == quote && (quote == '\'' || data[i-1] != '\\') {
+			// In a double-quoted scalar a backslash escapes the next
+			// character: "a\\" ends at its second quote, "a\"" at its
+			// third. A single-quoted one has no escapes ('' closes and
+			// reopens it, to the same effect).
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\' && quote == '"':
+				escaped = true
+			case c == quote:
 				quote = 0
 			}
 		case c == '"' || c == '\'':

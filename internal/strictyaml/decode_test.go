@@ -33,6 +33,8 @@ var _ = Describe("airlock's YAML files", func() {
 		}
 		Expect(decode(deep.String())).To(MatchError(ContainSubstring("indented more than 128 columns")))
 		Expect(decode("a: \"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\" # [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n")).To(Succeed(), "brackets in quotes and comments do not count")
+		Expect(decode("a: [\"x\\\\\", \""+strings.Repeat("{", 40)+"\"]\n")).To(Succeed(), "a backslash escapes only the next character: \"x\\\\\" ends at its second quote")
+		Expect(decode("a: [\"x\\\""+strings.Repeat("{", 40)+"\"]\n")).To(Succeed(), "an escaped quote does not end the scalar")
 	})
 	It("refuses files over 1 MiB", func() {
 		Expect(decode("a: " + strings.Repeat("x", config.MaxFile) + "\n")).To(MatchError(ContainSubstring("at most")))
