@@ -325,3 +325,71 @@ var _ = Describe("the format policy", func() {
 		}
 	})
 })
+
+var _ = Describe("numbers beyond I-JSON's exact range", func() {
+	c := func() *gate.Contract { return mustLoadAuthor("") }
+
+	DescribeTable("a projected number",
+		func(token string, warn bool) {
+			v := checkAuthor(c(), `{"id":"a1","email":"a@example.com","n":`+token+`}`)
+			Expect(v.Admitted).To(BeTrue(), "%s", v.Audit.JSON())
+			Expect(string(v.Output)).To(ContainSubstring(`"n":` + token + `}`))
+			if !warn {
+				Expect(v.Warnings).To(BeEmpty())
+				return
+			}
+			want := []gate.Warning{{Code: "number.inexact", InstanceLocation: "/n", Message: "the integer " + token +
+				", copied to the agent's data/n, is outside I-JSON's exact range [-(2^53)+1, 2^53-1] (RFC 7493 §2.2): a consumer that reads numbers as IEEE 754 doubles will round it"}}
+			Expect(v.Warnings).To(Equal(want))
+			Expect(auditWarnings(v)).To(Equal(want))
+			Expect(string(v.Output)).NotTo(ContainSubstring("I-JSON"))
+		},
+		Entry("2^53+1", "9007199254740993", true),
+		Entry("2^53 (also what 2^53+1 rounds to)", "9007199254740992", true),
+		Entry("2^53-1, the largest exact integer", "9007199254740991", false),
+		Entry("-(2^53)+1", "-9007199254740991", false),
+		Entry("-(2^53)-1", "-9007199254740993", true),
+		Entry("a 40-digit integer", strings.Repeat("9", 40), true),
+		Entry("1e16", "1e16", true),
+		Entry("9.007199254740993E15", "9.007199254740993E15", true),
+		Entry("9.007199254740991e15", "9.007199254740991e15", false),
+		Entry("2^53+1 spelt with a fraction of zeros", "9007199254740993.000", true),
+		Entry("a fraction beyond 2^53", "12345678901234567.5", false),
+		Entry("1e300, an integer in value", "1e300", true),
+		Entry("a small fraction", "0.1", false),
+		Entry("zero with a huge exponent", "0e400", false),
+		Entry("a huge integer with leading zeros in the exponent", "1e+0016", true),
+		Entry("1e-5", "1e-5", false),
+		Entry("a small integer", "42", false),
+	)
+
+	It("warns only where the agent output copies the number, by its location in the body", func() {
+		locations := func(v *gate.Verdict) []string {
+			GinkgoHelper()
+			Expect(v.Admitted).To(BeTrue(), "%s", v.Audit.JSON())
+			var locs []string
+			for _, w := range v.Warnings {
+				Expect(w.Code).To(Equal("number.inexact"))
+				locs = append(locs, w.InstanceLocation)
+			}
+			return locs
+		}
+		v := checkAuthor(c(), `{"id":"a1","email":"a@example.com","hidden":9007199254740993,`+
+			`"items":[{"n":1,"deep":null},{"n":9007199254740993,"deep":{"b":[18014398509481984],"a":-9007199254740993}}]}`)
+		Expect(locations(v)).To(Equal([]string{"/items/1/deep/a", "/items/1/deep/b/0", "/items/1/n"}))
+		Expect(v.Warnings[0].Message).To(ContainSubstring("copied to the agent's data/item_deep"))
+
+		// An element without "deep" leaves item_deep out of the output, and
+		// its numbers with it.
+		v = checkAuthor(c(), `{"id":"a1","email":"a@example.com",`+
+			`"items":[{"n":1},{"n":9007199254740993,"deep":{"b":[18014398509481984],"a":-9007199254740993}}]}`)
+		Expect(string(v.Output)).NotTo(ContainSubstring("item_deep"))
+		Expect(locations(v)).To(Equal([]string{"/items/1/n"}))
+	})
+
+	It("says nothing when the response is refused", func() {
+		v := checkAuthor(c(), `{"id":"a1","email":"bad","n":9007199254740993}`)
+		Expect(v.Admitted).To(BeFalse())
+		Expect(v.Warnings).To(BeEmpty())
+	})
+})

@@ -224,6 +224,7 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 		r.reason = ReasonAgentSchema
 		return nil, r, nil
 	}
+	v.Warnings = append(v.Warnings, inexactNumbers(u.projection, data, value, MaxWarnings-len(v.Warnings))...)
 	return data, nil, nil
 }
 
