@@ -51,6 +51,8 @@ type Contract struct {
 	errorCodes   []ErrorCode
 	retryable    map[string]bool
 	agentSchema  *jsonschema.Schema
+	formats      schema.FormatPolicy
+	annotated    []string // the formats the policy only annotates, sorted
 	versions     map[string]*upstream
 	schemas      *schema.Dir
 	redactor     *redact.Redactor
@@ -59,8 +61,12 @@ type Contract struct {
 }
 
 type upstream struct {
-	name       string
-	schema     *jsonschema.Schema
+	name   string
+	schema *jsonschema.Schema
+	// asserting is schema with the annotated formats asserted, which finds
+	// the values they would refuse (format.annotated warnings); nil when the
+	// policy annotates no format the contract's schema files name.
+	asserting  *jsonschema.Schema
 	projection []projField
 	rules      []semantic.Rule
 }
@@ -110,8 +116,9 @@ func (c *Contract) Protocol() string { return c.protocol }
 // manifest): an unreadable file, an unknown or duplicate key, a tool name
 // that differs from the folder's name (when dir is not "."), a missing
 // schema file, a bad JSON Pointer, a rule of unknown kind, a custom rule
-// not in opts.CustomRules, or a $ref outside the folder (wrapping
-// ErrOutsideContract).
+// not in opts.CustomRules, a format policy naming a format the validator
+// does not check or a checker that does not exist for its format, or a
+// $ref outside the folder (wrapping ErrOutsideContract).
 func Load(fsys fs.FS, dir string, opts Options) (*Contract, error) {
 	name := ""
 	if dir = path.Clean(dir); dir != "." {
@@ -266,13 +273,18 @@ func load(fsys fs.FS, dir, shown, folder string, opts Options) (*Contract, error
 // version and the agent-facing schema.
 func (c *Contract) compile(m manifest.Manifest, opts Options, cfgErr func(key, msg string) error) error {
 	c.schemas = schema.NewDir(c.fsys, c.dir, c.shown)
+	var err error
+	var bad string
+	if c.formats, bad, err = schema.ParseFormatPolicy(m.Formats); err != nil {
+		return cfgErr("/formats/"+jsonpointer.EscapeToken(bad), err.Error())
+	}
+	c.annotated = c.formats.Annotated()
 	compile := func(key, name string) (*jsonschema.Schema, error) {
 		if !c.schemas.Exists(name) {
 			return nil, cfgErr(key, fmt.Sprintf("schema file %q not found in %s", name, c.shown))
 		}
-		return c.schemas.Compile(name)
+		return c.schemas.CompileWith(name, c.formats)
 	}
-	var err error
 	if c.agentSchema, err = compile("/agent_schema", m.AgentSchema); err != nil {
 		return err
 	}
@@ -281,6 +293,11 @@ func (c *Contract) compile(m manifest.Manifest, opts Options, cfgErr func(key, m
 		u := &upstream{name: name}
 		if u.schema, err = compile(key+"/schema", uv.Schema); err != nil {
 			return err
+		}
+		if len(c.annotated) > 0 && c.schemas.MentionsFormat(c.annotated) {
+			if u.asserting, err = c.schemas.CompileWith(uv.Schema, c.formats.Asserting()); err != nil {
+				return err
+			}
 		}
 		for field, ptr := range uv.Projection {
 			p, err := jsonpointer.Parse(ptr)

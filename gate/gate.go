@@ -206,9 +206,10 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	if r := schemaStage(u.schema, value); r != nil {
+	if r := c.schemaStage(u.schema, value); r != nil {
 		return nil, r, nil
 	}
+	v.Warnings = append(v.Warnings, c.annotations(u, value)...)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -219,10 +220,11 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 		return nil, nil, err
 	}
 	data := project(u.projection, value)
-	if r := schemaStage(c.agentSchema, data); r != nil {
+	if r := c.schemaStage(c.agentSchema, data); r != nil {
 		r.reason = ReasonAgentSchema
 		return nil, r, nil
 	}
+	v.Warnings = append(v.Warnings, inexactNumbers(u.projection, data, value, MaxWarnings-len(v.Warnings))...)
 	return data, nil, nil
 }
 

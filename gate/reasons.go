@@ -135,3 +135,30 @@ func StageOf(code string) Stage {
 	}
 	return r.Stage
 }
+
+// Warning codes: the stable "family.name" of a Warning, which reports
+// something about a response that did not decide the verdict.
+const (
+	// WarningFormatAnnotated: a value fails a format the contract's format
+	// policy only annotates (formats: {email: annotate}).
+	WarningFormatAnnotated = "format.annotated"
+	// WarningInexactNumber: an integer the agent receives is outside
+	// I-JSON's exact range.
+	WarningInexactNumber = "number.inexact"
+)
+
+// WarningInfo documents one warning code.
+type WarningInfo struct {
+	Code        string `json:"code"`
+	Description string `json:"description"`
+}
+
+// warningRegistry is the one list of warning codes; docs/reasons.md and the
+// tests read from it (through WarningCodes).
+var warningRegistry = []WarningInfo{
+	{WarningFormatAnnotated, "A value fails a format that the contract's format policy only annotates (formats: {email: annotate}, or default: annotate): it was admitted, and the warning names the value's instance location, the format, the checker's message and the keyword location. Found by validating the admitted value a second time with the annotated formats asserted."},
+	{WarningInexactNumber, "An integer the agent output carries (at or below a projected location) is outside I-JSON's exact range [-(2^53)+1, 2^53-1] (RFC 7493 §2.2), e.g. 9007199254740993 or 1e16: airlock passes its digits on exactly, but a consumer that reads JSON numbers as IEEE 754 doubles (JavaScript, many JSON libraries) rounds it. Numbers outside the projection reach no one and are not reported."},
+}
+
+// WarningCodes returns a copy of the warning registry.
+func WarningCodes() []WarningInfo { return append([]WarningInfo(nil), warningRegistry...) }

@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"fmt"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/airlockdev/airlock/internal/schema"
@@ -13,11 +15,12 @@ import (
 // the contract did not name and never performs network I/O.
 var ErrOutsideContract = schema.ErrOutsideContract
 
-// schemaStage validates v against sch (JSON Schema 2020-12, format
-// assertion on) under recover. The reason names the keyword of the most
-// specific failing cause: schema.<keyword>; a validator panic is
-// internal.validator_panic.
-func schemaStage(sch *jsonschema.Schema, v any) *refusal {
+// schemaStage validates v against sch (JSON Schema 2020-12, formats judged
+// by the contract's format policy) under recover. The reason names the
+// keyword of the most specific failing cause: schema.<keyword>; a validator
+// panic is internal.validator_panic. A format refusal's message ends with
+// the policy that judged the value ("format policy email: assert").
+func (c *Contract) schemaStage(sch *jsonschema.Schema, v any) *refusal {
 	f, panicErr := schema.Validate(sch, v)
 	if panicErr != nil {
 		return &refusal{reason: ReasonPanic, message: panicErr.Error(), offset: -1}
@@ -25,11 +28,43 @@ func schemaStage(sch *jsonschema.Schema, v any) *refusal {
 	if f == nil {
 		return nil
 	}
+	msg := f.Message
+	if f.Format != "" {
+		msg += "; format policy " + f.Format + ": " + c.formats.Of(f.Format)
+	}
 	return &refusal{
 		reason:           "schema." + f.Keyword,
-		message:          f.Message,
+		message:          msg,
 		keywordLocation:  f.KeywordLocation,
 		instanceLocation: f.InstanceLocation,
 		offset:           -1,
 	}
+}
+
+// annotations finds, in a value u's schema admitted, the values that fail a
+// format the contract only annotates: a second validation, against the
+// schema with those formats asserted, run only for contracts that annotate
+// a format their schema files name. One format.annotated warning per
+// instance location and format, at most MaxWarnings, in instance location
+// order.
+func (c *Contract) annotations(u *upstream, v any) []Warning {
+	if u.asserting == nil {
+		return nil
+	}
+	failures, panicErr := schema.FormatFailures(u.asserting, v, c.annotated, MaxWarnings)
+	if panicErr != nil {
+		// The value was admitted; the check for warnings cannot refuse it.
+		return []Warning{{Code: WarningFormatAnnotated, Message: "the annotated formats could not be checked: " + panicErr.Error()}}
+	}
+	out := make([]Warning, 0, len(failures))
+	for _, f := range failures {
+		w := Warning{Code: WarningFormatAnnotated, InstanceLocation: f.InstanceLocation}
+		if f.Format != "" {
+			w.Message = fmt.Sprintf("%s; format policy %s: annotate, so admitted (%s)", c.relative(f.Message), f.Format, c.relative(f.KeywordLocation))
+		} else {
+			w.Message = fmt.Sprintf("admitted only because the formats %v are annotated: with them asserted, %s (%s)", c.annotated, c.relative(f.Message), c.relative(f.KeywordLocation))
+		}
+		out = append(out, w)
+	}
+	return out
 }

@@ -59,6 +59,7 @@ type Manifest struct {
 	ContentTypes     []string                   `yaml:"content_types"`
 	Limits           Limits                     `yaml:"limits"`
 	Retryable        map[string]bool            `yaml:"retryable"`
+	Formats          map[string]string          `yaml:"formats"`
 	UpstreamVersions map[string]UpstreamVersion `yaml:"upstream_versions"`
 }
 
@@ -111,6 +112,7 @@ func (m Manifest) Clone() Manifest {
 	m.ErrorCodes = slices.Clone(m.ErrorCodes)
 	m.ContentTypes = slices.Clone(m.ContentTypes)
 	m.Retryable = maps.Clone(m.Retryable)
+	m.Formats = maps.Clone(m.Formats)
 	if m.UpstreamVersions != nil {
 		uvs := make(map[string]UpstreamVersion, len(m.UpstreamVersions))
 		for k, uv := range m.UpstreamVersions {

@@ -149,10 +149,16 @@ func (d *Dir) read(name string) (any, error) {
 }
 
 // Compile compiles the folder's file name with the gate's compiler
-// configuration (NewCompiler). Errors are *config.Error values naming the
-// file, with the folder's URLs shortened to file names, and wrap
-// ErrOutsideContract for a $ref that leaves the folder.
+// configuration (NewCompiler), every format asserted. Errors are
+// *config.Error values naming the file, with the folder's URLs shortened to
+// file names, and wrap ErrOutsideContract for a $ref that leaves the folder.
 func (d *Dir) Compile(name string) (*jsonschema.Schema, error) {
+	return d.CompileWith(name, FormatPolicy{})
+}
+
+// CompileWith is Compile with the contract's format policy: an annotated
+// format admits every value, a named checker replaces the compiler's own.
+func (d *Dir) CompileWith(name string, formats FormatPolicy) (*jsonschema.Schema, error) {
 	url := d.BaseURL + name
 	shown := d.Show(name)
 	if !fileName.MatchString(name) {
@@ -162,6 +168,7 @@ func (d *Dir) Compile(name string) (*jsonschema.Schema, error) {
 		return nil, err
 	}
 	c := NewCompiler(d)
+	formats.register(c)
 	s, err := c.Compile(url)
 	if err != nil {
 		var ce *config.Error

@@ -82,6 +82,8 @@ type Failure struct {
 	// Member is, for additionalProperties, the first member (in code point
 	// order) that is not allowed; "" otherwise.
 	Member string
+	// Format is, for format, the format's name ("email"); "" otherwise.
+	Format string
 }
 
 var printer = message.NewPrinter(language.English)
@@ -105,17 +107,26 @@ func Validate(sch *jsonschema.Schema, v any) (f *Failure, panicked error) {
 	if !errors.As(err, &ve) {
 		return &Failure{Keyword: "invalid", Message: err.Error()}, nil
 	}
-	leaf := MostSpecific(ve)
-	f = &Failure{
+	return failureOf(MostSpecific(ve)), nil
+}
+
+// failureOf describes one leaf cause.
+func failureOf(leaf *jsonschema.ValidationError) *Failure {
+	f := &Failure{
 		Keyword:          keywordOf(leaf),
 		KeywordLocation:  keywordLocation(leaf),
 		InstanceLocation: jsonpointer.Pointer(leaf.InstanceLocation).String(),
 		Message:          leaf.ErrorKind.LocalizedString(printer),
 	}
-	if ap, ok := leaf.ErrorKind.(*kind.AdditionalProperties); ok && len(ap.Properties) > 0 {
-		f.Member = slices.Min(ap.Properties)
+	switch k := leaf.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		if len(k.Properties) > 0 {
+			f.Member = slices.Min(k.Properties)
+		}
+	case *kind.Format:
+		f.Format = k.Want
 	}
-	return f, nil
+	return f
 }
 
 // MostSpecific walks down to one leaf cause. Where a oneOf or anyOf failed

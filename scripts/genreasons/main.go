@@ -1,5 +1,5 @@
-// Command genreasons prints docs/reasons.md from the gate's reason registry
-// (gate.Reasons):
+// Command genreasons prints docs/reasons.md from the gate's reason and
+// warning registries (gate.Reasons, gate.WarningCodes):
 //
 //	go run ./scripts/genreasons > docs/reasons.md
 package main
@@ -16,5 +16,10 @@ func main() {
 	fmt.Println("| reason | stage | error code | retryable | meaning |\n| --- | --- | --- | --- | --- |")
 	for _, r := range gate.Reasons() {
 		fmt.Printf("| `%s` | %s | %s | %v | %s |\n", r.Code, r.Stage, r.ErrorCode, r.Retryable, strings.ReplaceAll(r.Description, "|", "\\|"))
+	}
+	fmt.Print("\n## Warning codes\n\nA warning reports something about a response that did not decide the verdict. Warnings are in\n`Verdict.Warnings` and the audit record's `warnings` list (code, instance location, message;\nat most 16 per verdict), never in the agent output. The codes are stable API, kept equal to\nthe registry in `gate/reasons.go` by the same test.\n\n")
+	fmt.Println("| warning | meaning |\n| --- | --- |")
+	for _, w := range gate.WarningCodes() {
+		fmt.Printf("| `%s` | %s |\n", w.Code, strings.ReplaceAll(w.Description, "|", "\\|"))
 	}
 }
