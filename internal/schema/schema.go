@@ -82,6 +82,10 @@ type Failure struct {
 	// Member is, for additionalProperties, the first member (in code point
 	// order) that is not allowed; "" otherwise.
 	Member string
+	// InstanceLocations are the distinct RFC 6901 locations at which the
+	// value failed, InstanceLocation first, at most the number asked of
+	// ValidateLocations (see Locations).
+	InstanceLocations []string
 }
 
 var printer = message.NewPrinter(language.English)
@@ -89,9 +93,16 @@ var printer = message.NewPrinter(language.English)
 // Validate runs sch.Validate(v) under recover: jsonschema v6.0.3 panics on
 // some huge numbers, and a panic must be a refusal, never a crash. It
 // returns nil, nil when v is valid; the most specific cause (see
-// MostSpecific) when not; and a non-nil panicked error when the validator
-// panicked.
+// MostSpecific) when not, with InstanceLocations holding its location
+// only; and a non-nil panicked error when the validator panicked.
 func Validate(sch *jsonschema.Schema, v any) (f *Failure, panicked error) {
+	return ValidateLocations(sch, v, 1)
+}
+
+// ValidateLocations is Validate that also lists up to limit failing
+// instance locations in Failure.InstanceLocations (see Locations); a limit
+// below 1 means 1, the most specific cause's only.
+func ValidateLocations(sch *jsonschema.Schema, v any, limit int) (f *Failure, panicked error) {
 	defer func() {
 		if p := recover(); p != nil {
 			f, panicked = nil, fmt.Errorf("validator panic: %v", p)
@@ -105,7 +116,8 @@ func Validate(sch *jsonschema.Schema, v any) (f *Failure, panicked error) {
 	if !errors.As(err, &ve) {
 		return &Failure{Keyword: "invalid", Message: err.Error()}, nil
 	}
-	leaf := MostSpecific(ve)
+	path := mostSpecificPath(ve)
+	leaf := path[len(path)-1]
 	f = &Failure{
 		Keyword:          keywordOf(leaf),
 		KeywordLocation:  keywordLocation(leaf),
@@ -115,6 +127,7 @@ func Validate(sch *jsonschema.Schema, v any) (f *Failure, panicked error) {
 	if ap, ok := leaf.ErrorKind.(*kind.AdditionalProperties); ok && len(ap.Properties) > 0 {
 		f.Member = slices.Min(ap.Properties)
 	}
+	f.InstanceLocations = locations(path, limit)
 	return f, nil
 }
 
@@ -125,6 +138,13 @@ func Validate(sch *jsonschema.Schema, v any) (f *Failure, panicked error) {
 // instance location (the validator visits members in map order), so that the
 // same value always gets the same reason.
 func MostSpecific(e *jsonschema.ValidationError) *jsonschema.ValidationError {
+	path := mostSpecificPath(e)
+	return path[len(path)-1]
+}
+
+// mostSpecificPath is the way MostSpecific goes down, from e to the leaf.
+func mostSpecificPath(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	path := []*jsonschema.ValidationError{e}
 	for len(e.Causes) > 0 {
 		next := e.Causes[0]
 		switch e.ErrorKind.(type) {
@@ -148,8 +168,9 @@ func MostSpecific(e *jsonschema.ValidationError) *jsonschema.ValidationError {
 			}
 		}
 		e = next
+		path = append(path, e)
 	}
-	return e
+	return path
 }
 
 // LeafCount is the number of leaf causes (failures without causes of their
