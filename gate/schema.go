@@ -16,9 +16,11 @@ var ErrOutsideContract = schema.ErrOutsideContract
 // schemaStage validates v against sch (JSON Schema 2020-12, format
 // assertion on) under recover. The reason names the keyword of the most
 // specific failing cause: schema.<keyword>; a validator panic is
-// internal.validator_panic.
-func schemaStage(sch *jsonschema.Schema, v any) *refusal {
-	f, panicErr := schema.Validate(sch, v)
+// internal.validator_panic. The refusal lists up to maxLocations failing
+// instance locations, the chosen cause's first (schema.Locations: a walk of
+// at most schema.MaxLocationCauses causes).
+func schemaStage(sch *jsonschema.Schema, v any, maxLocations int) *refusal {
+	f, panicErr := schema.ValidateLocations(sch, v, maxLocations)
 	if panicErr != nil {
 		return &refusal{reason: ReasonPanic, message: panicErr.Error(), offset: -1}
 	}
@@ -26,10 +28,11 @@ func schemaStage(sch *jsonschema.Schema, v any) *refusal {
 		return nil
 	}
 	return &refusal{
-		reason:           "schema." + f.Keyword,
-		message:          f.Message,
-		keywordLocation:  f.KeywordLocation,
-		instanceLocation: f.InstanceLocation,
-		offset:           -1,
+		reason:            "schema." + f.Keyword,
+		message:           f.Message,
+		keywordLocation:   f.KeywordLocation,
+		instanceLocation:  f.InstanceLocation,
+		instanceLocations: f.InstanceLocations,
+		offset:            -1,
 	}
 }
