@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -263,6 +264,37 @@ var _ = Describe("a refusal's details in the audit record", func() {
 				at = i
 			}
 		})
+	})
+})
+
+var _ = Describe("a leap second", func() {
+	It("is a valid date-time and, to freshness, the last instant of its minute", func() {
+		manifest := strings.Replace(probeManifest, "max_skew: 30s", "max_skew: 0s", 1)
+		Expect(manifest).NotTo(Equal(probeManifest))
+		dir := writeContract(GinkgoT().TempDir(), "probe", probeFiles(manifest))
+		c, err := gate.LoadDir(dir, probeOptions)
+		Expect(err).NotTo(HaveOccurred())
+		body := probeBody(withMember("updated_at", `"2016-12-31T15:59:60.5-08:00"`))
+		call := probeCall()
+		// A clock that repeats (or smears) 23:59:59 reads this during the
+		// leap second: the stamp is not in the future.
+		call.Now = time.Date(2016, 12, 31, 23, 59, 59, 999999999, time.UTC)
+		expectAdmitted(runCheck(c, jsonResp(body), call), probeOK)
+		call.Now = time.Date(2017, 1, 1, 0, 0, 0, 0, time.UTC)
+		expectAdmitted(runCheck(c, jsonResp(body), call), probeOK)
+		// Half a second earlier it is.
+		call.Now = time.Date(2016, 12, 31, 23, 59, 59, 500000000, time.UTC)
+		v := runCheck(c, jsonResp(body), call)
+		expectRefused(v, "probe", "semantic.fresh", gate.InvalidResponse, false)
+		Expect(v.Audit.Message).To(ContainSubstring("in the future (allowed skew 0s)"))
+	})
+
+	It("is refused by the date-time format where the stamp in UTC ends no month", func() {
+		call := probeCall()
+		call.Now = time.Date(2025, 6, 30, 0, 0, 0, 0, time.UTC)
+		v := runCheck(loadProbe(), jsonResp(probeBody(withMember("updated_at", `"2025-06-29T23:59:60Z"`))), call)
+		expectRefused(v, "probe", "schema.format", gate.InvalidResponse, false)
+		Expect(v.Audit.InstanceLocation).To(Equal("/updated_at"))
 	})
 })
 
