@@ -127,7 +127,9 @@ func (l Limits) withDefaults() Limits {
 // linearly; a larger one keeps a map from name, or folded name, to member),
 // so finding repeats costs at most 15 name comparisons per member; folding
 // a name costs a constant per rune (unicode.SimpleFold orbits have at most 4
-// runes).
+// runes). Tracking the path costs a constant per value; a refusal's
+// pointers (at most MaxRepeats+1) are built from it, each at most as long
+// as the body.
 func Parse(body []byte, lim Limits) (any, error) {
 	v, r := parse(body, lim.withDefaults())
 	if r != nil {
