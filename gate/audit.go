@@ -3,6 +3,11 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"slices"
+
+	"github.com/airlockdev/airlock/internal/sanitize"
+	"github.com/airlockdev/airlock/internal/schema"
 )
 
 // Version is airlock's version, recorded in every audit record. Builds may
@@ -14,9 +19,17 @@ var Version = "0.1.0-dev"
 // ones are cut and end in "…".
 const MaxAuditMessage = 512
 
+// MaxInstanceLocations is the most failing instance locations one audit
+// record lists (AuditRecord.InstanceLocations; Options.InstanceLocations
+// may lower it).
+const MaxInstanceLocations = schema.MaxLocations
+
 // AuditRecord is the operator's record of one verdict; it never reaches the
 // agent. Absent values are empty strings or zero; Offset is -1 when the
-// refusal has no byte position.
+// refusal has no byte position. Its JSON form (JSON, MarshalJSON) leaves
+// out empty optional fields, except instance_location: a refusal of the
+// parse, schema, semantic or projection stage always has one, and "" (the
+// whole value, RFC 6901) is written as "".
 type AuditRecord struct {
 	// Time is the clock's now (Call.Now), RFC 3339 with nanoseconds, UTC.
 	Time            string `json:"time"`
@@ -46,8 +59,24 @@ type AuditRecord struct {
 	// KeywordLocation is the failing schema keyword's location, relative to
 	// the contract directory ("upstream.v1.schema.json#/properties/x/maxLength").
 	KeywordLocation string `json:"keyword_location,omitempty"`
-	// InstanceLocation is the RFC 6901 location of the failing value.
+	// InstanceLocation is the RFC 6901 location of the failing value: for
+	// a schema refusal the most specific cause's; for a parse refusal the
+	// value the byte offset falls in, the repeated member of
+	// parse.duplicate_member and parse.member_fold_collision, the
+	// innermost open object or array of parse.truncated, "" (the whole
+	// text) for a BOM or trailing data; for a semantic refusal the rule's
+	// pointer; for projection.agent_schema a location in the agent data.
 	InstanceLocation string `json:"instance_location,omitempty"`
+	// InstanceLocations lists every failing location found, distinct,
+	// InstanceLocation first, at most MaxInstanceLocations: for a schema
+	// refusal the failing causes of the validator's error tree (a walk of at
+	// most 4096 causes, in instance location order, following the closest
+	// branch of a oneOf or anyOf only on the chosen cause's way), for
+	// parse.duplicate_member and parse.member_fold_collision each repeated
+	// member (the message names them with offsets), otherwise
+	// InstanceLocation alone. Absent when the refusal has no location
+	// (transport), and on admission. Sanitised like Message.
+	InstanceLocations []string `json:"instance_locations,omitempty"`
 	// Message is the validator's, parser's or rule's message, at most
 	// MaxAuditMessage bytes; invalid UTF-8, control characters (C0, DEL,
 	// C1, bidi controls, U+2028/U+2029), U+FFFE and U+FFFF escaped as
@@ -79,6 +108,75 @@ type Warning struct {
 	InstanceLocation string `json:"instance_location,omitempty"`
 	// Message says what and why, in English.
 	Message string `json:"message,omitempty"`
+}
+
+// locatedStages are the stages whose refusals always have an instance
+// location, "" included.
+var locatedStages = []Stage{StageParse, StageSchema, StageSemantic, StageProjection}
+
+// located reports whether the record's instance_location is written: a
+// non-empty one, or any of a located stage's refusal.
+func (a AuditRecord) located() bool {
+	return a.InstanceLocation != "" || a.Outcome == "failure" && slices.Contains(locatedStages, a.Stage)
+}
+
+// auditLocations is the record's InstanceLocations for refusal r of stage:
+// sanitised, distinct, r.instanceLocation first.
+func auditLocations(r *refusal, stage Stage) []string {
+	if r.instanceLocation == "" && len(r.instanceLocations) == 0 && !slices.Contains(locatedStages, stage) {
+		return nil
+	}
+	locs := []string{sanitize.Text(r.instanceLocation, MaxAuditMessage, sanitize.Escape)}
+	for _, l := range r.instanceLocations {
+		if l = sanitize.Text(l, MaxAuditMessage, sanitize.Escape); !slices.Contains(locs, l) && len(locs) < MaxInstanceLocations {
+			locs = append(locs, l)
+		}
+	}
+	return locs
+}
+
+// auditJSONType is AuditRecord with instance_location as a *string, so that
+// the whole value's location "" can be written while an absent one is left
+// out; every other field, tag and the order are AuditRecord's.
+var auditJSONType = func() reflect.Type {
+	t := reflect.TypeFor[AuditRecord]()
+	var fields []reflect.StructField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		if f.Name == "InstanceLocation" {
+			f.Type = reflect.TypeFor[*string]()
+		}
+		fields = append(fields, f)
+	}
+	return reflect.StructOf(fields)
+}()
+
+// MarshalJSON encodes the record as JSON (see AuditRecord for the fields
+// left out when empty).
+func (a AuditRecord) MarshalJSON() ([]byte, error) {
+	out := reflect.New(auditJSONType).Elem()
+	in := reflect.ValueOf(a)
+	for i := range out.NumField() {
+		name := auditJSONType.Field(i).Name
+		if name == "InstanceLocation" {
+			if a.located() {
+				loc := a.InstanceLocation
+				out.Field(i).Set(reflect.ValueOf(&loc))
+			}
+			continue
+		}
+		out.Field(i).Set(in.FieldByName(name))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out.Interface()); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // JSON returns the record as one line of JSON (no trailing newline).

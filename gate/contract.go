@@ -37,6 +37,13 @@ type Options struct {
 	// enters an audit record; nil means the default redact.Redactor (the
 	// one airlock record uses unless configured).
 	Redactor *redact.Redactor
+	// InstanceLocations is the most failing instance locations an audit
+	// record lists (AuditRecord.InstanceLocations) for a schema refusal or
+	// repeated member names: 0 means MaxInstanceLocations (16), more is
+	// capped at it, and a negative value lists only the chosen one (the
+	// record's instance_location), skipping the walk of the validator's
+	// causes.
+	InstanceLocations int
 }
 
 // Contract is one tool's compiled contract: immutable once loaded and safe
@@ -56,6 +63,7 @@ type Contract struct {
 	versions     map[string]*upstream
 	schemas      *schema.Dir
 	redactor     *redact.Redactor
+	locations    int // the most instance locations an audit record lists
 	fsys         fs.FS
 	dir, shown   string
 }
@@ -234,6 +242,7 @@ func load(fsys fs.FS, dir, shown, folder string, opts Options) (*Contract, error
 		retryable:    maps.Clone(m.Retryable),
 		versions:     map[string]*upstream{},
 		redactor:     opts.Redactor,
+		locations:    instanceLocations(opts.InstanceLocations),
 		fsys:         fsys, dir: dir, shown: shown,
 	}
 	if c.protocol == "" {
@@ -328,5 +337,20 @@ func (c *Contract) relative(s string) string { return c.schemas.Relative(s) }
 
 // limitsOf converts the manifest's limits and fills in defaults.
 func limitsOf(l manifest.Limits) Limits {
-	return Limits{MaxBytes: l.MaxBytes, MaxDepth: l.MaxDepth, MaxNumberLength: l.MaxNumberLength, MaxStringLength: l.MaxStringLength}.withDefaults()
+	return Limits{
+		MaxBytes: l.MaxBytes, MaxDepth: l.MaxDepth, MaxNumberLength: l.MaxNumberLength, MaxStringLength: l.MaxStringLength,
+		AllowFoldCollisions: l.MemberFoldCollision != nil && !*l.MemberFoldCollision,
+	}.withDefaults()
+}
+
+// instanceLocations is Options.InstanceLocations resolved: 1 to
+// MaxInstanceLocations.
+func instanceLocations(n int) int {
+	switch {
+	case n == 0 || n > MaxInstanceLocations:
+		return MaxInstanceLocations
+	case n < 0:
+		return 1
+	}
+	return n
 }

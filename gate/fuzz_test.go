@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/airlockdev/airlock/internal/introspect"
 	"github.com/airlockdev/airlock/internal/strictjson"
@@ -80,10 +82,55 @@ func fuzzSeeds(tb testing.TB) [][]byte {
 	return seeds
 }
 
-// fuzzLimits are small enough that the fuzzer reaches every limit.
+// fuzzLimits are small enough that the fuzzer reaches every limit, each
+// with and without the case-folding check.
 var fuzzLimits = []strictjson.Limits{
 	{},
 	{MaxDepth: 3, MaxNumberLength: 8, MaxStringLength: 8},
+	{FoldCollisions: true},
+	{MaxDepth: 3, MaxNumberLength: 8, MaxStringLength: 8, FoldCollisions: true},
+}
+
+// fuzzPointer matches an RFC 6901 JSON Pointer.
+var fuzzPointer = regexp.MustCompile(`^(/([^~]|~[01])*)*$`)
+
+// checkParseRefusal checks what every refusal promises: a location inside
+// the body, a well-formed pointer, the repeats of a repeat refusal, the
+// end of input for a truncation.
+func checkParseRefusal(t *testing.T, body []byte, pe *strictjson.Error) {
+	if !utf8.ValidString(pe.Pointer) {
+		t.Fatalf("%v: pointer is not UTF-8", pe)
+	}
+	if !fuzzPointer.MatchString(pe.Pointer) {
+		t.Fatalf("%v: pointer %q is not an RFC 6901 pointer", pe, pe.Pointer)
+	}
+	switch pe.Reason {
+	case strictjson.ReasonDuplicate, strictjson.ReasonFoldCollision:
+		if len(pe.Repeats) == 0 || len(pe.Repeats) > strictjson.MaxRepeats {
+			t.Fatalf("%v: %d repeats", pe, len(pe.Repeats))
+		}
+		if pe.Repeats[0].Pointer != pe.Pointer || pe.Repeats[0].Offset != pe.Offset || pe.Repeats[0].Folded != (pe.Reason == strictjson.ReasonFoldCollision) {
+			t.Fatalf("%v: the first repeat %+v is not the refusal's", pe, pe.Repeats[0])
+		}
+		for i, rep := range pe.Repeats {
+			if rep.EarlierOffset >= rep.Offset || rep.Offset >= int64(len(body)) || i > 0 && rep.Offset <= pe.Repeats[i-1].Offset {
+				t.Fatalf("%v: repeat %+v out of order", pe, rep)
+			}
+			if rep.Folded == (rep.Name == rep.Earlier) || !strings.EqualFold(rep.Name, rep.Earlier) {
+				t.Fatalf("%v: repeat %+v is not a repeat", pe, rep)
+			}
+			if !fuzzPointer.MatchString(rep.Pointer) {
+				t.Fatalf("%v: repeat pointer %q", pe, rep.Pointer)
+			}
+		}
+	case strictjson.ReasonTruncated:
+		if pe.Offset != int64(len(body)) {
+			t.Fatalf("%v: a truncation not at the end of the %d-byte body", pe, len(body))
+		}
+	}
+	if pe.Reason != strictjson.ReasonDuplicate && pe.Reason != strictjson.ReasonFoldCollision && pe.Repeats != nil {
+		t.Fatalf("%v: repeats on another reason", pe)
+	}
 }
 
 func FuzzParse(f *testing.F) {
@@ -108,10 +155,18 @@ func FuzzParse(f *testing.F) {
 				if err2 == nil || err2.Error() != err.Error() {
 					t.Fatalf("not deterministic: %v, then %v", err, err2)
 				}
+				checkParseRefusal(t, body, pe)
 				continue
 			}
 			if err2 != nil {
 				t.Fatalf("not deterministic: admitted, then %v", err2)
+			}
+			if lim.FoldCollisions {
+				plain := lim
+				plain.FoldCollisions = false
+				if _, err := strictjson.Parse(body, plain); err != nil {
+					t.Fatalf("admitted with the folding check, refused without: %v", err)
+				}
 			}
 			if !json.Valid(body) {
 				t.Fatalf("admitted a body encoding/json calls invalid: %q", body)

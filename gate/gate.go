@@ -90,9 +90,12 @@ type refusal struct {
 	offset           int64 // -1: none
 	keywordLocation  string
 	instanceLocation string
-	code             ErrorCode // set when setCode
-	retryable        bool      // used when setCode
-	setCode          bool
+	// instanceLocations are every failing location found, instanceLocation
+	// first; nil means instanceLocation alone.
+	instanceLocations []string
+	code              ErrorCode // set when setCode
+	retryable         bool      // used when setCode
+	setCode           bool
 }
 
 // Check runs resp through the pipeline for call and returns the verdict:
@@ -171,6 +174,7 @@ func (c *Contract) finish(v *Verdict, r *refusal, data map[string]any, resp Resp
 		v.Audit.ErrorCode, v.Audit.Retryable = v.ErrorCode, v.Retryable
 		v.Audit.KeywordLocation = sanitize.Text(c.relative(r.keywordLocation), MaxAuditMessage, sanitize.Escape)
 		v.Audit.InstanceLocation = sanitize.Text(r.instanceLocation, MaxAuditMessage, sanitize.Escape)
+		v.Audit.InstanceLocations = auditLocations(r, v.Stage)
 		v.Audit.Message = sanitize.Text(c.relative(r.message), MaxAuditMessage, sanitize.Escape)
 		v.Audit.Offset = r.offset
 	}
@@ -193,7 +197,7 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	value, r := parse(body, c.limits)
+	value, r := parse(body, c.limits, c.locations)
 	if r != nil {
 		return nil, r, nil
 	}

@@ -35,6 +35,15 @@ type Limits struct {
 	// DefaultMaxStringLength (64 KiB). Longer ones are refused with
 	// parse.string_too_long.
 	MaxStringLength int `yaml:"max_string_length" json:"max_string_length"`
+	// AllowFoldCollisions turns off the parse stage's case-folding check:
+	// by default (false) two member names of one object that differ but
+	// are equal under Unicode simple case folding ("Role" and "role"; "ſ"
+	// U+017F and "s"; the Kelvin sign U+212A and "k") are refused with
+	// parse.member_fold_collision, since a case-insensitive decoder
+	// downstream (Go's encoding/json among them) reads them as one member.
+	// The manifest's limits.member_fold_collision: false sets it. Exact
+	// repeats stay parse.duplicate_member either way.
+	AllowFoldCollisions bool `yaml:"-" json:"-"`
 }
 
 // withDefaults returns l with every zero field set to its default.

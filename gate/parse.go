@@ -8,18 +8,27 @@ import (
 
 // parse runs the parse stage: strict RFC 8259 + I-JSON (RFC 7493) within
 // the contract's limits (see the parse.* reasons in the registry).
-func parse(body []byte, lim Limits) (any, *refusal) {
+//
+// A refusal carries the JSON Pointer of where the problem lies beside its
+// byte offset (strictjson.Error.Pointer), and for repeated member names the
+// pointer of each repeat found, at most maxLocations.
+func parse(body []byte, lim Limits, maxLocations int) (any, *refusal) {
 	v, err := strictjson.Parse(body, strictjson.Limits{
 		MaxDepth:        lim.MaxDepth,
 		MaxNumberLength: lim.MaxNumberLength,
 		MaxStringLength: lim.MaxStringLength,
+		FoldCollisions:  !lim.AllowFoldCollisions,
 	})
 	if err != nil {
 		var pe *strictjson.Error
 		if !errors.As(err, &pe) {
 			return nil, &refusal{reason: ReasonSyntax, offset: -1, message: err.Error()}
 		}
-		return nil, &refusal{reason: pe.Reason, offset: pe.Offset, message: pe.Message}
+		r := &refusal{reason: pe.Reason, offset: pe.Offset, message: pe.Message, instanceLocation: pe.Pointer}
+		for _, rep := range pe.Repeats[:min(len(pe.Repeats), maxLocations)] {
+			r.instanceLocations = append(r.instanceLocations, rep.Pointer)
+		}
+		return nil, r
 	}
 	return v, nil
 }

@@ -51,6 +51,7 @@ const (
 	ReasonSyntax        = strictjson.ReasonSyntax
 	ReasonTruncated     = strictjson.ReasonTruncated
 	ReasonDuplicate     = strictjson.ReasonDuplicate
+	ReasonFoldCollision = strictjson.ReasonFoldCollision
 	ReasonInvalidUTF8   = strictjson.ReasonInvalidUTF8
 	ReasonLoneSurrogate = strictjson.ReasonLoneSurrogate
 	ReasonBOM           = strictjson.ReasonBOM
@@ -91,12 +92,13 @@ var registry = []ReasonInfo{
 	{ReasonReadError, StageTransport, UpstreamUnavailable, true, "Reading the body failed midway (connection reset, timeout)."},
 	{ReasonMCPToolError, StageTransport, UpstreamUnavailable, false, "An MCP tool result with isError: true (contracts with protocol: mcp): the upstream's own failure, passed on as an upstream failure envelope rather than a schema refusal."},
 	{ReasonSyntax, StageParse, InvalidResponse, false, "The body is not JSON text per RFC 8259 (a bad token, a missing delimiter, a non-string member name)."},
-	{ReasonTruncated, StageParse, UpstreamUnavailable, true, "The body ends inside a value: the response was cut short."},
-	{ReasonDuplicate, StageParse, InvalidResponse, false, "An object repeats a member name, compared after unescaping (RFC 8259 §4, RFC 7493 §2.3)."},
+	{ReasonTruncated, StageParse, UpstreamUnavailable, true, "The body ends inside a value: the response was cut short. The offset is the body's end; instance_location is the innermost open object or array, and the message says how many are unclosed."},
+	{ReasonDuplicate, StageParse, InvalidResponse, false, "An object repeats a member name, compared after unescaping (RFC 8259 §4, RFC 7493 §2.3). The audit record names every repeat found (at most 16), each with its JSON Pointer and byte offset."},
+	{ReasonFoldCollision, StageParse, InvalidResponse, false, "Two member names of one object differ but are equal under Unicode simple case folding (\"Role\" and \"role\"; \"ſ\" U+017F and \"s\"; the Kelvin sign U+212A and \"k\"), which case-insensitive decoders downstream (Go's encoding/json among them) read as one member. Not an RFC 8259 rule but airlock's policy, on by default; limits.member_fold_collision: false in contract.yaml turns it off. Listed like parse.duplicate_member."},
 	{ReasonInvalidUTF8, StageParse, InvalidResponse, false, "The body is not well-formed UTF-8 (RFC 8259 §8.1, RFC 7493 §2.1)."},
 	{ReasonLoneSurrogate, StageParse, InvalidResponse, false, "A string escapes a UTF-16 surrogate that is not part of a pair, e.g. \"\\ud800\" (RFC 7493 §2.1)."},
 	{ReasonBOM, StageParse, InvalidResponse, false, "The body starts with a byte order mark (RFC 8259 §8.1 forbids emitting one)."},
-	{ReasonTrailingData, StageParse, InvalidResponse, false, "Something other than whitespace follows the first JSON value."},
+	{ReasonTrailingData, StageParse, InvalidResponse, false, "Something other than whitespace follows the first JSON value; the offset is the second value's first byte."},
 	{ReasonDepth, StageParse, InvalidResponse, false, "Objects and arrays nest deeper than limits.max_depth."},
 	{ReasonNumber, StageParse, InvalidResponse, false, "A number token is longer than limits.max_number_length bytes, its magnitude is outside IEEE 754 binary64 (overflows to ±Inf or underflows to 0; RFC 7493 §2.2), or its exponent is beyond ±1000 (even with a zero mantissa)."},
 	{ReasonStringTooLong, StageParse, InvalidResponse, false, "A string or member name is longer than limits.max_string_length bytes once unescaped."},

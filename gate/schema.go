@@ -19,9 +19,12 @@ var ErrOutsideContract = schema.ErrOutsideContract
 // by the contract's format policy) under recover. The reason names the
 // keyword of the most specific failing cause: schema.<keyword>; a validator
 // panic is internal.validator_panic. A format refusal's message ends with
-// the policy that judged the value ("format policy email: assert").
+// the policy that judged the value ("format policy email: assert"). The
+// refusal lists up to c.locations failing instance locations, the chosen
+// cause's first (schema.Locations: a walk of at most
+// schema.MaxLocationCauses causes).
 func (c *Contract) schemaStage(sch *jsonschema.Schema, v any) *refusal {
-	f, panicErr := schema.Validate(sch, v)
+	f, panicErr := schema.ValidateLocations(sch, v, c.locations)
 	if panicErr != nil {
 		return &refusal{reason: ReasonPanic, message: panicErr.Error(), offset: -1}
 	}
@@ -33,11 +36,12 @@ func (c *Contract) schemaStage(sch *jsonschema.Schema, v any) *refusal {
 		msg += "; format policy " + f.Format + ": " + c.formats.Of(f.Format)
 	}
 	return &refusal{
-		reason:           "schema." + f.Keyword,
-		message:          msg,
-		keywordLocation:  f.KeywordLocation,
-		instanceLocation: f.InstanceLocation,
-		offset:           -1,
+		reason:            "schema." + f.Keyword,
+		message:           msg,
+		keywordLocation:   f.KeywordLocation,
+		instanceLocation:  f.InstanceLocation,
+		instanceLocations: f.InstanceLocations,
+		offset:            -1,
 	}
 }
 

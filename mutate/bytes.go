@@ -17,7 +17,8 @@ import (
 // Family bytes: the raw body changes below the JSON value, where only the
 // gate's transport and parse stages (RFC 8259, RFC 7493) can refuse it:
 // duplicate member names (RFC 7493 §2.3), a member name that differs only
-// by case (the schema's, when objects are closed), truncation, a BOM
+// by case (parse.member_fold_collision, or the schema's when the contract
+// turns that off and closes its objects), truncation, a BOM
 // (RFC 8259 §8.1), invalid UTF-8, an escaped lone surrogate (RFC 7493
 // §2.1), trailing data, nesting and size past the contract's limits, an
 // HTML error page and an empty body. Each carries a canary where it adds
@@ -165,9 +166,13 @@ func (m *mutator) memberMutants(objs []objStart) {
 			if folded := caseFolded(name); folded != "" && members[folded] == nil && hasPrefix(o.ptr, m.scope) {
 				c := m.canary()
 				body := insertAt(raw, o.after, appendMember(nil, folded, c))
-				m.add(Mutant{Family: FamilyBytes, Kind: "case_folded_name", Pointer: o.ptr.String() + "/" + jsonpointer.EscapeToken(folded),
-					Body: body, Expect: []string{"schema.*"}, Reason: "schema.additionalProperties", Canary: c, Hint: "additionalProperties: false",
-					Before: string(raw), After: string(body)})
+				mu := Mutant{Family: FamilyBytes, Kind: "case_folded_name", Pointer: o.ptr.String() + "/" + jsonpointer.EscapeToken(folded),
+					Body: body, Expect: []string{gate.ReasonFoldCollision}, Reason: gate.ReasonFoldCollision, Canary: c, Hint: "built into the gate",
+					Before: string(raw), After: string(body)}
+				if m.limits.AllowFoldCollisions {
+					mu.Expect, mu.Reason, mu.Hint = []string{"schema.*"}, "schema.additionalProperties", "additionalProperties: false (or limits.member_fold_collision: true)"
+				}
+				m.add(mu)
 			}
 		}
 	}

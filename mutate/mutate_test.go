@@ -121,17 +121,46 @@ var _ = Describe("airlock mutate", func() {
 			"values.empty_string@/request_id",
 			"values.overlong_string@/note_id",
 			"values.overlong_string@/request_id",
-			"bytes.case_folded_name@/Note_id",
-			"bytes.case_folded_name@/Request_id",
-			"bytes.case_folded_name@/State",
 			"semantic.bound_value_swapped@/request_id",
 		))
+		// A member name differing only by case is refused by the parse
+		// stage whatever the schema says.
+		folded := 0
+		for _, r := range rep.Results {
+			if r.Mutant.Kind == "case_folded_name" {
+				folded++
+				Expect(r.Outcome).To(Equal(mutate.Killed), r.Mutant.ID)
+				Expect(r.Actual).To(Equal(gate.ReasonFoldCollision), r.Mutant.ID)
+			}
+		}
+		Expect(folded).To(Equal(3))
 		Expect(survivors["structure.unexpected_property@/airlock_injected"]).To(ContainSubstring("additionalProperties: false"))
 		Expect(survivors["values.overlong_string@/note_id"]).To(Equal("maxLength"))
 		Expect(survivors["values.empty_string@/note_id"]).To(ContainSubstring("minLength"))
 		Expect(survivors["semantic.bound_value_swapped@/request_id"]).To(ContainSubstring("binding rule"))
 		Expect(rep.Scores).To(HaveLen(1))
 		Expect(rep.Scores[0].Ratio()).To(BeNumerically("<", 1))
+	})
+
+	It("expects a case-folded name to be the schema's to refuse when the contract admits fold collisions", func() {
+		files := testtree.Project()
+		files["schemas/note_status/contract.yaml"] = openManifest + "limits: {member_fold_collision: false}\n"
+		files["schemas/note_status/upstream.schema.json"] = openUpstream
+		files["schemas/note_status/agent.schema.json"] = openAgent
+		for k := range files {
+			if filepath.Dir(k) == "fixtures/note_status/v1/near-miss" {
+				delete(files, k)
+			}
+		}
+		rep := mutateTree(testtree.Tree(files))
+		var ids []string
+		for _, r := range rep.Survivors() {
+			if r.Mutant.Kind == "case_folded_name" {
+				ids = append(ids, r.Mutant.ID)
+				Expect(r.Mutant.Hint).To(ContainSubstring("additionalProperties: false"))
+			}
+		}
+		Expect(ids).To(ConsistOf("bytes.case_folded_name@/Note_id", "bytes.case_folded_name@/Request_id", "bytes.case_folded_name@/State"))
 	})
 
 	It("writes survivors as near-miss fixtures with sidecars, never overwriting a file", func() {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -293,14 +294,29 @@ func checkRefused(v *gate.Verdict, exp fixture.Expectation, add addCase) {
 	}
 }
 
+// shownLocation prints an instance location, "" (the whole value) as "".
+func shownLocation(l string) string {
+	if l == "" {
+		return `""`
+	}
+	return l
+}
+
 func auditDetail(v *gate.Verdict) string {
 	a := v.Audit
 	s := fmt.Sprintf("stage: %s\nreason: %s\n", a.Stage, a.Reason)
 	if a.KeywordLocation != "" {
 		s += "keyword location: " + a.KeywordLocation + "\n"
 	}
-	if a.InstanceLocation != "" {
-		s += "instance location: " + a.InstanceLocation + "\n"
+	if len(a.InstanceLocations) > 0 || a.InstanceLocation != "" {
+		s += "instance location: " + shownLocation(a.InstanceLocation) + "\n"
+	}
+	if len(a.InstanceLocations) > 1 {
+		shown := make([]string, len(a.InstanceLocations))
+		for i, l := range a.InstanceLocations {
+			shown[i] = shownLocation(l)
+		}
+		s += "failing locations: " + strings.Join(shown, ", ") + "\n"
 	}
 	if a.Offset >= 0 {
 		s += fmt.Sprintf("byte offset: %d\n", a.Offset)

@@ -61,6 +61,20 @@ var _ = Describe("airlock run", func() {
 		Expect(c.Expected).To(Equal("parse.truncated"))
 		Expect(c.Actual).To(Equal("parse.duplicate_member"))
 		Expect(c.Message).To(ContainSubstring("expected refusal parse.truncated, refused by parse.duplicate_member"))
+		Expect(c.Detail).To(ContainSubstring("instance location: /state\n"))
+		Expect(c.Detail).To(ContainSubstring("byte offset: 61\n"))
+	})
+
+	It("shows every failing location of a refusal, the whole value as \"\"", func() {
+		files := testtree.Project()
+		files["fixtures/note_status/v1/near-miss/dup.json"] = `{"request_id":"req-00000001","note_id":7,"state":"gone","extra":1}`
+		files["fixtures/note_status/v1/near-miss/dup.meta.yaml"] = "expect: {reason: schema.type}\n"
+		res, err := testtree.Run(testtree.Tree(files))
+		Expect(err).NotTo(HaveOccurred())
+		c := testtree.ByName(res, "dup.json", "schema")
+		Expect(c.Status).To(Equal(reports.Failed))
+		Expect(c.Detail).To(ContainSubstring("instance location: \"\"\n"))
+		Expect(c.Detail).To(ContainSubstring("failing locations: \"\", /note_id, /state\n"))
 	})
 
 	It("fails a near-miss meant for the schema that an earlier stage refused", func() {

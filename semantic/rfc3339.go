@@ -18,16 +18,31 @@ var ErrTimestamp = errors.New("invalid RFC 3339 date-time")
 //     and year (leap years per the Gregorian calendar, RFC 3339 Appendix C);
 //   - "T" or "t" between date and time, "Z" or "z" or ±hh:mm as the offset
 //     (RFC 3339 §5.6 NOTE); a missing offset is an error (no local times);
-//   - hours 00–23, minutes 00–59, seconds 00–59, or 60 only when the instant
-//     in UTC is 23:59:60 (a leap second, RFC 3339 §5.7);
+//     "-00:00" (RFC 3339 §4.3, unknown local offset) is read as UTC;
+//   - hours 00–23, minutes 00–59, seconds 00–59, or 60 for a leap second (see
+//     below);
 //   - an optional fraction "." followed by at least one digit;
 //   - offset hours 00–23 and minutes 00–59;
 //   - no surrounding space, no other characters.
 //
+// Leap seconds (RFC 3339 §5.7): second 60 is accepted only where the stamp,
+// shifted by its offset to UTC, is 23:59:60 on the last day of a month —
+// "in time zones other than Z, the leap second point is shifted by the zone
+// offset", so 1998-12-31T15:59:60-08:00 and 1999-01-01T00:59:60+01:00 are
+// the leap second 1998-12-31T23:59:60Z, and 2025-06-30T23:59:60+01:00 is
+// refused. Any month's end is allowed (ITU-R TF.460 permits them all; no
+// table of announced leap seconds is consulted, since one compiled into a
+// binary goes stale). Negative leap seconds (a minute ending at :58) have
+// never happened and are not modelled: :59 is always valid.
+//
+// time.Time cannot hold second 60, so a leap second, with any fraction, is
+// returned as the last instant of its minute, 23:59:59.999999999 UTC (in the
+// stamp's own offset): after every stamp of second 59 and before the next
+// minute. It is never mapped to the following second, which a freshness rule
+// with no skew would judge to be in the future.
+//
 // Go's time.Parse(time.RFC3339, …) is not used: it accepts "24:00", one-digit
-// fields in places and refuses leap seconds. A leap second is returned as the
-// following second (23:59:60Z becomes 00:00:00Z of the next day), since
-// time.Time cannot hold it.
+// fields in places and refuses leap seconds.
 func ParseTimestamp(s string) (time.Time, error) {
 	fail := func(why string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("%w: %q: %s", ErrTimestamp, clip(s), why)
@@ -56,15 +71,15 @@ func ParseTimestamp(s string) (time.Time, error) {
 	}
 	leap := second == 60
 	if leap {
-		second = 59
+		second, nanos = 59, 0
 	}
 	t := time.Date(year, time.Month(month), day, hour, minute, second, nanos, time.FixedZone("", offset))
 	if leap {
 		u := t.UTC()
-		if u.Hour() != 23 || u.Minute() != 59 {
-			return fail("leap second only at 23:59:60 UTC")
+		if u.Hour() != 23 || u.Minute() != 59 || u.Day() != daysIn(u.Year(), int(u.Month())) {
+			return fail("leap second only at 23:59:60 UTC on the last day of a month")
 		}
-		t = t.Add(time.Second)
+		t = t.Add(time.Second - time.Nanosecond)
 	}
 	return t, nil
 }

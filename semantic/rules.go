@@ -121,7 +121,9 @@ func (r ContextMatch) Check(in Input) *Violation {
 // Freshness requires the RFC 3339 date-time at Pointer (parsed by
 // ParseTimestamp) to be no older than MaxAge before the clock's now and no
 // later than MaxSkew after it. MaxAge 0 means no age limit; MaxSkew 0 means
-// no time in the future at all.
+// no time in the future at all. A leap second (23:59:60 UTC) is judged as
+// the last instant of its minute, 23:59:59.999999999, not as the next
+// second.
 type Freshness struct {
 	RuleName string
 	Pointer  jsonpointer.Pointer

@@ -125,12 +125,27 @@ var _ = Describe("semantic rules", func() {
 			Entry("a numeric timestamp", rule, value(map[string]any{"updated_at": json.Number("1748779200")}), viol("no string at the timestamp location")),
 		)
 
-		It("counts a leap second as the following second", func() {
+		It("judges a leap second as the last instant of its minute, never as the next second", func() {
 			r := semantic.Freshness{RuleName: "fresh", Pointer: mustPointer("/t"), MaxAge: time.Second}
-			leapNow := time.Date(2017, 1, 1, 0, 0, 1, 0, time.UTC)
-			Expect(r.Check(semantic.Input{Value: value(map[string]any{"t": "2016-12-31T23:59:60Z"}), Request: req, Now: leapNow})).To(BeNil())
-			Expect(r.Check(semantic.Input{Value: value(map[string]any{"t": "2016-12-31T23:59:59Z"}), Request: req, Now: leapNow})).To(Equal(
-				&semantic.Violation{Rule: "fresh", Pointer: "/t", Message: "timestamp is 2s old (max age 1s)"}))
+			leap := value(map[string]any{"t": "2016-12-31T23:59:60Z"})
+			// A clock that repeats or smears 23:59:59 reads it during the leap
+			// second; with no skew allowed the stamp is not in the future once
+			// that second has ended.
+			Expect(r.Check(semantic.Input{Value: leap, Request: req, Now: time.Date(2016, 12, 31, 23, 59, 59, 999999999, time.UTC)})).To(BeNil())
+			Expect(r.Check(semantic.Input{Value: leap, Request: req, Now: time.Date(2017, 1, 1, 0, 0, 0, 0, time.UTC)})).To(BeNil())
+			Expect(r.Check(semantic.Input{Value: leap, Request: req, Now: time.Date(2016, 12, 31, 23, 59, 59, 500000000, time.UTC)})).To(Equal(
+				&semantic.Violation{Rule: "fresh", Pointer: "/t", Message: "timestamp is 499.999999ms in the future (allowed skew 0s)"}))
+			// A second after it, it is one second old.
+			Expect(r.Check(semantic.Input{Value: leap, Request: req, Now: time.Date(2017, 1, 1, 0, 0, 0, 999999999, time.UTC)})).To(BeNil())
+			Expect(r.Check(semantic.Input{Value: leap, Request: req, Now: time.Date(2017, 1, 1, 0, 0, 1, 0, time.UTC)})).To(Equal(
+				&semantic.Violation{Rule: "fresh", Pointer: "/t", Message: "timestamp is 1.000000001s old (max age 1s)"}))
+			// The leap second is after every stamp of second 59 and before the next minute.
+			leapT, err := semantic.ParseTimestamp("2016-12-31T15:59:60.25-08:00")
+			Expect(err).NotTo(HaveOccurred())
+			before, _ := semantic.ParseTimestamp("2016-12-31T23:59:59.999Z")
+			after, _ := semantic.ParseTimestamp("2017-01-01T00:00:00Z")
+			Expect(leapT.After(before)).To(BeTrue())
+			Expect(leapT.Before(after)).To(BeTrue())
 		})
 	})
 

@@ -63,12 +63,16 @@ type Manifest struct {
 	UpstreamVersions map[string]UpstreamVersion `yaml:"upstream_versions"`
 }
 
-// Limits is the manifest's limits section, as written (0: the default).
+// Limits is the manifest's limits section, as written (0 or absent: the
+// default).
 type Limits struct {
 	MaxBytes        int64 `yaml:"max_bytes"`
 	MaxDepth        int   `yaml:"max_depth"`
 	MaxNumberLength int   `yaml:"max_number_length"`
 	MaxStringLength int   `yaml:"max_string_length"`
+	// MemberFoldCollision is whether parse.member_fold_collision is
+	// enforced; nil means true.
+	MemberFoldCollision *bool `yaml:"member_fold_collision"`
 }
 
 // UpstreamVersion is one upstream version's part of the manifest.
@@ -109,6 +113,10 @@ type FreshnessSpec struct {
 
 // Clone returns a deep copy of m: no map, slice or pointer is shared.
 func (m Manifest) Clone() Manifest {
+	if m.Limits.MemberFoldCollision != nil {
+		b := *m.Limits.MemberFoldCollision
+		m.Limits.MemberFoldCollision = &b
+	}
 	m.ErrorCodes = slices.Clone(m.ErrorCodes)
 	m.ContentTypes = slices.Clone(m.ContentTypes)
 	m.Retryable = maps.Clone(m.Retryable)

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -299,31 +298,4 @@ func FormatFailures(sch *jsonschema.Schema, v any, formats []string, max int) (o
 		out = append(out, *failureOf(l.e))
 	}
 	return out, nil
-}
-
-// compareLocations orders instance locations token by token; two tokens
-// that are both array indexes compare as numbers.
-func compareLocations(a, b []string) int {
-	for i := range min(len(a), len(b)) {
-		x, y := a[i], b[i]
-		if isIndex(x) && isIndex(y) && len(x) != len(y) {
-			return cmp.Compare(len(x), len(y))
-		}
-		if d := strings.Compare(x, y); d != 0 {
-			return d
-		}
-	}
-	return cmp.Compare(len(a), len(b))
-}
-
-func isIndex(t string) bool {
-	if t == "" {
-		return false
-	}
-	for _, c := range []byte(t) {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }

@@ -84,6 +84,10 @@ type Failure struct {
 	Member string
 	// Format is, for format, the format's name ("email"); "" otherwise.
 	Format string
+	// InstanceLocations are the distinct RFC 6901 locations at which the
+	// value failed, InstanceLocation first, at most the number asked of
+	// ValidateLocations (see Locations).
+	InstanceLocations []string
 }
 
 var printer = message.NewPrinter(language.English)
@@ -91,9 +95,16 @@ var printer = message.NewPrinter(language.English)
 // Validate runs sch.Validate(v) under recover: jsonschema v6.0.3 panics on
 // some huge numbers, and a panic must be a refusal, never a crash. It
 // returns nil, nil when v is valid; the most specific cause (see
-// MostSpecific) when not; and a non-nil panicked error when the validator
-// panicked.
+// MostSpecific) when not, with InstanceLocations holding its location
+// only; and a non-nil panicked error when the validator panicked.
 func Validate(sch *jsonschema.Schema, v any) (f *Failure, panicked error) {
+	return ValidateLocations(sch, v, 1)
+}
+
+// ValidateLocations is Validate that also lists up to limit failing
+// instance locations in Failure.InstanceLocations (see Locations); a limit
+// below 1 means 1, the most specific cause's only.
+func ValidateLocations(sch *jsonschema.Schema, v any, limit int) (f *Failure, panicked error) {
 	defer func() {
 		if p := recover(); p != nil {
 			f, panicked = nil, fmt.Errorf("validator panic: %v", p)
@@ -107,7 +118,10 @@ func Validate(sch *jsonschema.Schema, v any) (f *Failure, panicked error) {
 	if !errors.As(err, &ve) {
 		return &Failure{Keyword: "invalid", Message: err.Error()}, nil
 	}
-	return failureOf(MostSpecific(ve)), nil
+	path := mostSpecificPath(ve)
+	f = failureOf(path[len(path)-1])
+	f.InstanceLocations = locations(path, limit)
+	return f, nil
 }
 
 // failureOf describes one leaf cause.
@@ -136,6 +150,13 @@ func failureOf(leaf *jsonschema.ValidationError) *Failure {
 // instance location (the validator visits members in map order), so that the
 // same value always gets the same reason.
 func MostSpecific(e *jsonschema.ValidationError) *jsonschema.ValidationError {
+	path := mostSpecificPath(e)
+	return path[len(path)-1]
+}
+
+// mostSpecificPath is the way MostSpecific goes down, from e to the leaf.
+func mostSpecificPath(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	path := []*jsonschema.ValidationError{e}
 	for len(e.Causes) > 0 {
 		next := e.Causes[0]
 		switch e.ErrorKind.(type) {
@@ -159,8 +180,9 @@ func MostSpecific(e *jsonschema.ValidationError) *jsonschema.ValidationError {
 			}
 		}
 		e = next
+		path = append(path, e)
 	}
-	return e
+	return path
 }
 
 // LeafCount is the number of leaf causes (failures without causes of their

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -28,6 +29,7 @@ const (
 	ReasonSyntax        = "parse.syntax"
 	ReasonTruncated     = "parse.truncated"
 	ReasonDuplicate     = "parse.duplicate_member"
+	ReasonFoldCollision = "parse.member_fold_collision"
 	ReasonInvalidUTF8   = "parse.invalid_utf8"
 	ReasonLoneSurrogate = "parse.lone_surrogate"
 	ReasonBOM           = "parse.bom"
@@ -44,6 +46,11 @@ const (
 	DefaultMaxStringLength = 1 << 16 // 64 KiB in one unescaped string or member name
 )
 
+// MaxRepeats is the most repeated member names one refusal lists
+// (Error.Repeats): the parse goes on after the first to find the others and
+// stops at the MaxRepeats-th.
+const MaxRepeats = 16
+
 // Limits bound the work one parse can cause; a field at 0 means its
 // default. (The byte limit of a body is the caller's: Parse reads what it
 // is given.)
@@ -58,6 +65,15 @@ type Limits struct {
 	// MaxStringLength is the longest string or member name, in bytes after
 	// unescaping; a longer one is parse.string_too_long.
 	MaxStringLength int
+	// FoldCollisions, when true, also refuses two member names of one object
+	// that differ but are equal under Unicode simple case folding, as
+	// strings.EqualFold compares them ("Role" and "role"; "ſ" U+017F and
+	// "s"; the Kelvin sign U+212A and "k"): parse.member_fold_collision. A
+	// case-insensitive decoder downstream (Go's encoding/json among them)
+	// reads such names as one member. False, the zero value, is plain RFC
+	// 8259 + I-JSON: only names equal after unescaping are refused. The
+	// gate's parse stage sets it unless the contract turns it off.
+	FoldCollisions bool
 }
 
 func (l Limits) withDefaults() Limits {
@@ -81,7 +97,11 @@ func (l Limits) withDefaults() Limits {
 //   - a byte order mark (UTF-8, or UTF-16 in either order) at the start is
 //     refused (parse.bom; RFC 8259 §8.1);
 //   - a member name repeated in one object, compared after unescaping, is
-//     refused at any depth (parse.duplicate_member; RFC 7493 §2.3);
+//     refused at any depth (parse.duplicate_member; RFC 7493 §2.3); with
+//     lim.FoldCollisions, so are two names equal under simple case folding
+//     (parse.member_fold_collision). The reason is that of the first repeat
+//     in the text; the parse goes on to list the others (Error.Repeats, at
+//     most MaxRepeats) until the end of the text or another error;
 //   - invalid UTF-8 (parse.invalid_utf8) and an escaped lone surrogate
 //     (parse.lone_surrogate) are refused, never replaced by U+FFFD
 //     (RFC 7493 §2.1);
@@ -98,8 +118,18 @@ func (l Limits) withDefaults() Limits {
 // Noncharacters (U+FFFE, U+FDD0, …), U+2028/U+2029 and "\u0000" are accepted:
 // they are well-formed and the schema can refuse them where they matter.
 //
-// A refusal is returned as an *Error; Parse never panics on any input and
-// keeps no reference to body.
+// A refusal is returned as an *Error with a byte offset and a JSON Pointer
+// (see Error.Pointer); Parse never panics on any input and keeps no
+// reference to body.
+//
+// Cost: one pass over body. Each member name is compared with at most 15
+// earlier names of its object (an object of up to 16 members is searched
+// linearly; a larger one keeps a map from name, or folded name, to member),
+// so finding repeats costs at most 15 name comparisons per member; folding
+// a name costs a constant per rune (unicode.SimpleFold orbits have at most 4
+// runes). Tracking the path costs a constant per value; a refusal's
+// pointers (at most MaxRepeats+1) are built from it, each at most as long
+// as the body.
 func Parse(body []byte, lim Limits) (any, error) {
 	v, r := parse(body, lim.withDefaults())
 	if r != nil {
@@ -109,17 +139,56 @@ func Parse(body []byte, lim Limits) (any, error) {
 }
 
 // Error is a parse refusal: the reason code (one of the Reason constants),
-// the byte offset in the body where the problem was found (-1 when none),
-// and a message from the parser.
+// where the problem was found, and a message from the parser.
 type Error struct {
-	Reason  string
-	Offset  int64
+	Reason string
+	// Offset is the byte offset in the body where the problem was found: the
+	// repeated name's opening quote, the first byte after the top-level
+	// value that is not whitespace (parse.trailing_data), the body's length
+	// (parse.truncated), the token at fault; -1 when none.
+	Offset int64
+	// Pointer is the RFC 6901 JSON Pointer of where the problem lies: the
+	// value (a string, number, literal, or a container opened too deep)
+	// the offset falls in; for a repeated member name, that member
+	// ("/a/b" for the second "b" of the object at "/a"); for a problem in a
+	// member name or between values (a missing comma), the enclosing object
+	// or array; for parse.truncated, the innermost open object or array;
+	// "" for the whole text (a BOM, trailing data, a top-level scalar).
+	Pointer string
 	Message string
+	// Repeats lists, for parse.duplicate_member and
+	// parse.member_fold_collision, each repeated member name found, in the
+	// order of the text, at most MaxRepeats; Repeats[0] is the one at Offset
+	// and Pointer. Nil for other reasons.
+	Repeats []Repeat
+	// Unclosed is, for parse.truncated, the number of objects and arrays
+	// still open where the input ends (0 when it ends inside a top-level
+	// scalar); 0 for other reasons.
+	Unclosed int
 }
 
-// Error renders "reason at byte offset: message".
+// Repeat is one member name that repeats an earlier name of its object.
+type Repeat struct {
+	// Pointer is the repeated member's RFC 6901 JSON Pointer.
+	Pointer string
+	// Offset is the byte offset of the repeated member's name.
+	Offset int64
+	// Name is the repeated member's name, unescaped.
+	Name string
+	// Earlier is the earlier member's name: equal to Name for an exact
+	// repeat, equal under simple case folding when Folded.
+	Earlier string
+	// EarlierOffset is the byte offset of the earlier member's name.
+	EarlierOffset int64
+	// Folded is true when the names differ and are equal only under case
+	// folding (parse.member_fold_collision); an exact repeat of some earlier
+	// name of the object is always reported as one (Folded false).
+	Folded bool
+}
+
+// Error renders "reason at byte offset, pointer "…": message".
 func (e *Error) Error() string {
-	return fmt.Sprintf("%s at byte %d: %s", e.Reason, e.Offset, e.Message)
+	return fmt.Sprintf("%s at byte %d, pointer %q: %s", e.Reason, e.Offset, e.Pointer, e.Message)
 }
 
 // jsonParser builds the value from jsontext's tokens.
@@ -133,19 +202,50 @@ type jsonParser struct {
 	// known, so no map or slice is grown and copied on the way.
 	members []member
 	elems   []any
+	// frames are the open objects and arrays, outermost first: the path to
+	// the value being read, for the JSON Pointer of an error.
+	frames []frame
+	// repeats are the repeated member names found so far.
+	repeats []Repeat
+	// size is the body's length in bytes.
+	size int64
 }
 
 type member struct {
 	name  string
 	value any
+	off   int64 // where the name's opening quote is
 }
 
+// frame is one open object or array.
+type frame struct {
+	array bool
+	// open is true while a member's value or an element is being read; the
+	// pointer then ends in name (objects) or index (arrays).
+	open  bool
+	name  string
+	index int
+	// base is where the object's members start on the members stack.
+	base int
+	// keys maps each name (folded, with Limits.FoldCollisions) of an object
+	// past smallObject members to its first member's index after base.
+	keys map[string]int
+}
+
+// smallObject is the number of members up to which an object's names are
+// searched linearly for a repeat; past it the object keeps a map.
+const smallObject = 16
+
 const maxInterned = 4096
+
+// decoderOptions: repeated names are found by the parser itself, so that
+// it can go on and name them all.
+var decoderOptions = jsontext.AllowDuplicateNames(true)
 
 // parsers holds idle parsers, so that a call reuses a decoder's state and
 // the scratch stacks of an earlier one instead of allocating them.
 var parsers = sync.Pool{New: func() any {
-	return &jsonParser{dec: jsontext.NewDecoder(noInput)}
+	return &jsonParser{dec: jsontext.NewDecoder(noInput, decoderOptions)}
 }}
 
 // noInput is what an idle parser's decoder reads, so that the pool holds no
@@ -159,15 +259,20 @@ const maxPooledStack = 1 << 10
 // release makes p idle and returns it to the pool, keeping no reference to
 // the body or to any value built from it.
 func (p *jsonParser) release() {
-	p.dec.Reset(noInput)
+	p.dec.Reset(noInput, decoderOptions)
 	clear(p.members)
 	clear(p.elems)
-	p.members, p.elems = p.members[:0], p.elems[:0]
+	clear(p.frames)
+	p.members, p.elems, p.frames = p.members[:0], p.elems[:0], p.frames[:0]
+	p.repeats = nil
 	if cap(p.members) > maxPooledStack {
 		p.members = nil
 	}
 	if cap(p.elems) > maxPooledStack {
 		p.elems = nil
+	}
+	if cap(p.frames) > maxPooledStack {
+		p.frames = nil
 	}
 	if len(p.names) > maxPooledStack {
 		p.names = nil
@@ -182,6 +287,9 @@ func (p *jsonParser) release() {
 	parsers.Put(p)
 }
 
+// errEnough stops the parse once MaxRepeats repeated names are found.
+var errEnough = &Error{Reason: "enough repeats"}
+
 func parse(body []byte, lim Limits) (any, *Error) {
 	for _, bom := range [][]byte{{0xEF, 0xBB, 0xBF}, {0xFE, 0xFF}, {0xFF, 0xFE}} {
 		if bytes.HasPrefix(body, bom) {
@@ -190,47 +298,56 @@ func parse(body []byte, lim Limits) (any, *Error) {
 	}
 	p := parsers.Get().(*jsonParser)
 	defer p.release()
-	p.lim = lim
+	p.lim, p.size = lim, int64(len(body))
 	// A *bytes.Buffer lets jsontext read body in place, without a copy.
-	p.dec.Reset(bytes.NewBuffer(body))
-	v, r := p.value(0)
+	p.dec.Reset(bytes.NewBuffer(body), decoderOptions)
+	v, r := p.value()
+	if r == nil {
+		end := p.dec.InputOffset()
+		if _, err := p.dec.ReadToken(); err != io.EOF {
+			// The offset of the second value: past the whitespace that
+			// follows the first.
+			off := end
+			for off < int64(len(body)) && isSpace(body[off]) {
+				off++
+			}
+			r = &Error{Reason: ReasonTrailingData, Offset: off, Message: "data after the top-level value"}
+		}
+	}
+	if len(p.repeats) > 0 {
+		return nil, p.repeatError(r)
+	}
 	if r != nil {
 		return nil, r
-	}
-	off := p.dec.InputOffset()
-	if _, err := p.dec.ReadToken(); err != io.EOF {
-		if err != nil {
-			if se := (*jsontext.SyntacticError)(nil); errors.As(err, &se) {
-				off = se.ByteOffset
-			}
-		}
-		return nil, &Error{Reason: ReasonTrailingData, Offset: off, Message: "data after the top-level value"}
 	}
 	return v, nil
 }
 
-func (p *jsonParser) value(depth int) (any, *Error) {
+// isSpace reports whether c is JSON whitespace (RFC 8259 §2).
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func (p *jsonParser) value() (any, *Error) {
 	switch p.dec.PeekKind() {
 	case '{':
-		return p.object(depth)
+		return p.object()
 	case '[':
-		return p.array(depth)
+		return p.array()
 	case '"':
 		raw, err := p.dec.ReadValue()
 		if err != nil {
-			return nil, classify(err)
+			return nil, p.fail(err)
 		}
 		return p.strValue(raw)
 	case '0':
 		raw, err := p.dec.ReadValue()
 		if err != nil {
-			return nil, classify(err)
+			return nil, p.fail(err)
 		}
 		return p.number(raw)
 	case 't', 'f', 'n':
 		tok, err := p.dec.ReadToken()
 		if err != nil {
-			return nil, classify(err)
+			return nil, p.fail(err)
 		}
 		if tok.Kind() == 'n' {
 			return nil, nil
@@ -240,44 +357,55 @@ func (p *jsonParser) value(depth int) (any, *Error) {
 		// PeekKind reports 0 on an error or at the end of input; ReadToken
 		// returns that error. Any other kind here ('}' or ']') is misplaced.
 		_, err := p.dec.ReadToken()
-		if err == nil || err == io.EOF {
-			return nil, &Error{Reason: ReasonTruncated, Offset: p.dec.InputOffset(), Message: "input ends where a value was expected"}
+		if err == nil || err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, p.truncated(true)
 		}
-		return nil, classify(err)
+		return nil, p.fail(err)
 	}
 }
 
 // object reads an object whose "{" is next; its members are collected on
 // the members stack and the map is built once their number is known.
-func (p *jsonParser) object(depth int) (any, *Error) {
-	if depth >= p.lim.MaxDepth {
+func (p *jsonParser) object() (any, *Error) {
+	if len(p.frames) >= p.lim.MaxDepth {
 		return nil, p.tooDeep()
 	}
 	if _, err := p.dec.ReadToken(); err != nil {
-		return nil, classify(err)
+		return nil, p.fail(err)
 	}
 	base := len(p.members)
+	p.frames = append(p.frames, frame{base: base})
+	top := len(p.frames) - 1
 	for p.dec.PeekKind() != '}' {
 		raw, err := p.dec.ReadValue()
 		if err != nil {
-			return nil, classify(err)
+			return nil, p.fail(err)
 		}
 		if raw.Kind() != '"' {
-			return nil, &Error{Reason: ReasonSyntax, Offset: p.dec.InputOffset(), Message: "member name is not a string"}
+			return nil, p.errorAt(ReasonSyntax, p.dec.InputOffset(), "member name is not a string")
 		}
+		off := p.dec.InputOffset() - int64(len(raw))
 		name, r := p.str(raw, true)
 		if r != nil {
 			return nil, r
 		}
-		v, r := p.value(depth + 1)
+		if r := p.checkName(name, off); r != nil {
+			return nil, r
+		}
+		// frames may grow (and move) while the value is read: index it.
+		p.frames[top].name, p.frames[top].open = name, true
+		v, r := p.value()
 		if r != nil {
 			return nil, r
 		}
-		p.members = append(p.members, member{name, v})
+		p.frames[top].open = false
+		p.members = append(p.members, member{name, v, off})
 	}
 	if _, err := p.dec.ReadToken(); err != nil {
-		return nil, classify(err)
+		return nil, p.fail(err)
 	}
+	p.frames[top] = frame{}
+	p.frames = p.frames[:top]
 	obj := make(map[string]any, len(p.members)-base)
 	for _, m := range p.members[base:] {
 		obj[m.name] = m.value
@@ -288,24 +416,43 @@ func (p *jsonParser) object(depth int) (any, *Error) {
 }
 
 // array reads an array whose "[" is next.
-func (p *jsonParser) array(depth int) (any, *Error) {
-	if depth >= p.lim.MaxDepth {
+func (p *jsonParser) array() (any, *Error) {
+	if len(p.frames) >= p.lim.MaxDepth {
 		return nil, p.tooDeep()
 	}
 	if _, err := p.dec.ReadToken(); err != nil {
-		return nil, classify(err)
+		return nil, p.fail(err)
 	}
 	base := len(p.elems)
-	for p.dec.PeekKind() != ']' {
-		v, r := p.value(depth + 1)
+	p.frames = append(p.frames, frame{array: true})
+	top := len(p.frames) - 1
+	for {
+		k := p.dec.PeekKind()
+		if k == ']' {
+			break
+		}
+		if k == 0 {
+			// The end of input or an error between elements: located at
+			// the array, not at an element that does not exist.
+			_, err := p.dec.ReadToken()
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, p.fail(err)
+		}
+		p.frames[top].open = true
+		v, r := p.value()
 		if r != nil {
 			return nil, r
 		}
+		p.frames[top].open = false
+		p.frames[top].index++
 		p.elems = append(p.elems, v)
 	}
 	if _, err := p.dec.ReadToken(); err != nil {
-		return nil, classify(err)
+		return nil, p.fail(err)
 	}
+	p.frames = p.frames[:top]
 	arr := make([]any, len(p.elems)-base)
 	copy(arr, p.elems[base:])
 	clear(p.elems[base:])
@@ -314,11 +461,7 @@ func (p *jsonParser) array(depth int) (any, *Error) {
 }
 
 func (p *jsonParser) tooDeep() *Error {
-	return &Error{
-		Reason:  ReasonDepth,
-		Offset:  p.dec.InputOffset(),
-		Message: fmt.Sprintf("nesting deeper than %d", p.lim.MaxDepth),
-	}
+	return p.errorAt(ReasonDepth, p.dec.InputOffset(), fmt.Sprintf("nesting deeper than %d", p.lim.MaxDepth))
 }
 
 // str unquotes a raw string token that jsontext already checked, enforcing
@@ -328,14 +471,11 @@ func (p *jsonParser) str(raw jsontext.Value, name bool) (string, *Error) {
 	if len(inner) > p.lim.MaxStringLength || bytes.IndexByte(inner, '\\') >= 0 {
 		unq, err := jsontext.AppendUnquote(nil, raw)
 		if err != nil {
-			return "", classify(err)
+			return "", p.fail(err)
 		}
 		if len(unq) > p.lim.MaxStringLength {
-			return "", &Error{
-				Reason:  ReasonStringTooLong,
-				Offset:  p.dec.InputOffset() - int64(len(raw)),
-				Message: fmt.Sprintf("string of %d bytes exceeds the limit of %d", len(unq), p.lim.MaxStringLength),
-			}
+			return "", p.errorAt(ReasonStringTooLong, p.dec.InputOffset()-int64(len(raw)),
+				fmt.Sprintf("string of %d bytes exceeds the limit of %d", len(unq), p.lim.MaxStringLength))
 		}
 		return string(unq), nil
 	}
@@ -365,7 +505,7 @@ const maxSharedString = 16
 // are immutable, so the sharing cannot be observed.
 func (p *jsonParser) strValue(raw jsontext.Value) (any, *Error) {
 	inner := raw[1 : len(raw)-1]
-	if len(inner) > maxSharedString || bytes.IndexByte(inner, '\\') >= 0 {
+	if len(inner) > min(maxSharedString, p.lim.MaxStringLength) || bytes.IndexByte(inner, '\\') >= 0 {
 		return p.str(raw, false)
 	}
 	if v, ok := p.values[string(inner)]; ok {
@@ -385,11 +525,8 @@ func (p *jsonParser) strValue(raw jsontext.Value) (any, *Error) {
 func (p *jsonParser) number(raw jsontext.Value) (any, *Error) {
 	start := p.dec.InputOffset() - int64(len(raw))
 	if len(raw) > p.lim.MaxNumberLength {
-		return nil, &Error{
-			Reason:  ReasonNumber,
-			Offset:  start,
-			Message: fmt.Sprintf("number token of %d bytes exceeds the limit of %d", len(raw), p.lim.MaxNumberLength),
-		}
+		return nil, p.errorAt(ReasonNumber, start,
+			fmt.Sprintf("number token of %d bytes exceeds the limit of %d", len(raw), p.lim.MaxNumberLength))
 	}
 	s := string(raw)
 	// Without an exponent only a token of over 300 bytes (max_number_length
@@ -402,14 +539,119 @@ func (p *jsonParser) number(raw jsontext.Value) (any, *Error) {
 		case len(exponent) > 4 || len(exponent) == 4 && exponent > "1000":
 			// Even a zero mantissa (0e99999999999999999999 parses as 0) must
 			// not reach the validator, which expands the exponent.
-			return nil, &Error{Reason: ReasonNumber, Offset: start, Message: "number exponent beyond ±1000"}
+			return nil, p.errorAt(ReasonNumber, start, "number exponent beyond ±1000")
 		case err != nil:
-			return nil, &Error{Reason: ReasonNumber, Offset: start, Message: "number overflows IEEE 754 binary64"}
+			return nil, p.errorAt(ReasonNumber, start, "number overflows IEEE 754 binary64")
 		case f == 0 && strings.Trim(mantissa, "-0.") != "":
-			return nil, &Error{Reason: ReasonNumber, Offset: start, Message: "number underflows IEEE 754 binary64"}
+			return nil, p.errorAt(ReasonNumber, start, "number underflows IEEE 754 binary64")
 		}
 	}
 	return json.Number(s), nil
+}
+
+// errorAt is a refusal at off, located at the value being read.
+func (p *jsonParser) errorAt(reason string, off int64, msg string) *Error {
+	return &Error{Reason: reason, Offset: off, Pointer: p.pointer(), Message: msg}
+}
+
+// fail turns a jsontext error into a refusal located at the value being
+// read (see classify); input that ends too soon is p.truncated.
+func (p *jsonParser) fail(err error) *Error {
+	r := classify(err)
+	if r.Reason == ReasonTruncated {
+		return p.truncated(false)
+	}
+	r.Pointer = p.pointer()
+	return r
+}
+
+// truncated is the refusal of input that ends before the end of the value,
+// at the offset of its end: it names the innermost open object or array
+// and how many are open. missing says the input ended where a value was
+// expected.
+func (p *jsonParser) truncated(missing bool) *Error {
+	n := len(p.frames)
+	r := &Error{Reason: ReasonTruncated, Offset: p.size, Unclosed: n}
+	if n == 0 {
+		r.Message = "input ends inside the top-level value"
+		if missing {
+			r.Message = "input ends where a value was expected"
+		}
+		return r
+	}
+	inner := p.frames[n-1]
+	kind := "object"
+	if inner.array {
+		kind = "array"
+	}
+	r.Pointer = p.pathOf(p.frames[:n-1])
+	r.Message = fmt.Sprintf("input ends with %d %s unclosed; the innermost is the %s at %q",
+		n, plural(n, "object or array", "objects and arrays"), kind, clip(r.Pointer))
+	if inner.open {
+		if missing {
+			r.Message += fmt.Sprintf(", where the value at %q was expected", clip(p.pointer()))
+		} else {
+			r.Message += fmt.Sprintf(", inside the value at %q", clip(p.pointer()))
+		}
+	}
+	return r
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// pointer is the RFC 6901 JSON Pointer of the value being read: the member
+// or element each open frame is reading, or the innermost container itself
+// between its members or elements.
+func (p *jsonParser) pointer() string { return p.pathOf(p.frames) }
+
+func (p *jsonParser) pathOf(frames []frame) string {
+	var b strings.Builder
+	for _, f := range frames {
+		if !f.open {
+			continue // only the innermost frame can be between members
+		}
+		b.WriteByte('/')
+		if f.array {
+			b.WriteString(strconv.Itoa(f.index))
+		} else {
+			writeToken(&b, f.name)
+		}
+	}
+	return b.String()
+}
+
+// writeToken writes a member name as an RFC 6901 reference token: "~" as
+// "~0" and "/" as "~1" (RFC 6901 §3).
+func writeToken(b *strings.Builder, name string) {
+	for i := 0; i < len(name); i++ {
+		switch name[i] {
+		case '~':
+			b.WriteString("~0")
+		case '/':
+			b.WriteString("~1")
+		default:
+			b.WriteByte(name[i])
+		}
+	}
+}
+
+// clip shortens s for a message; Error.Pointer and Error.Repeats keep the
+// whole text.
+func clip(s string) string {
+	const max = 128
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // loneSurrogate matches jsontext's report of a \uD800–\uDFFF escape that is
