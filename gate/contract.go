@@ -120,13 +120,16 @@ func (c *Contract) Protocol() string { return c.protocol }
 //	var contracts embed.FS
 //	c, err := gate.Load(contracts, "contracts/review_status", gate.Options{})
 //
-// Errors are *ConfigError values naming the file (and line, for the
-// manifest): an unreadable file, an unknown or duplicate key, a tool name
-// that differs from the folder's name (when dir is not "."), a missing
-// schema file, a bad JSON Pointer, a rule of unknown kind, a custom rule
-// not in opts.CustomRules, a format policy naming a format the validator
-// does not check or a checker that does not exist for its format, or a
-// $ref outside the folder (wrapping ErrOutsideContract).
+// Errors are *ConfigError values naming the file, line and column: an
+// unreadable file, an unknown or duplicate key, a tool name that differs
+// from the folder's name (when dir is not "."), a missing schema file, a
+// bad JSON Pointer, a rule of unknown kind, a custom rule not in
+// opts.CustomRules, a format policy naming a format the validator does not
+// check or a checker that does not exist for its format, a $ref outside the
+// folder (wrapping ErrOutsideContract), or a schema file that says something the validator
+// would not enforce (wrapping ErrNotStrict, with the keyword's JSON
+// Pointer: an unknown keyword or format, an integer keyword out of range,
+// a pattern past its bounds, a reference loop; see docs/contracts.md).
 func Load(fsys fs.FS, dir string, opts Options) (*Contract, error) {
 	name := ""
 	if dir = path.Clean(dir); dir != "." {

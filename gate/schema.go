@@ -15,6 +15,18 @@ import (
 // the contract did not name and never performs network I/O.
 var ErrOutsideContract = schema.ErrOutsideContract
 
+// ErrNotStrict is wrapped by the *ConfigError of a schema file that load
+// refuses although the validator would have compiled it into something
+// other than what it says: a keyword JSON Schema 2020-12 does not define
+// (OpenAPI's nullable and discriminator included; x-* and example are
+// allowed annotations), a format the gate cannot assert, an
+// integer-valued keyword the validator cannot represent, a pattern past
+// its bounds, a reference to a value that is not a schema, or references
+// that loop without descending into the value. The error names the file,
+// line, column and JSON Pointer of the keyword. See docs/contracts.md,
+// "What load refuses".
+var ErrNotStrict = schema.ErrNotStrict
+
 // schemaStage validates v against sch (JSON Schema 2020-12, formats judged
 // by the contract's format policy) under recover. The reason names the
 // keyword of the most specific failing cause: schema.<keyword>; a validator

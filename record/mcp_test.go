@@ -1,6 +1,7 @@
 package record_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -56,7 +57,7 @@ func everythingEntry() string {
 }
 
 // deriveContract writes schemas/<tool>/ for an MCP tool from its recorded
-// outputSchema: protocol mcp, the outputSchema as the upstream schema, a
+// outputSchema: protocol mcp, the outputSchema as the upstream schema (as2020), a
 // closed agent schema with the same top-level properties, and a projection
 // copying each of them.
 func deriveContract(schemasDir, tool, version string, outputSchema []byte) {
@@ -92,8 +93,27 @@ func deriveContract(schemasDir, tool, version string, outputSchema []byte) {
 	dir := filepath.Join(schemasDir, tool)
 	Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
 	Expect(os.WriteFile(filepath.Join(dir, "contract.yaml"), []byte(manifest.String()), 0o644)).To(Succeed())
-	Expect(os.WriteFile(filepath.Join(dir, "upstream."+version+".schema.json"), outputSchema, 0o644)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(dir, "upstream."+version+".schema.json"), as2020(outputSchema), 0o644)).To(Succeed())
 	Expect(os.WriteFile(filepath.Join(dir, "agent.schema.json"), agent, 0o644)).To(Succeed())
+}
+
+// as2020 returns an outputSchema as a contract holds it: a contract's
+// schemas are JSON Schema 2020-12 only, and a zod-based server (this one)
+// declares draft-07 in $schema. Its keywords (type, properties, required,
+// additionalProperties, description) mean the same in 2020-12, so the
+// declaration is dropped; any other $schema fails the test.
+func as2020(outputSchema []byte) []byte {
+	var doc map[string]any
+	d := json.NewDecoder(bytes.NewReader(outputSchema))
+	d.UseNumber()
+	Expect(d.Decode(&doc)).To(Succeed())
+	if s, ok := doc["$schema"]; ok {
+		Expect(s).To(BeElementOf("http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2020-12/schema"))
+		delete(doc, "$schema")
+	}
+	out, err := json.MarshalIndent(doc, "", "  ")
+	Expect(err).NotTo(HaveOccurred())
+	return out
 }
 
 func mcpCall(name string, server []string, tool, args string) record.Call {

@@ -24,7 +24,8 @@ type Error struct {
 	Line   int
 	Column int
 	// Key is the offending key's RFC 6901 location in the file
-	// ("/upstream_versions/v1/schema"), "" when unknown.
+	// ("/upstream_versions/v1/schema"), "" when unknown. A schema file's
+	// error cuts a token longer than 256 bytes and ends it in "…".
 	Key string
 	// Msg says what was found and what was expected.
 	Msg string

@@ -25,15 +25,11 @@ const (
 	PolicyDefault = "default"
 )
 
-// formatNames are the format names the validator (jsonschema v6.0.3) checks,
-// in its own spelling, less "regex", which the validator does not let a
-// compiler replace (it is always asserted, with the compiler's regexp
-// engine). A policy may name only these.
-var formatNames = []string{
-	"date", "date-time", "duration", "email", "hostname", "ipv4", "ipv6",
-	"iri", "iri-reference", "json-pointer", "period", "relative-json-pointer",
-	"semver", "time", "uri", "uri-reference", "uri-template", "uuid",
-}
+// formatNames are the format names a policy may name: every format the
+// gate asserts (assertedFormats, formatnames.go) less "regex", which the
+// validator does not let a compiler replace (it is always asserted, with the
+// compiler's regexp engine).
+var formatNames = slices.DeleteFunc(Formats(), func(n string) bool { return n == "regex" })
 
 // PolicyFormats returns the format names a format policy may name (a new
 // slice, sorted): every format the validator checks except "regex".

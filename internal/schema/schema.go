@@ -46,9 +46,12 @@ func (l ConfinedLoader) Load(url string) (any, error) {
 // "date-time" format checked by semantic.ParseTimestamp (RFC 3339 §5.6) so
 // that the schema and semantic stages agree, and loader as the only source
 // of documents (nil means none: every $ref outside the compiled document
-// fails with ErrOutsideContract).
+// fails with ErrOutsideContract). Regular expressions — pattern,
+// patternProperties keys, format "regex" values — are compiled by
+// CompilePattern, within its bounds.
 func NewCompiler(loader jsonschema.URLLoader) *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
+	c.UseRegexpEngine(boundedRegexp)
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	c.RegisterFormat(&jsonschema.Format{Name: "date-time", Validate: func(v any) error {
