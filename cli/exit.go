@@ -9,6 +9,7 @@ import (
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/sanitize"
 )
 
 // Exit codes of every subcommand.
@@ -98,9 +99,23 @@ func finish(ctx context.Context, e *env, out *trackedWriter, errw io.Writer, err
 	case code == ExitInterrupted:
 		fmt.Fprintln(errw, "airlock: interrupted; nothing half-written was left")
 	case code != ExitFindings:
-		fmt.Fprintln(errw, "airlock:", err)
+		printError(errw, err)
 	}
 	return code
+}
+
+// printError prints err on stderr, one line per joined error, each with its
+// control characters escaped (sanitize.Escape): an error may quote a file
+// name from a tree in a pull request, and such a name must not move the
+// terminal's cursor or forge a line of the CI log.
+func printError(w io.Writer, err error) {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			printError(w, e)
+		}
+		return
+	}
+	fmt.Fprintln(w, "airlock:", sanitize.Text(err.Error(), 64<<10, sanitize.Escape))
 }
 
 // internalErr marks an error as airlock's own failure (exit 3) whatever it

@@ -58,3 +58,16 @@ func TestInterruptedWinsOverWrappers(t *testing.T) {
 		t.Errorf("exitCode(internalErr(disk full)) = %d, want %d", got, ExitInternal)
 	}
 }
+
+// A file name from a tree cannot write control sequences or forge lines on
+// stderr; joined errors still print one per line.
+func TestPrintErrorEscapes(t *testing.T) {
+	var buf bytes.Buffer
+	evil := fmt.Errorf("fixtures/x\x1b]0;PWNED\x07\x1b[2J\n::error::forged: a symbolic link")
+	printError(&buf, errors.Join(evil, errors.New("second")))
+	got := buf.String()
+	want := "airlock: fixtures/x\\x1b]0;PWNED\\x07\\x1b[2J\\x0a::error::forged: a symbolic link\nairlock: second\n"
+	if got != want {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}

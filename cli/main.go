@@ -14,6 +14,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -83,16 +85,37 @@ type env struct {
 	followSymlinks bool
 }
 
-// namedFile refuses a file named by flag that is a symbolic link, unless
-// --follow-symlinks: a link planted where a report, an audit log or a
-// request file is expected would read or write a file elsewhere. A missing
-// file is fine here.
+// namedFile refuses a file named by flag that is reached through a symbolic
+// link inside the working directory (the file itself or any folder on the
+// way to it), unless --follow-symlinks: the working directory is usually a
+// checkout, and a link planted in it where a report, an audit log or a
+// request file is expected would read or write a file elsewhere. A path
+// outside the working directory (/dev/stdout, /tmp/report.xml) is the
+// user's own and taken as written; a missing file or folder is fine here.
 func (e *env) namedFile(flag, path string) error {
 	if path == "" || e.followSymlinks {
 		return nil
 	}
-	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-		return usageErr("%s %q is a symbolic link; airlock does not read or write through one unless --follow-symlinks is given", flag, path)
+	abs, err1 := filepath.Abs(path)
+	wd, err2 := os.Getwd()
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	rel, err := filepath.Rel(wd, abs)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	cur := wd
+	for _, c := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, c)
+		st, err := os.Lstat(cur)
+		if err != nil {
+			return nil
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			shown, _ := filepath.Rel(wd, cur)
+			return usageErr("%s %q: %q is a symbolic link; airlock does not read or write through one unless --follow-symlinks is given", flag, path, shown)
+		}
 	}
 	return nil
 }

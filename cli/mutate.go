@@ -41,6 +41,9 @@ error, 3 internal error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Gate = e.gate
+			if err := e.namedFile("--write", writeDir); err != nil {
+				return err
+			}
 			rep, err := mutate.Mutate(cmd.Context(), opts)
 			if err != nil {
 				return err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -153,7 +152,7 @@ func (o *recordFlags) calls(args []string) ([]record.Call, error) {
 		if base.Command == nil && (o.requestsFile == "" || base.HTTP != nil || base.MCP != nil) {
 			return nil, usageErr("--stdin goes with a command")
 		}
-		b, err := os.ReadFile(o.stdinFile)
+		b, err := fileio.ReadRegularFile(o.stdinFile, record.DefaultMaxBytes)
 		if err != nil {
 			return nil, usageErr("--stdin: %v", err)
 		}
@@ -216,7 +215,7 @@ func (o *recordFlags) baseCall(args []string) (record.Call, error) {
 			base.HTTP.Body = []byte(o.data)
 		}
 		if o.dataFile != "" {
-			b, err := os.ReadFile(o.dataFile)
+			b, err := fileio.ReadRegularFile(o.dataFile, record.DefaultMaxBytes)
 			if err != nil {
 				return record.Call{}, usageErr("--data-file: %v", err)
 			}

@@ -165,11 +165,11 @@ func LoadAll(fsys fs.FS, root string, opts Options) ([]*Contract, error) {
 	return out, nil
 }
 
-// LoadDir is Load for a contract folder on disk, given as an OS path. No
-// symbolic link beneath the folder is followed (a linked contract.yaml or
-// schema file is a *ConfigError wrapping fileio.ErrSymlink); a link to the
-// folder itself is, since the caller named it. Errors name files by their
-// OS paths.
+// LoadDir is Load for a contract folder on disk, given as an OS path
+// (schemas/<tool> by convention). No symbolic link is followed at or
+// beneath the folder: a linked folder, contract.yaml or schema file is a
+// *ConfigError wrapping fileio.ErrSymlink. The folders above it may be
+// links. Errors name files by their OS paths.
 func LoadDir(dir string, opts Options) (*Contract, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -178,6 +178,9 @@ func LoadDir(dir string, opts Options) (*Contract, error) {
 	if _, err := os.Stat(dir); err != nil {
 		file := filepath.Join(dir, ManifestFile)
 		return nil, &ConfigError{File: file, Msg: "cannot read manifest: " + err.Error(), Err: err}
+	}
+	if st, err := os.Lstat(dir); err == nil && st.Mode()&fs.ModeSymlink != 0 && filepath.Base(dir) != "." {
+		return nil, &ConfigError{File: dir, Msg: "a symbolic link to a folder; a contract must be a real folder (airlock follows no link inside a contract tree)", Err: fileio.ErrSymlink}
 	}
 	fsys := fileio.NewTree(dir).FS()
 	c, err := load(fsys, ".", dir, filepath.Base(abs), opts)

@@ -27,7 +27,7 @@ import (
 // <Dir>/.airlock-journal-<random>, one JSON object per line:
 //
 //	{"temp":"a/b/.airlock-<hex>.tmp"}                  before a temporary file is made
-//	{"op":1,"create":[{"path":P,"from":F}],"remove":[{"path":R,"twin":T,"unless":U}]}
+//	{"op":1,"create":[{"path":P,"from":F}],"remove":[{"path":R,"twin":T}]}
 //	{"commit":1}                                        every create is in place
 //	{"done":1}                                          every remove is done, or the op was undone
 //
@@ -38,14 +38,14 @@ import (
 // finishes what a dead writer left: an op without "commit" is rolled back
 // (each P that is still the same file as its F is removed), an op with
 // "commit" and no "done" is rolled forward (each R is removed when it is
-// the same file as its twin T, or, without a twin, when U does not exist),
-// every listed temporary file is removed, then the journal.
+// the same file as its twin T: a move's destination, or a hard link under a
+// temporary name made for a file that must go, such as a promote's old
+// sidecar), every listed temporary file is removed, then the journal.
 //
 // A journal can arrive in a pull request like any file. Recovery removes
 // only what loses nothing: a name whose content stays under its hard-link
-// twin (git records no hard links, so a checked-out tree has none), a
-// temporary file by its pattern, and a remove guarded by U (a promote's old
-// sidecar, once its body has moved). Durability against power loss is not
+// twin (git records no hard links, so a checked-out tree has none), and a
+// temporary file by its name pattern. Durability against power loss is not
 // promised: nothing is fsync'ed.
 
 // JournalPrefix starts the name of a writer's journal in the tree's folder;
@@ -88,9 +88,8 @@ type createStep struct {
 }
 
 type removeStep struct {
-	Path   string `json:"path"`
-	Twin   string `json:"twin,omitempty"`
-	Unless string `json:"unless,omitempty"`
+	Path string `json:"path"`
+	Twin string `json:"twin"`
 }
 
 // Lock waits until no other airlock process writes the tree (polling every
@@ -294,10 +293,13 @@ func (w *Writer) Move(ctx context.Context, moves [][2]string, files []NewFile, r
 	defer dir.Close()
 
 	op := journalLine{Op: w.nextOp()}
-	var temps []string
+	var temps, temps2 []string // temporary files in dest, and twins elsewhere (relative to Dir)
 	defer func() {
 		for _, t := range temps {
 			dir.Remove(t)
+		}
+		for _, t := range temps2 {
+			root.Remove(t)
 		}
 	}()
 	for _, m := range moves {
@@ -326,18 +328,33 @@ func (w *Writer) Move(ctx context.Context, moves [][2]string, files []NewFile, r
 		}
 		op.Create = append(op.Create, createStep{Path: to, From: path.Join(relDest, tmp)})
 	}
-	// A remove without a twin (a promote's old sidecar) is rolled forward
-	// only once the first move's source (the body) is gone.
-	guard := ""
-	if len(op.Remove) > 0 {
-		guard = op.Remove[0].Path
-	}
+	// A file that must go without a moved twin (a promote's old sidecar)
+	// gets one: a hard link under a journaled temporary name beside it, so
+	// that recovery only ever removes a name whose content stays under
+	// another, and a planted journal cannot delete a fixture.
 	for _, r := range remove {
-		rel, err := w.t.rel(r)
+		from, err := w.checkedFile(r)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
-		op.Remove = append(op.Remove, removeStep{Path: rel, Unless: guard})
+		rdir, err := w.t.openDir(path.Dir(from), false)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrUnwritable, err)
+		}
+		twin := ".airlock-" + randomHex() + ".tmp"
+		lerr := w.log(journalLine{Temp: path.Join(path.Dir(from), twin)})
+		if lerr == nil {
+			lerr = rdir.Link(path.Base(from), twin)
+		}
+		rdir.Close()
+		if lerr != nil {
+			return fmt.Errorf("%w: %v", ErrUnwritable, lerr)
+		}
+		temps2 = append(temps2, path.Join(path.Dir(from), twin))
+		op.Remove = append(op.Remove, removeStep{Path: from, Twin: path.Join(path.Dir(from), twin)})
 	}
 	if err := w.log(op); err != nil {
 		return err
@@ -459,7 +476,7 @@ func replay(root *os.Root, data []byte) {
 		case done[op.Op]:
 		case committed[op.Op]:
 			for _, r := range op.Remove {
-				if r.Twin != "" && sameFile(root, r.Path, r.Twin) || r.Twin == "" && r.Unless != "" && !present(root, r.Unless) && !isLinkOrDir(root, r.Path) {
+				if sameFile(root, r.Path, r.Twin) {
 					root.Remove(r.Path)
 				}
 			}
@@ -487,14 +504,6 @@ func sameFile(root *os.Root, a, b string) bool {
 	sa, err1 := root.Lstat(a)
 	sb, err2 := root.Lstat(b)
 	return err1 == nil && err2 == nil && sa.Mode().IsRegular() && os.SameFile(sa, sb)
-}
-
-func present(root *os.Root, name string) bool {
-	if !fs.ValidPath(name) {
-		return true
-	}
-	_, err := root.Lstat(name)
-	return err == nil
 }
 
 func isLinkOrDir(root *os.Root, name string) bool {

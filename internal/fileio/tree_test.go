@@ -166,6 +166,7 @@ func TestRecover(t *testing.T) {
 	// A promote killed after its commit, between its removals.
 	mustWrite(t, filepath.Join(k, "p.json"), "{}")
 	mustWrite(t, filepath.Join(k, "p.meta.yaml"), "old")
+	mustLink(t, filepath.Join(k, "p.meta.yaml"), filepath.Join(k, ".airlock-4.tmp"))
 	mustWrite(t, filepath.Join(acc, ".airlock-3.tmp"), "new")
 	mustLink(t, filepath.Join(k, "p.json"), filepath.Join(acc, "p.json"))
 	mustLink(t, filepath.Join(acc, ".airlock-3.tmp"), filepath.Join(acc, "p.meta.yaml"))
@@ -177,12 +178,13 @@ func TestRecover(t *testing.T) {
 		`{"temp":"t/v1/recorded/.airlock-2.tmp"}`,
 		`{"op":1,"create":[{"path":"t/v1/recorded/r.json","from":"t/v1/recorded/.airlock-1.tmp"},{"path":"t/v1/recorded/r.meta.yaml","from":"t/v1/recorded/.airlock-2.tmp"}]}`,
 		`{"temp":"t/v1/accepted/.airlock-3.tmp"}`,
-		`{"op":2,"create":[{"path":"t/v1/accepted/p.json","from":"t/v1/recorded/p.json"},{"path":"t/v1/accepted/p.meta.yaml","from":"t/v1/accepted/.airlock-3.tmp"}],"remove":[{"path":"t/v1/recorded/p.json","twin":"t/v1/accepted/p.json"},{"path":"t/v1/recorded/p.meta.yaml","unless":"t/v1/recorded/p.json"}]}`,
+		`{"temp":"t/v1/recorded/.airlock-4.tmp"}`,
+		`{"op":2,"create":[{"path":"t/v1/accepted/p.json","from":"t/v1/recorded/p.json"},{"path":"t/v1/accepted/p.meta.yaml","from":"t/v1/accepted/.airlock-3.tmp"}],"remove":[{"path":"t/v1/recorded/p.json","twin":"t/v1/accepted/p.json"},{"path":"t/v1/recorded/p.meta.yaml","twin":"t/v1/recorded/.airlock-4.tmp"}]}`,
 		`{"commit":2}`,
 	)
 	journalFile(t, root, "planted",
 		`{"op":1,"create":[{"path":"t/v1/accepted/keep.json","from":"t/v1/accepted/keep2.json"}]}`,
-		`{"op":2,"create":[],"remove":[{"path":"t/v1/accepted/keep.json","twin":"t/v1/accepted/keep2.json"},{"path":"t/v1/accepted/keep2.json","unless":"t/v1/recorded/none"}]}`,
+		`{"op":2,"create":[],"remove":[{"path":"t/v1/accepted/keep.json","twin":"t/v1/accepted/keep2.json"},{"path":"t/v1/accepted/keep2.json","unless":"t/v1/recorded/none"},{"path":"t/v1/accepted/keep2.json","twin":""},{"path":"t/v1/accepted/keep2.json"}]}`,
 		`{"commit":2}`,
 		`{"temp":"t/v1/accepted/keep.json"}`,
 		`{"temp":"../../outside.tmp"}`,
@@ -190,20 +192,18 @@ func TestRecover(t *testing.T) {
 	if err := fileio.NewTree(root).Recover(); err != nil {
 		t.Fatal(err)
 	}
-	for _, gone := range []string{"t/v1/recorded/r.json", "t/v1/recorded/.airlock-1.tmp", "t/v1/recorded/.airlock-2.tmp", "t/v1/accepted/.airlock-3.tmp", "t/v1/recorded/p.json", "t/v1/recorded/p.meta.yaml", fileio.JournalPrefix + "killed", fileio.JournalPrefix + "planted"} {
+	for _, gone := range []string{"t/v1/recorded/r.json", "t/v1/recorded/.airlock-1.tmp", "t/v1/recorded/.airlock-2.tmp", "t/v1/accepted/.airlock-3.tmp", "t/v1/recorded/.airlock-4.tmp", "t/v1/recorded/p.json", "t/v1/recorded/p.meta.yaml", fileio.JournalPrefix + "killed", fileio.JournalPrefix + "planted"} {
 		if present(filepath.Join(root, gone)) {
 			t.Errorf("%s remains after recovery", gone)
 		}
 	}
-	for _, kept := range []string{"t/v1/accepted/p.json", "t/v1/accepted/p.meta.yaml", "t/v1/accepted/keep.json"} {
+	for _, kept := range []string{"t/v1/accepted/p.json", "t/v1/accepted/p.meta.yaml", "t/v1/accepted/keep.json", "t/v1/accepted/keep2.json"} {
 		if !present(filepath.Join(root, kept)) {
 			t.Errorf("%s was removed by recovery", kept)
 		}
 	}
-	// keep2.json's guard "unless" file is absent, so a planted journal can
-	// remove a twinless file only through a committed op's guard: that is
-	// the documented limit, and it must never reach a file with a twin
-	// elsewhere or outside the tree.
+	// A planted journal removes nothing without a hard-linked twin: not
+	// with an "unless" guard, an empty twin or none.
 	if present(filepath.Join(filepath.Dir(root), "outside.tmp")) {
 		t.Error("recovery reached outside the tree")
 	}
