@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 	// drift reports the schema changes between versions with schemadiff.
 	"drift": {"fixture", "gate", "reports", "schemadiff", "jsonpointer", "internal/introspect", "internal/schema", "internal/schemawalk"},
 	// The command line.
-	"cli": {"runner", "mutate", "record", "schemadiff", "drift", "reports", "fixture", "gate", "semantic", "jsonpointer",
+	"cli": {"runner", "mutate", "record", "schemadiff", "drift", "reports", "fixture", "gate", "semantic", "jsonpointer", "internal/sanitize",
 		"redact", "internal/fileio", "internal/manifest", "internal/strictyaml"},
 	"cmd/airlock": {"cli"},
 	// Test support and tools: only tests and generators import them.
