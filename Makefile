@@ -61,11 +61,16 @@ mcp-everything:
 
 # Benchmarks: the gate against encoding/json+schema on ~2 KB and ~200 KB
 # results (BENCHCOUNT runs each; the ratio table takes medians), then the
-# runner (fixtures/s, peak heap) and the mutation engine (mutants/s).
+# runner (fixtures/s, peak heap) and the mutation engine (mutants/s), then
+# the hostile-config battery: each hostile YAML file (1 MiB or as large as
+# it gets) decoded as a requests file, with bytes allocated per input byte
+# and the ratios to a harmless file of the same size (B/in-B,
+# x-harmless-B, x-harmless-ns; BenchmarkHostile in internal/strictyaml).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./gate | tee bench.out
 	$(GO) run ./scripts/benchratio < bench.out
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./runner ./mutate
+	$(GO) test -run '^$$' -bench 'Hostile/requests' -benchmem -benchtime 3x ./internal/strictyaml
 
 # Run each fuzz target for FUZZTIME (default 30s).
 FUZZTIME ?= 30s
