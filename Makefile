@@ -77,6 +77,7 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./gate
 	$(GO) test -run '^$$' -fuzz '^FuzzGate$$' -fuzztime $(FUZZTIME) ./gate
+	$(GO) test -run '^$$' -fuzz '^FuzzPrescan$$' -fuzztime $(FUZZTIME) ./internal/strictyaml
 
 # Refresh the published copies of airlock's own schemas.
 schemas: build
