@@ -74,6 +74,7 @@ var _ = Describe("airlock's YAML files", func() {
 		configError(decode("a: 1\n...\n%YAML 1.1\n---\nb: 2\n"), 3, "second YAML document")
 		Expect(decode("# head\n---\na: 1\n")).To(Succeed())
 		Expect(decode("%YAML 1.1\n---\na: 1\n")).To(Succeed())
+		configError(decode("%TAG !e! tag:example.com,2000:\n---\na: !e!x 1\n"), 1, "tag directives (%TAG) are not allowed")
 		Expect(decode("a: 1\n...\n# the end\n")).To(Succeed())
 		Expect(decode("a: |\n  ---\n  text\nb: \"--- x\"\n")).To(Succeed(), "--- indented inside a scalar is text")
 	})

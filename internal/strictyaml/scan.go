@@ -1,6 +1,7 @@
 package strictyaml
 
 import (
+	"bytes"
 	"fmt"
 	"unicode/utf8"
 )
@@ -21,6 +22,8 @@ import (
 //     expand them ("billion laughs");
 //   - a second document: "---" after content or after a first "---",
 //     content or a directive after "...";
+//   - a tag directive (%TAG): the parser looks each tag up in a list of
+//     them all;
 //   - the syntax errors the scanner would report (a tab in indentation,
 //     "- ", "? " or ": " where no block collection can start, a key
 //     without its ":", a quoted scalar never closed, a bad block scalar
@@ -276,6 +279,12 @@ func (s *scan) token() {
 	if col == 0 && c == '%' {
 		if s.doc != docNone {
 			s.fail(line, col, "a directive after the document begins a second YAML document; airlock's files hold one document")
+			return
+		}
+		if bytes.HasPrefix(s.data[s.i:], []byte("%TAG")) {
+			// The parser looks each tag handle up in a list of every
+			// directive: many of both would cost their product.
+			s.fail(line, col, "tag directives (%%TAG) are not allowed in airlock's files")
 			return
 		}
 		for !s.eof() && s.breakLen(s.i) == 0 {
