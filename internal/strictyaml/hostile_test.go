@@ -106,6 +106,9 @@ var hostileInputs = []hostileInput{
 	}, "anchors and aliases are not allowed", 1},
 	{"aliases only", func(n int) []byte { return []byte("a: b\nc: " + repeat("*a ", n-12) + "\n") },
 		"anchors and aliases are not allowed", 2},
+	{"tag directives", func(n int) []byte {
+		return linesUpTo(n, func(i int) string { return fmt.Sprintf("%%TAG !t%d! tag:example.com,2000:\n", i) })
+	}, "tag directives (%TAG) are not allowed", 1},
 	{"multi-document", func(n int) []byte { return []byte(repeat("a: 1\n---\n", n)) },
 		"second YAML document", 2},
 	{"document end then more", func(n int) []byte { return []byte(repeat("a: 1\n...\n", n)) },
