@@ -140,6 +140,16 @@ var _ = Describe("airlock's YAML files", func() {
 		configError(decode("a: x\x01\n"), 1, "control character")
 		configError(decode("a: \xff\n"), 1, "not valid UTF-8")
 	})
+	It("keeps dates as written and refuses integers that would be rounded", func() {
+		var v struct {
+			A map[string]any `yaml:"a"`
+		}
+		Expect(strictyaml.Decode("f.yaml", []byte("a: {since: 2025-06-01, at: 2025-06-01 10:00:00, n: 9007199254740993, f: 1.5}\n"), nil, &v)).To(Succeed())
+		Expect(v.A).To(Equal(map[string]any{"since": "2025-06-01", "at": "2025-06-01 10:00:00", "n": 9007199254740993, "f": 1.5}))
+		ce := configError(strictyaml.Decode("f.yaml", []byte("a: {big: 123456789012345678901}\n"), nil, &v), 1, "does not fit in 64 bits")
+		Expect(ce.Column).To(Equal(10))
+		Expect(strictyaml.Decode("f.yaml", []byte("a: {big: \"123456789012345678901\"}\n"), nil, &v)).To(Succeed())
+	})
 	It("keeps numbers as written for the schema, and an empty file decodes to nothing", func() {
 		var v map[string]any
 		Expect(strictyaml.Decode("f.yaml", []byte("# only a comment\n"), anySchema, &v)).To(Succeed())

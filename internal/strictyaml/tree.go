@@ -44,6 +44,9 @@ func (w *walker) walk(n *yaml.Node, depth int) error {
 	if n.Kind == yaml.AliasNode || n.Anchor != "" {
 		return w.fail(n, "YAML anchors and aliases are not allowed in airlock's files")
 	}
+	if n.Kind == yaml.ScalarNode {
+		return w.scalar(n)
+	}
 	if n.Kind != yaml.MappingNode && n.Kind != yaml.SequenceNode {
 		return nil
 	}
@@ -100,6 +103,29 @@ func (w *walker) walk(n *yaml.Node, depth int) error {
 		}
 	}
 	return nil
+}
+
+// scalar makes a scalar mean what it says in JSON, the model of every
+// airlock file: a date stays the text it is (the decoder would turn it into
+// a time.Time, and back into another spelling), and an integer past 64
+// bits, which the decoder would round through float64, is an error.
+func (w *walker) scalar(n *yaml.Node) error {
+	switch n.ShortTag() {
+	case "!!timestamp":
+		n.Tag = "!!str"
+	case "!!float":
+		if n.Style == 0 && isInteger(n.Value) {
+			return w.fail(n, "the integer %s does not fit in 64 bits and would be rounded; quote it to keep it as a string", n.Value)
+		}
+	}
+	return nil
+}
+
+// isInteger reports whether s is a decimal integer: an optional sign, then
+// digits (and the underscores YAML 1.1 allows between them).
+func isInteger(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	return s != "" && strings.Trim(s, "0123456789_") == ""
 }
 
 func kindName(n *yaml.Node) string {
