@@ -41,6 +41,8 @@ import (
 //     published JSON Schema of the format), so a wrong type or a missing
 //     field is reported with the schema's words;
 //   - a key v does not declare is an error;
+//   - a date (!!timestamp) decodes as the text it is, and a plain integer
+//     past 64 bits is an error rather than a rounded float64;
 //   - an empty document (nothing but comments) leaves v as it is;
 //   - the error is a *config.Error naming file, line and (where known)
 //     column.
