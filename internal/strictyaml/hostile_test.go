@@ -206,11 +206,34 @@ func harmless(size int) []byte {
 	})
 }
 
+// harmlessProse is an ordinary file of about size bytes with more text
+// than structure (a description in each call), about 50 bytes a node, so
+// that even at 1 MiB it stays under MaxSchemaNodes.
+func harmlessProse(size int) []byte {
+	return linesUpTo(size, func(i int) string {
+		if i%3 == 1 {
+			return "  request_id: req.000000\n"
+		}
+		if i%3 == 2 {
+			return "  description: " + strings.Repeat("Fetches the review decision of one change. ", 20) + "\n"
+		}
+		return fmt.Sprintf("- name: call-%06d\n", i/3)
+	})
+}
+
 // decodeTarget is one way airlock decodes a configuration file.
 type decodeTarget struct {
 	name   string
 	schema bool // checked against a schema: MaxSchemaNodes applies
 	decode func(data []byte) error
+}
+
+// harmless is the target's harmless file of a given size.
+func (t decodeTarget) harmless() func(int) []byte {
+	if t.schema {
+		return harmlessProse
+	}
+	return harmless
 }
 
 var metaSchema = func() *jsonschema.Schema {
@@ -251,7 +274,7 @@ var decodeTargets = []decodeTarget{
 
 // inputsFor is every input of the battery that target is to meet.
 func inputsFor(target decodeTarget) []hostileInput {
-	ins := append([]hostileInput{{"harmless", harmless, "", 0}}, hostileInputs...)
+	ins := append([]hostileInput{{"harmless", target.harmless(), "", 0}}, hostileInputs...)
 	if target.schema {
 		ins = append(ins, atSchemaBound...)
 	}
