@@ -26,11 +26,15 @@ lint:
 # All tests, under the race detector: unit and ginkgo specs, conformance
 # corpora (../shared/conformance, or $$AIRLOCK_CONFORMANCE), testscript CLI
 # scripts, the fuzz seed corpora, the layering test, and the MCP record specs
-# against a real server (installed first when npm is here); then the example
+# against a real server (installed first when npm is here); then the
+# hostile-config battery and the YAML pre-scan's comparison with the parser
+# without -race (the race detector's sync.Pool drops items, so allocation
+# bounds do not hold under it, and these tests have no goroutines); then the example
 # connector, a module of its own that requires airlock by its path. The kill
 # test (cmd/airlock) SIGKILLs bin/airlock, built without the race detector.
 test: lint test-deps build
 	AIRLOCK_BIN=$(abspath $(BIN)) $(GO) test -race -count=1 $(PKGS)
+	$(GO) test -count=1 -run 'TestStrictYAML|TestPrescan' ./internal/strictyaml
 	cd examples/connector && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # What the tests use beyond Go: the pinned MCP server from npm. Without npm
@@ -57,11 +61,16 @@ mcp-everything:
 
 # Benchmarks: the gate against encoding/json+schema on ~2 KB and ~200 KB
 # results (BENCHCOUNT runs each; the ratio table takes medians), then the
-# runner (fixtures/s, peak heap) and the mutation engine (mutants/s).
+# runner (fixtures/s, peak heap) and the mutation engine (mutants/s), then
+# the hostile-config battery: each hostile YAML file (1 MiB or as large as
+# it gets) decoded as a requests file, with bytes allocated per input byte
+# and the ratios to a harmless file of the same size (B/in-B,
+# x-harmless-B, x-harmless-ns; BenchmarkHostile in internal/strictyaml).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./gate | tee bench.out
 	$(GO) run ./scripts/benchratio < bench.out
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./runner ./mutate
+	$(GO) test -run '^$$' -bench 'Hostile/requests' -benchmem -benchtime 3x ./internal/strictyaml
 
 # Run each fuzz target for FUZZTIME (default 30s). FuzzMarshalMeta's inputs
 # grow large, and minimising one may take the default 60s: it gets 5s.
@@ -70,6 +79,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./gate
 	$(GO) test -run '^$$' -fuzz '^FuzzGate$$' -fuzztime $(FUZZTIME) ./gate
 	$(GO) test -run '^$$' -fuzz '^FuzzMarshalMeta$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./fixture
+	$(GO) test -run '^$$' -fuzz '^FuzzPrescan$$' -fuzztime $(FUZZTIME) ./internal/strictyaml
 
 # Refresh the published copies of airlock's own schemas.
 schemas: build

@@ -1,154 +1,64 @@
 // Package strictyaml decodes airlock's YAML files (contract manifests,
-// fixture sidecars, request files) strictly and within bounds: nesting is
-// bounded before the YAML parser runs, anchors and aliases are refused, a
-// duplicate or unknown key is an error, the document may first be checked
-// against the format's published JSON Schema, and every error is a
-// *config.Error (gate.ConfigError) naming the file, line and column.
+// fixture sidecars and defaults, request files) strictly and within
+// bounds. A file holds one YAML document of at most config.MaxFile bytes;
+// a pre-scan bounds its nesting and node count before the YAML parser
+// (go.yaml.in/yaml/v3) runs, and refuses anchors, aliases and a second
+// document; the parsed tree is checked for duplicate keys, merge keys,
+// non-scalar keys and the key bounds before anything decodes it; the
+// document may then be checked against the format's published JSON
+// Schema, and a key the target type does not declare is an error. Every
+// error is a *config.Error (gate.ConfigError) naming the file and line,
+// and the column where the parser tells it. limits.go has the bounds.
 package strictyaml
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"reflect"
+	"regexp"
 	"strconv"
-	"strings"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
-	"github.com/goccy/go-yaml/token"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/airlockdev/airlock/internal/config"
 	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/jsonpointer"
 )
 
-// Nesting bounds for airlock's YAML files, checked before parsing: the YAML
-// parser's memory grows with the square of deep nesting.
-const (
-	MaxFlowDepth = 32  // nested [ and { in flow style
-	MaxIndent    = 128 // columns of block indentation
-)
-
-// tooDeep scans data for flow nesting or block indentation past the bounds,
-// skipping quoted scalars and comments; it returns the line and a message.
-func tooDeep(data []byte) (int, string) {
-	line, col, depth := 1, 0, 0
-	var quote byte
-	comment, indenting, escaped := false, true, false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if c == '\n' {
-			line, col, comment, indenting, escaped = line+1, 0, false, true, false
-			continue
-		}
-		col++
-		if indenting {
-			if c == ' ' {
-				if col > MaxIndent {
-					return line, fmt.Sprintf("indented more than %d columns; airlock's files are shallow", MaxIndent)
-				}
-				continue
-			}
-			indenting = false
-		}
-		switch {
-		case comment:
-		case quote != 0:
-			// In a double-quoted scalar a backslash escapes the next
-			// character: "a\\" ends at its second quote, "a\"" at its
-			// third. A single-quoted one has no escapes ('' closes and
-			// reopens it, to the same effect).
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\' && quote == '"':
-				escaped = true
-			case c == quote:
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '#':
-			comment = true
-		case c == '[' || c == '{':
-			depth++
-			if depth > MaxFlowDepth {
-				return line, fmt.Sprintf("nested more than %d levels deep; airlock's files are shallow", MaxFlowDepth)
-			}
-		case c == ']' || c == '}':
-			depth = max(depth-1, 0)
-		}
-	}
-	return 0, ""
-}
-
-// refusesAliases finds the first anchor or alias in a YAML document.
-type refusesAliases struct{ tok *token.Token }
-
-func (r *refusesAliases) Visit(n ast.Node) ast.Visitor {
-	if r.tok != nil {
-		return nil
-	}
-	switch n.(type) {
-	case *ast.AliasNode, *ast.AnchorNode:
-		r.tok = n.GetToken()
-		return nil
-	}
-	return r
-}
-
-// yamlError is what goccy/go-yaml's syntax, type, duplicate-key and
-// unknown-field errors have in common.
-type yamlError interface {
-	GetMessage() string
-	GetToken() *token.Token
-}
-
-// Decode decodes one strict YAML document into v (a pointer to a struct
+// Decode decodes one strict YAML document into v (a pointer to a value
 // with yaml tags):
-//   - a duplicate key, at any depth, is an error;
+//   - a file of more than config.MaxFile bytes, nesting past MaxDepth,
+//     indentation past MaxIndent, more than MaxNodes nodes
+//     (MaxSchemaNodes when sch is non-nil), a mapping of more than
+//     MaxMappingKeys keys, more than MaxKeys keys, an anchor or alias, a
+//     second document ("---" or "..." followed by more), a duplicate key
+//     at any depth, a merge key ("<<") and a key that is not a scalar are
+//     errors;
 //   - when sch is non-nil the document is first validated against it (the
 //     published JSON Schema of the format), so a wrong type or a missing
 //     field is reported with the schema's words;
 //   - a key v does not declare is an error;
-//   - a file of more than config.MaxFile bytes, nesting past the bounds,
-//     and any anchor or alias are errors;
-//   - the error is a *config.Error naming file, line and column.
+//   - a date (!!timestamp) decodes as the text it is, and a plain integer
+//     past 64 bits is an error rather than a rounded float64;
+//   - an empty document (nothing but comments) leaves v as it is;
+//   - the error is a *config.Error naming file, line and (where known)
+//     column.
 func Decode(file string, data []byte, sch *jsonschema.Schema, v any) error {
-	if len(data) > config.MaxFile {
-		return &config.Error{File: file, Msg: fmt.Sprintf("%d bytes; a configuration file may hold at most %d", len(data), config.MaxFile)}
+	maxNodes := MaxNodes
+	if sch != nil {
+		maxNodes = MaxSchemaNodes
 	}
-	if line, why := tooDeep(data); why != "" {
-		return &config.Error{File: file, Line: line, Msg: why}
-	}
-	astFile, err := parser.ParseBytes(data, 0)
+	root, err := parse(file, data, maxNodes)
 	if err != nil {
-		return yamlConfigError(file, err)
-	}
-	// Anchors and aliases are refused before anything expands them: a few
-	// hundred bytes of nested aliases expand to gigabytes ("billion laughs").
-	var alias refusesAliases
-	for _, d := range astFile.Docs {
-		ast.Walk(&alias, d)
-	}
-	if alias.tok != nil {
-		ce := &config.Error{File: file, Msg: "YAML anchors and aliases are not allowed in airlock's files"}
-		if alias.tok.Position != nil {
-			ce.Line, ce.Column = alias.tok.Position.Line, alias.tok.Position.Column
-		}
-		return ce
+		return err
 	}
 	if sch != nil {
-		var generic any
-		if err := yaml.Unmarshal(data, &generic); err != nil {
-			return yamlConfigError(file, err)
-		}
-		doc, err := toJSONValue(generic)
+		doc, err := toJSON(file, root)
 		if err != nil {
-			return &config.Error{File: file, Msg: err.Error()}
+			return err
 		}
 		if f, panicErr := schema.Validate(sch, doc); panicErr != nil {
 			return &config.Error{File: file, Msg: panicErr.Error()}
@@ -157,81 +67,158 @@ func Decode(file string, data []byte, sch *jsonschema.Schema, v any) error {
 			if f.Member != "" { // an unknown key: point at it, not at its parent
 				key += "/" + jsonpointer.EscapeToken(f.Member)
 			}
-			line, col := lineOf(astFile, key)
+			line, col := lineOf(root, key)
 			return &config.Error{File: file, Line: line, Column: col, Key: key, Msg: f.Message}
 		}
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data), yaml.Strict())
-	if err := dec.Decode(v); err != nil {
-		return yamlConfigError(file, err)
+	if root == nil {
+		return nil
+	}
+	if err := checkKnown(file, root, reflect.TypeOf(v)); err != nil {
+		return err
+	}
+	if err := root.Decode(v); err != nil {
+		return decodeError(file, root, err)
 	}
 	return nil
 }
 
-func yamlConfigError(file string, err error) error {
-	var ye yamlError
-	if errors.As(err, &ye) {
-		ce := &config.Error{File: file, Msg: ye.GetMessage(), Err: err}
-		if t := ye.GetToken(); t != nil && t.Position != nil {
-			ce.Line, ce.Column = t.Position.Line, t.Position.Column
-		}
-		return ce
-	}
-	return &config.Error{File: file, Msg: err.Error(), Err: err}
-}
-
-// toJSONValue round-trips a YAML value through JSON so that the schema sees
-// JSON types (json.Number for numbers, map[string]any for mappings).
-func toJSONValue(v any) (any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("not representable as JSON: %v", err)
-	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var out any
-	if err := d.Decode(&out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// lineOf finds the line and column of the node at an RFC 6901 location in a
-// parsed YAML file; it falls back to the nearest ancestor that exists.
-func lineOf(f *ast.File, pointer string) (int, int) {
-	if len(f.Docs) == 0 {
-		return 0, 0
-	}
-	var toks []string
-	if pointer != "" {
-		toks = strings.Split(pointer[1:], "/")
-	}
-	for n := len(toks); n >= 0; n-- {
-		b := (&yaml.PathBuilder{}).Root()
-		for _, t := range toks[:n] {
-			t = strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
-			if i, err := strconv.Atoi(t); err == nil && i >= 0 {
-				b = b.Index(uint(i))
-			} else {
-				b = b.Child(t)
-			}
-		}
-		node, err := b.Build().FilterFile(f)
-		if err == nil && node != nil && node.GetToken() != nil && node.GetToken().Position != nil {
-			p := node.GetToken().Position
-			return p.Line, p.Column
-		}
-	}
-	return 1, 1
-}
-
 // Position returns the 1-based line and column of the value at an
 // RFC 6901 location in a YAML document, or of its nearest existing
-// ancestor; 0, 0 when the document does not parse.
+// ancestor; 0, 0 when the document does not parse within the bounds.
 func Position(data []byte, pointer string) (int, int) {
-	f, err := parser.ParseBytes(data, 0)
+	root, err := parse("", data, MaxNodes)
 	if err != nil {
 		return 0, 0
 	}
-	return lineOf(f, pointer)
+	return lineOf(root, pointer)
+}
+
+// parse pre-scans data, parses its one document and checks the tree; nil
+// for an empty document.
+func parse(file string, data []byte, maxNodes int) (*yaml.Node, error) {
+	if len(data) > config.MaxFile {
+		return nil, &config.Error{File: file, Msg: fmt.Sprintf("%d bytes; a configuration file may hold at most %d", len(data), config.MaxFile)}
+	}
+	if _, _, e := prescan(data, maxNodes); e != nil {
+		return nil, &config.Error{File: file, Line: e.line, Column: e.col, Msg: e.msg}
+	}
+	root, err := parseDoc(data)
+	if err != nil {
+		return nil, syntaxError(file, data, err)
+	}
+	if root == nil {
+		return nil, nil
+	}
+	if err := check(file, root, maxNodes); err != nil {
+		return nil, err
+	}
+	return root, nil
+}
+
+// parseDoc parses the one document in data and makes sure nothing follows
+// it: the parser stops reading after the first document, so a top-level
+// node after the root (a key dedented past the root mapping) would be
+// dropped without a word. Its root is nil for an empty document.
+func parseDoc(data []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc, next yaml.Node
+	if err := dec.Decode(&doc); err == io.EOF {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	if err := dec.Decode(&next); err == nil {
+		return nil, fmt.Errorf("yaml: line %d: %s", next.Line, secondDocument) // the pre-scan refuses this first
+	} else if err != io.EOF {
+		return nil, err
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	return doc.Content[0], nil
+}
+
+const secondDocument = "a second YAML document; airlock's files hold one document"
+
+// The YAML parser's errors read "yaml: line N: message", without the
+// column. N is 1-based for errors of its scanner, 0-based for errors of
+// its parser (left out when 0), and for a parser error with a context
+// ("while parsing a block mapping") it is the line where that context
+// starts when that line is not the first, else the line of the problem.
+var yamlErrLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
+
+// parserErrors are the parser's messages; for those with a context, what
+// the context is. Every other message comes from the scanner.
+var parserErrors = map[string]string{
+	"did not find expected key":              "the block mapping",
+	"did not find expected '-' indicator":    "the block sequence",
+	"did not find expected ',' or ']'":       "the flow sequence",
+	"did not find expected ',' or '}'":       "the flow mapping",
+	"did not find expected node content":     "the node",
+	"found undefined tag handle":             "the node",
+	"did not find expected <document start>": "",
+	"found duplicate %YAML directive":        "",
+	"found incompatible YAML document":       "",
+	"found duplicate %TAG directive":         "",
+}
+
+// syntaxError reports the parser's error err on data at a line that means
+// one thing: it parses data again after a blank first line, so that a
+// context always has a line other than the first and is always the one
+// reported, and every line number is the 1-based line of data.
+func syntaxError(file string, data []byte, err error) error {
+	bom := 0
+	if bytes.HasPrefix(data, []byte("\xEF\xBB\xBF")) {
+		bom = 3
+	}
+	shifted := append(append(append(make([]byte, 0, len(data)+1), data[:bom]...), '\n'), data[bom:]...)
+	_, again := parseDoc(shifted)
+	if again == nil {
+		again = err
+	}
+	msg := again.Error()
+	n := 0
+	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
+		n, _ = strconv.Atoi(m[1])
+		msg = msg[len(m[0]):]
+	}
+	ce := &config.Error{File: file, Msg: msg, Err: err}
+	switch context, parser := parserErrors[msg]; {
+	case msg == secondDocument:
+		ce.Line = n - 1
+	case parser && context != "":
+		ce.Line = n
+		ce.Msg = fmt.Sprintf("%s in %s that starts on this line", msg, context)
+	case msg == "did not find expected <document start>":
+		ce.Line = n
+		ce.Msg = "content after the end of the document's top-level node; is it indented less than the lines before it?"
+	case parser:
+		ce.Line = n
+	default:
+		ce.Line = n - 1
+	}
+	ce.Line = max(ce.Line, 1)
+	return ce
+}
+
+// typeErrLine reads the line and the YAML tag of a decoder type error.
+var typeErrLine = regexp.MustCompile(`^line (\d+): (?:cannot unmarshal (!!\w+))?`)
+
+// decodeError turns the decoder's first type error ("line N: cannot
+// unmarshal !!seq into string") into a *config.Error at that line, with
+// the column of the first value that starts there.
+func decodeError(file string, root *yaml.Node, err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) || len(te.Errors) == 0 {
+		return &config.Error{File: file, Msg: err.Error(), Err: err}
+	}
+	msg := te.Errors[0]
+	ce := &config.Error{File: file, Msg: msg, Err: err}
+	if m := typeErrLine.FindStringSubmatch(msg); m != nil {
+		ce.Line, _ = strconv.Atoi(m[1])
+		ce.Msg = msg[len("line "+m[1]+": "):]
+		ce.Column = columnOn(root, ce.Line, m[2])
+	}
+	return ce
 }
