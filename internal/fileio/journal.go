@@ -264,52 +264,59 @@ func (w *Writer) CreateAll(ctx context.Context, dir string, files []NewFile) err
 // go once the moves are done; absent is fine). Every destination lies in
 // one folder, made if missing. A kill before every destination is in place
 // is rolled back by the next command; after, it is rolled forward.
-func (w *Writer) Move(ctx context.Context, moves [][2]string, files []NewFile, remove []string) (err error) {
+func (w *Writer) Move(ctx context.Context, moves [][2]string, files []NewFile, remove []string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if len(moves)+len(files) == 0 {
 		return nil
 	}
+	root, err := w.t.openDir(".", false)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUnwritable, err)
+	}
+	defer root.Close()
+	var temps []string // relative to Dir, removed whatever happens
+	defer func() {
+		for _, t := range temps {
+			root.Remove(t)
+		}
+	}()
+	op, err := w.plan(moves, files, remove, &temps)
+	if err != nil {
+		return err
+	}
+	return w.apply(ctx, root, op)
+}
+
+// plan builds Move's op: the destinations (made if missing), each new
+// file's content in a journaled temporary file, and a twin for each file
+// to remove; every temporary file it makes is appended to temps.
+func (w *Writer) plan(moves [][2]string, files []NewFile, remove []string, temps *[]string) (journalLine, error) {
+	op := journalLine{Op: w.nextOp()}
 	dest := ""
 	if len(moves) > 0 {
 		dest = filepath.Dir(moves[0][1])
 	} else {
 		dest = filepath.Dir(files[0].Path)
 	}
-	root, err := w.t.openDir(".", false)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrUnwritable, err)
-	}
-	defer root.Close()
 	relDest, err := w.t.rel(dest)
 	if err != nil {
-		return err
+		return op, err
 	}
 	dir, err := w.t.openDir(relDest, true)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrUnwritable, err)
+		return op, fmt.Errorf("%w: %w", ErrUnwritable, err)
 	}
 	defer dir.Close()
-
-	op := journalLine{Op: w.nextOp()}
-	var temps, temps2 []string // temporary files in dest, and twins elsewhere (relative to Dir)
-	defer func() {
-		for _, t := range temps {
-			dir.Remove(t)
-		}
-		for _, t := range temps2 {
-			root.Remove(t)
-		}
-	}()
 	for _, m := range moves {
 		from, err := w.checkedFile(m[0])
 		if err != nil {
-			return err
+			return op, err
 		}
 		to, err := w.destination(dest, m[1])
 		if err != nil {
-			return err
+			return op, err
 		}
 		op.Create = append(op.Create, createStep{Path: to, From: from})
 		op.Remove = append(op.Remove, removeStep{Path: from, Twin: to})
@@ -317,14 +324,14 @@ func (w *Writer) Move(ctx context.Context, moves [][2]string, files []NewFile, r
 	for _, f := range files {
 		to, err := w.destination(dest, f.Path)
 		if err != nil {
-			return err
+			return op, err
 		}
 		tmp, err := w.temp(dir, relDest, f.Data)
 		if tmp != "" {
-			temps = append(temps, tmp)
+			*temps = append(*temps, path.Join(relDest, tmp))
 		}
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrUnwritable, err)
+			return op, fmt.Errorf("%w: %v", ErrUnwritable, err)
 		}
 		op.Create = append(op.Create, createStep{Path: to, From: path.Join(relDest, tmp)})
 	}
@@ -338,24 +345,41 @@ func (w *Writer) Move(ctx context.Context, moves [][2]string, files []NewFile, r
 			continue
 		}
 		if err != nil {
-			return err
+			return op, err
 		}
-		rdir, err := w.t.openDir(path.Dir(from), false)
+		twin, err := w.twin(from)
+		if twin != "" {
+			*temps = append(*temps, twin)
+		}
 		if err != nil {
-			return fmt.Errorf("%w: %w", ErrUnwritable, err)
+			return op, err
 		}
-		twin := ".airlock-" + randomHex() + ".tmp"
-		lerr := w.log(journalLine{Temp: path.Join(path.Dir(from), twin)})
-		if lerr == nil {
-			lerr = rdir.Link(path.Base(from), twin)
-		}
-		rdir.Close()
-		if lerr != nil {
-			return fmt.Errorf("%w: %v", ErrUnwritable, lerr)
-		}
-		temps2 = append(temps2, path.Join(path.Dir(from), twin))
-		op.Remove = append(op.Remove, removeStep{Path: from, Twin: path.Join(path.Dir(from), twin)})
+		op.Remove = append(op.Remove, removeStep{Path: from, Twin: twin})
 	}
+	return op, nil
+}
+
+// twin hard-links file rel (relative to Dir) under a journaled temporary
+// name in its folder and returns that name, relative to Dir.
+func (w *Writer) twin(rel string) (string, error) {
+	rdir, err := w.t.openDir(path.Dir(rel), false)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrUnwritable, err)
+	}
+	defer rdir.Close()
+	twin := path.Join(path.Dir(rel), ".airlock-"+randomHex()+".tmp")
+	if err := w.log(journalLine{Temp: twin}); err != nil {
+		return "", err
+	}
+	if err := rdir.Link(path.Base(rel), path.Base(twin)); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrUnwritable, err)
+	}
+	return twin, nil
+}
+
+// apply journals op, links every create (undoing them on failure), then
+// commits and removes; see Move.
+func (w *Writer) apply(ctx context.Context, root *os.Root, op journalLine) (err error) {
 	if err := w.log(op); err != nil {
 		return err
 	}
