@@ -3,6 +3,7 @@ package gate
 import (
 	"strings"
 
+	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/strictjson"
 )
 
@@ -121,8 +122,14 @@ func LookupReason(code string) (ReasonInfo, bool) {
 		}
 	}
 	switch {
-	case strings.HasPrefix(code, "schema.") && len(code) > len("schema."):
-		return LookupReason(ReasonSchemaFamily)
+	case strings.HasPrefix(code, "schema."):
+		// The keyword must be one that can fail: a 2020-12 keyword, or
+		// "false" (a false schema) or "invalid" (no keyword given), so a
+		// sidecar expecting "schema.additionalProperty" is a typo, not a
+		// reason no response can ever have.
+		if kw := code[len("schema."):]; schema.IsKeyword(kw) || kw == "false" || kw == "invalid" {
+			return LookupReason(ReasonSchemaFamily)
+		}
 	case strings.HasPrefix(code, "semantic.") && len(code) > len("semantic."):
 		return LookupReason(ReasonSemantic)
 	}

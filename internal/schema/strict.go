@@ -82,6 +82,12 @@ var keywords = map[string]keyword{
 	"contentEncoding": kwData, "contentMediaType": kwData, "contentSchema": kwSchema,
 }
 
+// IsKeyword reports whether name is a keyword JSON Schema 2020-12 defines.
+func IsKeyword(name string) bool {
+	_, ok := keywords[name]
+	return ok
+}
+
 // IsAnnotation reports whether name is one of the names beyond JSON Schema 2020-12 a schema may carry
 // with no effect on any verdict (a documented list): "example" (OpenAPI's singular form) and
 // every name starting with "x-" (OpenAPI's extensions). Their values are
