@@ -87,6 +87,8 @@ type Failure struct {
 	Member string
 	// Format is, for format, the format's name ("email"); "" otherwise.
 	Format string
+	// Missing is, for required, the names of the missing members.
+	Missing []string
 	// InstanceLocations are the distinct RFC 6901 locations at which the
 	// value failed, InstanceLocation first, at most the number asked of
 	// ValidateLocations (see Locations).
@@ -142,6 +144,8 @@ func failureOf(leaf *jsonschema.ValidationError) *Failure {
 		}
 	case *kind.Format:
 		f.Format = k.Want
+	case *kind.Required:
+		f.Missing = slices.Clone(k.Missing)
 	}
 	return f
 }

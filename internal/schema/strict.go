@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"slices"
@@ -314,13 +315,21 @@ func nullableFix(obj map[string]any) string {
 // nearestKeyword returns the 2020-12 keyword name spells with a different
 // case or within two edits, if one is that close.
 func nearestKeyword(name string) string {
+	return Nearest(name, slices.Collect(maps.Keys(keywords)))
+}
+
+// Nearest returns the candidate that name spells with a different case or
+// within two edits (Levenshtein, in bytes; the smallest distance, then the
+// first in code point order), or "" when none is that close or name is
+// shorter than 4 bytes. For "did you mean" hints.
+func Nearest(name string, candidates []string) string {
 	best, bestD := "", 3
-	for k := range keywords {
+	for _, k := range candidates {
 		d := editDistance(strings.ToLower(name), strings.ToLower(k))
 		if d == 0 {
 			d = 1 // same letters, other case
 		}
-		if d < bestD || d == bestD && k < best {
+		if k != name && (d < bestD || d == bestD && k < best) {
 			best, bestD = k, d
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"reflect"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
@@ -66,6 +67,9 @@ func Decode(file string, data []byte, sch *jsonschema.Schema, v any) error {
 			key := f.InstanceLocation
 			if f.Member != "" { // an unknown key: point at it, not at its parent
 				key += "/" + jsonpointer.EscapeToken(f.Member)
+			}
+			if e := misspelt(file, root, f); e != nil {
+				return e
 			}
 			line, col := lineOf(root, key)
 			return &config.Error{File: file, Line: line, Column: col, Key: key, Msg: f.Message}
@@ -221,4 +225,32 @@ func decodeError(file string, root *yaml.Node, err error) error {
 		ce.Column = columnOn(root, ce.Line, m[2])
 	}
 	return ce
+}
+
+// misspelt turns a missing required key into an error at the key that
+// misspells it, when the mapping has one within two edits
+// ("agent_shcema" for "agent_schema"); nil otherwise.
+func misspelt(file string, root *yaml.Node, f *schema.Failure) *config.Error {
+	if f.Keyword != "required" || len(f.Missing) == 0 {
+		return nil
+	}
+	n := root
+	if f.InstanceLocation != "" {
+		for _, tok := range strings.Split(f.InstanceLocation[1:], "/") {
+			if n = child(n, strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)); n == nil {
+				return nil
+			}
+		}
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if near := schema.Nearest(k.Value, f.Missing); near != "" {
+			return &config.Error{File: file, Line: k.Line, Column: k.Column, Key: f.InstanceLocation + "/" + jsonpointer.EscapeToken(k.Value),
+				Msg: fmt.Sprintf("unknown key %q; did you mean %q?", k.Value, near)}
+		}
+	}
+	return nil
 }
