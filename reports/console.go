@@ -64,8 +64,25 @@ func WriteConsole(w io.Writer, run *Run, opts ConsoleOptions) error {
 			}
 		}
 	}
+	warned := map[string]bool{}
+	for _, c := range run.Cases {
+		if len(c.Warnings) == 0 || warned[c.File] {
+			continue
+		}
+		if len(warned) == 0 {
+			b.WriteString("\n")
+		}
+		warned[c.File] = true
+		if len(warned) <= max {
+			fmt.Fprintf(&b, "%s %s: %s\n", paint("33", "WARN"), Ident(c.File), Line(strings.Join(c.Warnings, "; ")))
+		}
+	}
 	p, f, u := run.Counts()
-	fmt.Fprintf(&b, "\n%d testcases: %d passed, %d failed, %d unchecked (%.2fs)\n", len(run.Cases), p, f, u, run.Duration.Seconds())
+	fmt.Fprintf(&b, "\n%d testcases: %d passed, %d failed, %d unchecked (%.2fs)", len(run.Cases), p, f, u, run.Duration.Seconds())
+	if len(warned) > 0 {
+		fmt.Fprintf(&b, "; %d fixtures with warnings", len(warned))
+	}
+	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -42,6 +42,11 @@ type Case struct {
 	Detail  string `json:"detail,omitempty"`
 	// Duration is the fixture's time through the gate and the suite checks.
 	Duration time.Duration `json:"duration_ns"`
+	// Warnings are the verdict's warnings (gate.Warning) as "code at
+	// instance location" lines: what was let through without deciding the
+	// verdict (an annotated format, an inexact number). Every case of the
+	// fixture carries them.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Classname is JUnit's classname for the case:

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -194,6 +195,10 @@ func (rc *runContext) check(ctx context.Context, f fixture.Fixture) fixtureResul
 	if exp.Reason != "" {
 		expected = exp.Reason
 	}
+	var warnings []string
+	for _, w := range v.Warnings {
+		warnings = append(warnings, w.Code+" at "+strconv.Quote(w.InstanceLocation))
+	}
 	var out fixtureResult
 	add := func(suite string, status reports.Status, msg, detail string) {
 		if !rc.wants(suite) {
@@ -203,6 +208,7 @@ func (rc *runContext) check(ctx context.Context, f fixture.Fixture) fixtureResul
 			Tool: f.Tool, UpstreamVersion: f.UpstreamVersion, Kind: f.Kind, Suite: suite,
 			Name: f.Name, File: f.Body, Status: status,
 			Expected: expected, Actual: actual, Message: msg, Detail: detail,
+			Warnings: warnings,
 		})
 	}
 
