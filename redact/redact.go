@@ -462,6 +462,15 @@ func (w *bodyWalk) pointerMatch(path []string) bool {
 func pointerString(path []string) string { return jsonpointer.Pointer(path).String() }
 
 // walk reads one value at path, redacting inside it.
+// member redacts the value at p whole when its name is a secret's or a
+// pointer of the policy selects it, and walks into it otherwise.
+func (w *bodyWalk) member(d *jsontext.Decoder, p []string, secretName bool) error {
+	if secretName || w.pointerMatch(p) {
+		return w.replace(d, p)
+	}
+	return w.walk(d, p)
+}
+
 func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {
 	switch d.PeekKind() {
 	case '{':
@@ -474,12 +483,7 @@ func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {
 				return err
 			}
 			p := append(path[:len(path):len(path)], tok.String())
-			if w.r.Secret(tok.String()) || w.pointerMatch(p) {
-				err = w.replace(d, p)
-			} else {
-				err = w.walk(d, p)
-			}
-			if err != nil {
+			if err := w.member(d, p, w.r.Secret(tok.String())); err != nil {
 				return err
 			}
 		}
@@ -491,13 +495,7 @@ func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {
 		}
 		for i := 0; d.PeekKind() != ']'; i++ {
 			p := append(path[:len(path):len(path)], strconv.Itoa(i))
-			var err error
-			if w.pointerMatch(p) {
-				err = w.replace(d, p)
-			} else {
-				err = w.walk(d, p)
-			}
-			if err != nil {
+			if err := w.member(d, p, false); err != nil {
 				return err
 			}
 		}
