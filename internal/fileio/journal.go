@@ -200,7 +200,7 @@ func randomHex() string {
 // temp journals, then writes, a temporary file with data in folder dir
 // (relDir relative to Dir) and returns its name in dir.
 func (w *Writer) temp(dir *os.Root, relDir string, data []byte) (string, error) {
-	name := ".airlock-" + randomHex() + ".tmp"
+	name := newTempName()
 	if err := w.log(journalLine{Temp: path.Join(relDir, name)}); err != nil {
 		return "", err
 	}
@@ -367,7 +367,7 @@ func (w *Writer) twin(rel string) (string, error) {
 		return "", fmt.Errorf("%w: %w", ErrUnwritable, err)
 	}
 	defer rdir.Close()
-	twin := path.Join(path.Dir(rel), ".airlock-"+randomHex()+".tmp")
+	twin := path.Join(path.Dir(rel), newTempName())
 	if err := w.log(journalLine{Temp: twin}); err != nil {
 		return "", err
 	}
@@ -513,7 +513,7 @@ func replay(root *os.Root, data []byte) {
 		}
 	}
 	for _, t := range temps {
-		if b := path.Base(t); strings.HasPrefix(b, ".airlock-") && strings.HasSuffix(b, ".tmp") && !isLinkOrDir(root, t) {
+		if isTempName(path.Base(t)) && !isLinkOrDir(root, t) {
 			root.Remove(t)
 		}
 	}

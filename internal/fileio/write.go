@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Every file airlock writes goes through a temporary file in the target's
@@ -30,9 +31,22 @@ var (
 	ErrUnwritable = errors.New("cannot write fixture")
 )
 
-// tempPattern is the pattern of the temporary files the writers make
-// (os.CreateTemp syntax); they live only while a writer runs.
-const tempPattern = ".airlock-*.tmp"
+// The temporary files the writers make are named tempPrefix, random hex,
+// tempSuffix; tempPattern is that in os.CreateTemp syntax. They live only
+// while a writer runs (or until recovery, for a tree's Writer).
+const (
+	tempPrefix  = ".airlock-"
+	tempSuffix  = ".tmp"
+	tempPattern = tempPrefix + "*" + tempSuffix
+)
+
+// newTempName returns a fresh temporary file name.
+func newTempName() string { return tempPrefix + randomHex() + tempSuffix }
+
+// isTempName reports whether base is named like a temporary file.
+func isTempName(base string) bool {
+	return strings.HasPrefix(base, tempPrefix) && strings.HasSuffix(base, tempSuffix)
+}
 
 // writeTemp writes data to a new temporary file in dir with mode 0644 and
 // returns its name; on error the name is "" or a file the caller removes.
