@@ -7,7 +7,7 @@ PKGS     := ./...
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 6
 
-.PHONY: all build run test test-deps lint bench fuzz schemas clean mcp-everything
+.PHONY: all build run test test-deps lint bench fuzz schemas clean mcp-everything sarif-schema
 
 all: build
 
@@ -45,7 +45,7 @@ test: lint test-deps build
 test-deps:
 	@command -v xmllint >/dev/null 2>&1 && /usr/bin/python3 -c 'import junitparser' >/dev/null 2>&1 || \
 	  echo "make: xmllint or python3-junitparser not found: the JUnit consumer test will be skipped (CI=true: fail)"
-	@if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then 	  $(MAKE) --no-print-directory mcp-everything; 	else echo "make: node/npm not found: the MCP record specs will be skipped (CI=true: fail)"; fi
+	@if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then 	  $(MAKE) --no-print-directory mcp-everything sarif-schema; 	else echo "make: node/npm not found: the MCP record specs and the SARIF schema test will be skipped (CI=true: fail)"; fi
 
 # The public MCP server the record specs start over stdio, pinned, installed
 # from npm into .ci/node (git-ignored). The specs find it there, or through
@@ -58,6 +58,22 @@ mcp-everything:
 	    npm install --prefix .ci/node --no-save --no-audit --no-fund --loglevel=error \
 	      @modelcontextprotocol/server-everything@$(MCP_EVERYTHING_VERSION); \
 	  fi
+
+# The SARIF 2.1.0 JSON Schema the lint SARIF test validates against: the
+# sarif-2.1.0.json that Microsoft's SARIF SDK ships in its npm package
+# @microsoft/sarif-multitool-linux (MIT licence), pinned; only that one file
+# is kept, in .ci/node/sarif (git-ignored). The test finds it there or
+# through $$AIRLOCK_SARIF_SCHEMA; without it it is skipped, except under CI=true.
+SARIF_MULTITOOL_VERSION ?= 5.7.0
+SARIF_SCHEMA            := .ci/node/sarif/sarif-2.1.0.json
+sarif-schema:
+	@if [ ! -s $(SARIF_SCHEMA) ]; then \
+	  set -e; tmp=$$(mktemp -d); \
+	  (cd $$tmp && npm pack --silent --loglevel=error @microsoft/sarif-multitool-linux@$(SARIF_MULTITOOL_VERSION) >/dev/null && \
+	    tar -xzf microsoft-sarif-multitool-linux-$(SARIF_MULTITOOL_VERSION).tgz package/sarif-2.1.0.json); \
+	  mkdir -p $(dir $(SARIF_SCHEMA)); mv $$tmp/package/sarif-2.1.0.json $(SARIF_SCHEMA).tmp && mv $(SARIF_SCHEMA).tmp $(SARIF_SCHEMA); \
+	  rm -rf $$tmp; \
+	fi
 
 # Benchmarks: the gate against encoding/json+schema on ~2 KB and ~200 KB
 # results (BENCHCOUNT runs each; the ratio table takes medians), then the

@@ -175,7 +175,8 @@ func newSchemaCmd() *cobra.Command {
   fixture-meta   fixture sidecars <name>.meta.yaml and defaults.meta.yaml
   results        airlock run --json output
   diff           airlock diff --format json output
-  drift          airlock drift --json output`,
+  drift          airlock drift --json output
+  lint           airlock lint --format json output`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var doc []byte
@@ -190,8 +191,10 @@ func newSchemaCmd() *cobra.Command {
 				doc = reports.DiffSchema()
 			case "drift":
 				doc = reports.DriftSchema()
+			case "lint":
+				doc = reports.LintSchema()
 			default:
-				return usageErr("unknown schema %q (have: contract, fixture-meta, results, diff, drift)", args[0])
+				return usageErr("unknown schema %q (have: contract, fixture-meta, results, diff, drift, lint)", args[0])
 			}
 			_, err := cmd.OutOrStdout().Write(doc)
 			return err

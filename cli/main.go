@@ -67,7 +67,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, opts Options) int {
 	root.SetErr(errw)
 	root.AddCommand(newCheckCmd(env), newRunCmd(env), newMutateCmd(env), newSchemaCmd(), newReasonsCmd())
 	root.AddCommand(newRecordCmd(env), newPromoteCmd(env))
-	root.AddCommand(newDiffCmd(env), newDriftCmd(env), newVersionCmd())
+	root.AddCommand(newDiffCmd(env), newDriftCmd(env), newLintCmd(env), newVersionCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	markRuns(root, env)
 

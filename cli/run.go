@@ -27,6 +27,7 @@ type runOptions struct {
 	color               string
 	withMutants         bool
 	failUnchecked       bool
+	strict              bool
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -42,8 +43,11 @@ It prints one line per tool and suite, then each failure; --junit and --json wri
 --update writes or refreshes golden agent outputs (<name>.agent.json) of admitted fixtures
 only, never bodies or sidecars, and prints what changed.
 
+After the summary, one line counts what airlock lint finds in the same contracts and
+fixtures ("lint: 0 errors, 3 warnings, 0 notes"); --strict makes any of them fail the run.
+
 Exit codes: 0 nothing failed (unchecked testcases are listed, and fail the run with
---fail-unchecked), 1 any failure, 2 usage or configuration error (also: a selection that
+--fail-unchecked), 1 any failure (with --strict: also any lint finding), 2 usage or configuration error (also: a selection that
 matches no fixture), 3 internal error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -63,6 +67,7 @@ func (o *runOptions) register(f *pflag.FlagSet) {
 	f.StringSliceVar(&o.opts.Filter.Kinds, "kind", nil, "only these kinds: accepted, near-miss, historical, recorded")
 	f.StringSliceVar(&o.opts.Suites, "suite", nil, "only these suites: parse, schema, semantic, projection, no-leak, mutation (with --mutate)")
 	f.BoolVar(&o.failUnchecked, "fail-unchecked", false, "exit 1 when any testcase is unchecked (a near-miss without a reason, a recorded fixture without an expectation)")
+	f.BoolVar(&o.strict, "strict", false, "exit 1 when airlock lint finds anything in the selected contracts (warnings included)")
 	f.BoolVar(&o.withMutants, "mutate", false, "add the mutation suite: mutants of every admitted fixture (see airlock mutate)")
 	f.BoolVar(&o.opts.Update, "update", false, "write or refresh golden agent outputs of admitted fixtures")
 	f.IntVar(&o.opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
@@ -99,12 +104,20 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 			return internalErr(err)
 		}
 	}
+	lintRes, err := lintContracts(e, o.opts.SchemasDir, o.opts.FixturesDir, true, o.opts.Filter.Tools)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "lint: %s (airlock lint lists them)\n", lintRes.Summary())
 	_, failed, unchecked := res.Run.Counts()
 	if failed > 0 {
 		return &exitError{code: ExitFindings, err: fmt.Errorf("%d failed", failed)}
 	}
 	if o.failUnchecked && unchecked > 0 {
 		return &exitError{code: ExitFindings, err: fmt.Errorf("%d unchecked", unchecked)}
+	}
+	if o.strict && len(lintRes.Findings) > 0 {
+		return &exitError{code: ExitFindings, err: fmt.Errorf("lint: %s (--strict)", lintRes.Summary())}
 	}
 	return nil
 }

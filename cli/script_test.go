@@ -43,7 +43,8 @@ func TestMain(m *testing.M) {
 // and fixtures/ directories ($WORK/schemas, $WORK/bundled_fixtures; a script's
 // own fixtures/ stays its own), so scripts pass
 // --schemas $WORK/schemas and may add broken contracts beside the bundled
-// ones without touching the repository.
+// ones without touching the repository. $LINT_TESTDATA is lint/testdata
+// (the weak and sound contracts of the lint tests), read in place.
 //
 // Besides testscript's own commands, scripts have:
 //
@@ -67,12 +68,17 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	lintTestdata, err := filepath.Abs(filepath.Join("..", "lint", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("..", "testdata", "script"),
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       *update,
 		Setup: func(env *testscript.Env) error {
+			env.Setenv("LINT_TESTDATA", lintTestdata)
 			if err := os.CopyFS(filepath.Join(env.WorkDir, "schemas"), os.DirFS(schemas)); err != nil {
 				return err
 			}

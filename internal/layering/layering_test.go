@@ -44,14 +44,17 @@ var allowed = map[string][]string{
 	"schemadiff": {"gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/schema", "internal/schemawalk"},
 	// drift reports the schema changes between versions with schemadiff.
 	"drift": {"fixture", "gate", "reports", "schemadiff", "jsonpointer", "internal/introspect", "internal/schema", "internal/schemawalk"},
+	// lint reads contracts and fixture trees and reports findings.
+	"lint": {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/manifest", "internal/schema", "internal/schemawalk", "internal/strictyaml"},
 	// The command line.
-	"cli": {"runner", "mutate", "record", "schemadiff", "drift", "reports", "fixture", "gate", "semantic", "jsonpointer", "internal/sanitize",
+	"cli": {"runner", "mutate", "record", "schemadiff", "drift", "lint", "reports", "fixture", "gate", "semantic", "jsonpointer", "internal/sanitize",
 		"redact", "internal/fileio", "internal/manifest", "internal/strictyaml"},
 	"cmd/airlock": {"cli"},
 	// Test support and tools: only tests and generators import them.
 	"internal/testtree":    {"runner", "reports", "fixture"},
 	"scripts/benchratio":   {},
 	"scripts/gendiffrules": {"schemadiff"},
+	"scripts/genlintrules": {"lint"},
 	"scripts/genreasons":   {"gate"},
 }
 

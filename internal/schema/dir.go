@@ -392,3 +392,35 @@ func compileErr(err error) error {
 	}
 	return err
 }
+
+// Position is where a compiled schema (or one of its keywords) lies in the
+// folder: the file as errors name it, the RFC 6901 JSON Pointer inside the
+// file, and the 1-based line and column of the value at that pointer (0
+// when the file's bytes do not hold it).
+type Position struct {
+	File         string
+	Pointer      string
+	Line, Column int
+}
+
+// Locate returns the Position of loc, a compiled schema's Location (an
+// absolute URL whose fragment is a JSON Pointer, as jsonschema.Schema
+// spells it) with keyword, when not "", appended as one more reference
+// token. ok is false when loc names no file of the folder this Dir read.
+func (d *Dir) Locate(loc, keyword string) (p Position, ok bool) {
+	doc, ptr := splitLocation(loc)
+	name, ok := d.names[doc]
+	if !ok {
+		return Position{}, false
+	}
+	if keyword != "" {
+		ptr += "/" + jsonpointer.EscapeToken(keyword)
+	}
+	p = Position{File: d.Show(name), Pointer: ptr}
+	if b, ok := d.raw[name]; ok {
+		if off, ok := strictjson.PointerOffset(b, ptr); ok {
+			p.Line, p.Column = config.LineCol(b, off)
+		}
+	}
+	return p, true
+}

@@ -87,6 +87,33 @@ func Decode(file string, data []byte, sch *jsonschema.Schema, v any) error {
 	return nil
 }
 
+// KeyPosition is Position for the key itself when pointer ends at a member
+// of a mapping (the line a reader looks for: "v2:" rather than the first
+// line of its value); otherwise it is Position.
+func KeyPosition(data []byte, pointer string) (int, int) {
+	root, err := parse("", data, MaxNodes)
+	if err != nil {
+		return 0, 0
+	}
+	i := strings.LastIndex(pointer, "/")
+	if i < 0 {
+		return lineOf(root, pointer)
+	}
+	parent := root
+	if i > 0 {
+		parent = nodeAt(root, pointer[:i])
+	}
+	tok := strings.NewReplacer("~1", "/", "~0", "~").Replace(pointer[i+1:])
+	if parent != nil && parent.Kind == yaml.MappingNode {
+		for j := 0; j+1 < len(parent.Content); j += 2 {
+			if parent.Content[j].Value == tok {
+				return parent.Content[j].Line, parent.Content[j].Column
+			}
+		}
+	}
+	return lineOf(root, pointer)
+}
+
 // Position returns the 1-based line and column of the value at an
 // RFC 6901 location in a YAML document, or of its nearest existing
 // ancestor; 0, 0 when the document does not parse within the bounds.

@@ -241,6 +241,12 @@ func lineOf(root *yaml.Node, pointer string) (int, int) {
 	if root == nil {
 		return 1, 1
 	}
+	n := nearest(root, pointer)
+	return n.Line, n.Column
+}
+
+// nearest is the node at pointer, or its nearest existing ancestor.
+func nearest(root *yaml.Node, pointer string) *yaml.Node {
 	n := root
 	if pointer != "" {
 		for _, tok := range strings.Split(pointer[1:], "/") {
@@ -252,7 +258,21 @@ func lineOf(root *yaml.Node, pointer string) (int, int) {
 			n = next
 		}
 	}
-	return n.Line, n.Column
+	return n
+}
+
+// nodeAt is the node at pointer; nil when there is none.
+func nodeAt(root *yaml.Node, pointer string) *yaml.Node {
+	n := root
+	if pointer == "" || root == nil {
+		return n
+	}
+	for _, tok := range strings.Split(pointer[1:], "/") {
+		if n = child(n, strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)); n == nil {
+			return nil
+		}
+	}
+	return n
 }
 
 // child is the value under key tok of a mapping, or the element at index

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airlockdev/airlock/fixture"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/lint"
+	"github.com/airlockdev/airlock/reports"
+)
+
+// lintOptions holds the flags of airlock lint.
+type lintOptions struct {
+	schemasDir, fixturesDir string
+	tools                   []string
+	format                  string
+	strict                  bool
+}
+
+func newLintCmd(e *env) *cobra.Command {
+	o := &lintOptions{}
+	cmd := &cobra.Command{
+		Use:   "lint [flags]",
+		Short: "Say what is weak in each contract before production does",
+		Long: `lint loads every contract of SCHEMAS (or those --tool names) and reports, with file, line
+and JSON Pointer, what makes a contract weaker than it looks: open objects, unbounded
+strings, arrays and numbers, unanchored or unbounded patterns, formats other validators do
+not know, additionalProperties: false beside an allOf, oneOf branches that overlap, projected
+fields the schema does not require, rules on values it does not constrain; and, from the
+fixture tree FIXTURES, upstream versions without fixtures and stages no near-miss exercises.
+Every rule is listed with its level in docs/lint.md.
+
+--format text (default), json (schemas/lint.schema.json) or sarif (SARIF 2.1.0, for code
+scanning). Without a fixtures folder the fixture rules are skipped, and the output says so.
+
+Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findings,
+2 usage or configuration error (a contract that does not load), 3 internal error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			write, ok := map[string]func(io.Writer, *reports.Lint) error{
+				"text": reports.WriteLintText, "json": reports.WriteLintJSON,
+				"sarif": func(w io.Writer, l *reports.Lint) error { return reports.WriteLintSARIF(w, l, gate.Version) },
+			}[o.format]
+			if !ok {
+				return usageErr("--format %q: want text, json or sarif", o.format)
+			}
+			fixturesGiven := cmd.Flags().Changed("fixtures")
+			l, err := lintContracts(e, o.schemasDir, o.fixturesDir, fixturesGiven, o.tools)
+			if err != nil {
+				return err
+			}
+			if err := write(cmd.OutOrStdout(), l); err != nil {
+				return internalErr(err)
+			}
+			return lintVerdict(l, o.strict)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.schemasDir, "schemas", "schemas", "directory holding one folder per tool contract")
+	f.StringVar(&o.fixturesDir, "fixtures", "fixtures", "directory holding the fixture trees (the fixture rules are skipped when the default is absent)")
+	f.StringSliceVar(&o.tools, "tool", nil, "only these tools (repeatable or comma-separated)")
+	f.StringVar(&o.format, "format", "text", "output format: text, json or sarif")
+	f.BoolVar(&o.strict, "strict", false, "exit 1 on warnings too")
+	return cmd
+}
+
+// lintContracts lints the contracts of schemasDir that tools selects (all
+// when empty), with the fixtures of fixturesDir when that folder exists;
+// a fixtures folder named explicitly (given) must exist.
+func lintContracts(e *env, schemasDir, fixturesDir string, given bool, tools []string) (*reports.Lint, error) {
+	if !given {
+		if _, err := os.Stat(fixturesDir); errors.Is(err, fs.ErrNotExist) {
+			fixturesDir = ""
+		}
+	}
+	set, err := fixture.Open(schemasDir, fixturesDir, fixture.Filter{Tools: tools}, e.gate)
+	if err != nil {
+		return nil, err
+	}
+	in := lint.Input{}
+	for _, t := range tools {
+		if set.Contracts[t] == nil {
+			return nil, &gate.ConfigError{File: "--tool", Msg: "no contract for tool " + strconv.Quote(t)}
+		}
+	}
+	for _, c := range set.List {
+		if len(tools) == 0 || slices.Contains(tools, c.Tool()) {
+			in.Contracts = append(in.Contracts, c)
+		}
+	}
+	if fixturesDir != "" {
+		in.Set = set
+	}
+	return lint.Lint(in)
+}
+
+// lintVerdict is the exit of a lint: findings (1) for an error, or with
+// strict for any finding.
+func lintVerdict(l *reports.Lint, strict bool) error {
+	if n := l.Count(reports.SeverityError); n > 0 {
+		return findings("lint: %s", l.Summary())
+	}
+	if strict && len(l.Findings) > 0 {
+		return findings("lint: %s (--strict)", l.Summary())
+	}
+	return nil
+}

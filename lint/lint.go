@@ -1,0 +1,153 @@
+// Package lint tells a contract author what is weak in a contract before
+// production does: an object that admits any member, a string or array
+// with no bound, a pattern that matches anywhere, additionalProperties:
+// false beside an allOf that adds members, oneOf branches a response can
+// satisfy twice, a projected field the schema does not require, a rule on
+// a value the schema does not constrain, an upstream version without
+// fixtures, a stage no near-miss fixture exercises.
+//
+// Every rule is a Rule in one registry (Rules): a stable id, a level, a
+// description, and the handler that finds it. docs/lint.md, the SARIF
+// rules and the tests read the registry. A finding names the file, line,
+// column and JSON Pointer of what fired (reports.LintFinding).
+package lint
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/airlockdev/airlock/fixture"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/manifest"
+	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/strictyaml"
+	"github.com/airlockdev/airlock/jsonpointer"
+	"github.com/airlockdev/airlock/reports"
+)
+
+// Input is what one lint run looks at: loaded contracts and, when
+// Fixtures is true, the fixtures discovered for them.
+type Input struct {
+	// Contracts are linted in order.
+	Contracts []*gate.Contract
+	// Set holds the fixtures of Contracts (fixture.Open); nil when there is
+	// no fixture tree, and then the fixture rules do not run.
+	Set *fixture.Set
+}
+
+// Lint runs every rule of the registry on in and returns the findings,
+// sorted by file, line, column and rule id, with the rules that ran. When
+// in.Set is nil, the fixture rules are listed in Skipped instead. Errors
+// are *gate.ConfigError values: a fixture sidecar that cannot be read.
+func Lint(in Input) (*reports.Lint, error) {
+	out := &reports.Lint{}
+	for _, r := range registry {
+		if r.scope == scopeFixtures && in.Set == nil {
+			continue
+		}
+		out.Rules = append(out.Rules, r.describe())
+	}
+	if in.Set == nil {
+		out.Skipped = append(out.Skipped, "the fixture rules (version-without-fixtures, near-miss-stage-uncovered): no fixtures folder")
+	}
+	e := &emitter{seen: map[string]bool{}}
+	for _, c := range in.Contracts {
+		k, err := newContract(c)
+		if err != nil {
+			return nil, err
+		}
+		e.c = k
+		k.walkSchemas(e)
+		for _, r := range registry {
+			switch {
+			case r.scope == scopeContract:
+				r.contract(k, e)
+			case r.scope == scopeFixtures && in.Set != nil:
+				if err := r.fixtures(k, in.Set, e); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	out.Findings = e.findings
+	slices.SortStableFunc(out.Findings, func(a, b reports.LintFinding) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column),
+			cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Pointer, b.Pointer))
+	})
+	return out, nil
+}
+
+// contract is one contract as the rules see it.
+type contract struct {
+	c        *gate.Contract
+	m        manifest.Manifest
+	dir      *schema.Dir
+	manifest string // contract.yaml as errors name it
+	raw      []byte // its bytes, for line numbers
+}
+
+func newContract(c *gate.Contract) (*contract, error) {
+	fsys, dir, shown := introspect.Source(c)
+	file := path.Join(dir, gate.ManifestFile)
+	name := filepath.Join(shown, gate.ManifestFile)
+	if dir == shown {
+		name = file
+	}
+	raw, err := fileio.ReadFS(fsys, file, gate.MaxConfigFile)
+	if err != nil {
+		return nil, &gate.ConfigError{File: name, Msg: "cannot read manifest: " + err.Error(), Err: err}
+	}
+	return &contract{c: c, m: introspect.Manifest(c), dir: introspect.SchemaDir(c), manifest: name, raw: raw}, nil
+}
+
+// versions returns the contract's upstream versions, sorted.
+func (k *contract) versions() []string { return k.c.UpstreamVersions() }
+
+// emitter collects findings, each (rule, file, pointer, message) once: a
+// schema file shared by two upstream versions is reported for the first.
+type emitter struct {
+	c        *contract
+	findings []reports.LintFinding
+	seen     map[string]bool
+}
+
+// add records a finding of rule r.
+func (e *emitter) add(r *Rule, f reports.LintFinding) {
+	key := r.ID + "\x00" + f.File + "\x00" + f.Pointer + "\x00" + f.Message
+	if e.seen[key] {
+		return
+	}
+	e.seen[key] = true
+	f.Rule, f.Level, f.Tool = r.ID, r.Level, e.c.c.Tool()
+	e.findings = append(e.findings, f)
+}
+
+// atSchema reports rule r at keyword of compiled schema s (a location in
+// one of the contract's schema files), for the instance location inst.
+func (e *emitter) atSchema(r *Rule, s *jsonschema.Schema, keyword, version, inst, format string, args ...any) {
+	f := reports.LintFinding{UpstreamVersion: version, Instance: inst, Message: fmt.Sprintf(format, args...)}
+	if p, ok := e.c.dir.Locate(s.Location, keyword); ok {
+		f.File, f.Pointer, f.Line, f.Column = p.File, p.Pointer, p.Line, p.Column
+	} else {
+		f.File, f.Pointer = e.c.dir.Relative(s.Location), ""
+	}
+	e.add(r, f)
+}
+
+// atManifest reports rule r at the key of contract.yaml that key (an RFC
+// 6901 pointer) names.
+func (e *emitter) atManifest(r *Rule, key, version, inst, format string, args ...any) {
+	line, col := strictyaml.KeyPosition(e.c.raw, key)
+	e.add(r, reports.LintFinding{File: e.c.manifest, Line: line, Column: col, Pointer: key,
+		UpstreamVersion: version, Instance: inst, Message: fmt.Sprintf(format, args...)})
+}
+
+// versionKey is the manifest pointer of an upstream version.
+func versionKey(v string) string { return "/upstream_versions/" + jsonpointer.EscapeToken(v) }

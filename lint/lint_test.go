@@ -1,0 +1,202 @@
+package lint_test
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/airlockdev/airlock/fixture"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/lint"
+	"github.com/airlockdev/airlock/reports"
+)
+
+// lintTree lints the contracts of schemas with the fixtures of fixtures
+// ("" for none).
+func lintTree(schemas, fixtures string) *reports.Lint {
+	set, err := fixture.Open(schemas, fixtures, fixture.Filter{}, gate.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	in := lint.Input{Contracts: set.List}
+	if fixtures != "" {
+		in.Set = set
+	}
+	l, err := lint.Lint(in)
+	Expect(err).NotTo(HaveOccurred())
+	return l
+}
+
+// compile compiles a JSON Schema document of any dialect the validator
+// knows, from bytes.
+func compile(b []byte) *jsonschema.Schema {
+	doc, err := strictjson.Parse(b, strictjson.Limits{MaxStringLength: 1 << 20})
+	Expect(err).NotTo(HaveOccurred())
+	c := schema.NewCompiler(nil)
+	Expect(c.AddResource("airlock:under-test.schema.json", doc)).To(Succeed())
+	sch, err := c.Compile("airlock:under-test.schema.json")
+	Expect(err).NotTo(HaveOccurred())
+	return sch
+}
+
+// validates parses out strictly and validates it against sch.
+func validates(sch *jsonschema.Schema, out []byte) {
+	doc, err := strictjson.Parse(out, strictjson.Limits{MaxStringLength: 1 << 20})
+	Expect(err).NotTo(HaveOccurred(), string(out))
+	Expect(sch.Validate(doc)).To(Succeed(), string(out))
+}
+
+// sarifSchema is the SARIF 2.1.0 JSON Schema (make sarif-schema installs
+// it), or $AIRLOCK_SARIF_SCHEMA; nil after Skip, or Fail under CI=true.
+func sarifSchema() []byte {
+	path := os.Getenv("AIRLOCK_SARIF_SCHEMA")
+	if path == "" {
+		path = "../.ci/node/sarif/sarif-2.1.0.json"
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		msg := "the SARIF 2.1.0 JSON Schema is not installed (make sarif-schema, or set AIRLOCK_SARIF_SCHEMA): " + err.Error()
+		if os.Getenv("CI") == "true" {
+			Fail("CI=true but " + msg)
+		}
+		Skip(msg)
+	}
+	return b
+}
+
+var _ = Describe("airlock lint", func() {
+	const weakSchemas, weakFixtures = "testdata/weak/schemas", "testdata/weak/fixtures"
+
+	It("fires each rule exactly once, in the contract weak in that way, and nowhere else", func() {
+		l := lintTree(weakSchemas, weakFixtures)
+		Expect(l.Skipped).To(BeEmpty())
+		Expect(l.Rules).To(Equal(lint.Rules()))
+		byRule := map[string][]reports.LintFinding{}
+		for _, f := range l.Findings {
+			byRule[f.Rule] = append(byRule[f.Rule], f)
+		}
+		for _, r := range lint.Rules() {
+			got := byRule[r.ID]
+			Expect(got).To(HaveLen(1), "rule %s: %v", r.ID, got)
+			f := got[0]
+			Expect(f.Tool).To(Equal(strings.ReplaceAll(r.ID, "-", "_")), "rule %s fired in the wrong contract", r.ID)
+			Expect(f.Level).To(Equal(r.Level))
+			Expect(f.Line).To(BeNumerically(">", 0), "rule %s has no line", r.ID)
+			Expect(f.Column).To(BeNumerically(">", 0))
+			Expect(f.Pointer).To(HavePrefix("/"))
+			Expect(f.Message).NotTo(BeEmpty())
+		}
+		Expect(l.Findings).To(HaveLen(len(lint.Rules())))
+	})
+
+	It("points at the line of the keyword or key that fired", func() {
+		l := lintTree(weakSchemas, weakFixtures)
+		for _, f := range l.Findings {
+			b, err := os.ReadFile(f.File)
+			Expect(err).NotTo(HaveOccurred())
+			line := strings.Split(string(b), "\n")[f.Line-1]
+			last := f.Pointer[strings.LastIndex(f.Pointer, "/")+1:]
+			if f.Rule == "oneof-overlap" || f.Rule == "closed-beside-composition" || strings.HasSuffix(f.File, ".yaml") {
+				Expect(line).To(ContainSubstring(last), "%s: %s line %d", f.Rule, f.File, f.Line)
+				continue
+			}
+			// A schema finding points at its keyword's value.
+			Expect(line).To(ContainSubstring(`"`+last+`"`), "%s: %s line %d", f.Rule, f.File, f.Line)
+		}
+	})
+
+	It("finds nothing in a contract that is tight in every construct the rules look at", func() {
+		l := lintTree("testdata/sound/schemas", "testdata/sound/fixtures")
+		Expect(l.Findings).To(BeEmpty())
+	})
+
+	It("finds no error in the bundled contracts", func() {
+		l := lintTree("../schemas", "../fixtures")
+		Expect(l.Count(reports.SeverityError)).To(BeZero(), "%v", l.Findings)
+		for _, f := range l.Findings {
+			_, ok := lint.Lookup(f.Rule)
+			Expect(ok).To(BeTrue())
+		}
+	})
+
+	It("skips the fixture rules without a fixture tree, and says so", func() {
+		l := lintTree(weakSchemas, "")
+		Expect(l.Skipped).To(HaveLen(1))
+		for _, f := range l.Findings {
+			Expect(f.Rule).NotTo(BeElementOf("version-without-fixtures", "near-miss-stage-uncovered"))
+		}
+		for _, r := range l.Rules {
+			Expect(r.ID).NotTo(BeElementOf("version-without-fixtures", "near-miss-stage-uncovered"))
+		}
+		Expect(l.Findings).To(HaveLen(len(lint.Rules()) - 2))
+	})
+
+	It("writes JSON valid against the published schema, the same bytes as schemas/lint.schema.json", func() {
+		var buf bytes.Buffer
+		Expect(reports.WriteLintJSON(&buf, lintTree(weakSchemas, weakFixtures))).To(Succeed())
+		validates(compile(reports.LintSchema()), buf.Bytes())
+		b, err := os.ReadFile("../schemas/lint.schema.json")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(reports.LintSchema()).To(Equal(b), "refresh it with: airlock schema lint > schemas/lint.schema.json")
+	})
+
+	It("writes SARIF 2.1.0 valid against the SARIF JSON Schema, one result per finding", func() {
+		sch := compile(sarifSchema())
+		l := lintTree(weakSchemas, weakFixtures)
+		var buf bytes.Buffer
+		Expect(reports.WriteLintSARIF(&buf, l, "v0.0.0-test")).To(Succeed())
+		validates(sch, buf.Bytes())
+		out := buf.String()
+		Expect(strings.Count(out, `"ruleId"`)).To(Equal(len(l.Findings)))
+		for _, r := range lint.Rules() {
+			Expect(out).To(ContainSubstring(`"id": "` + r.ID + `"`))
+		}
+		Expect(out).To(ContainSubstring(`"uri": "testdata/weak/schemas/oneof_overlap/upstream.v1.schema.json"`))
+
+		buf.Reset()
+		Expect(reports.WriteLintSARIF(&buf, &reports.Lint{Rules: lint.Rules()}, "v0.0.0-test")).To(Succeed())
+		validates(sch, buf.Bytes())
+		Expect(buf.String()).To(ContainSubstring(`"results": []`))
+	})
+
+	It("is listed in docs/lint.md exactly as the registry says", func() {
+		doc, err := os.ReadFile("../docs/lint.md")
+		Expect(err).NotTo(HaveOccurred())
+		table := lint.RulesTable()
+		header, _, _ := strings.Cut(table, "\n")
+		Expect(strings.Count(string(doc), header)).To(Equal(1), "docs/lint.md has one rule table")
+		_, got, _ := strings.Cut(string(doc), header)
+		Expect(header+got).To(Equal(table), "docs/lint.md is stale; paste the output of go run ./scripts/genlintrules below its Rules heading")
+		seen := map[string]bool{}
+		for _, r := range lint.Rules() {
+			Expect(seen).NotTo(HaveKey(r.ID))
+			seen[r.ID] = true
+			Expect(r.ID).To(MatchRegexp(`^[a-z][a-z0-9-]{0,79}$`))
+			Expect(r.Level).To(BeElementOf(reports.SeverityError, reports.SeverityWarning, reports.SeverityNote))
+			Expect(r.Description).To(HaveSuffix("."))
+		}
+	})
+
+	It("has one weak contract per rule, named after it", func() {
+		entries, err := os.ReadDir(weakSchemas)
+		Expect(err).NotTo(HaveOccurred())
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		var want []string
+		for _, r := range lint.Rules() {
+			want = append(want, strings.ReplaceAll(r.ID, "-", "_"))
+		}
+		Expect(names).To(ConsistOf(want))
+		_, err = os.Stat(filepath.Join(weakSchemas, "open_object", gate.ManifestFile))
+		Expect(errors.Is(err, fs.ErrNotExist)).To(BeFalse())
+	})
+})

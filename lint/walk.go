@@ -1,0 +1,244 @@
+package lint
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/schemawalk"
+	"github.com/airlockdev/airlock/jsonpointer"
+)
+
+// maxWalkDepth bounds the walk: schema positions deeper than this many
+// steps (in-place or into members) from a root are not linted. Contract
+// schemas are bounded by schema.FileLimits; this keeps a deep recursive
+// $ref from costing more than a walk of its first levels.
+const maxWalkDepth = 64
+
+// node is one schema position the walk reached, with everything that
+// applies at the same instance location beside it.
+type node struct {
+	s *jsonschema.Schema
+	// version is the upstream version whose schema led here; "" for the
+	// agent-facing schema.
+	version string
+	// inst is the instance location: an RFC 6901 pointer into the
+	// response, "*" for every array element or additional member.
+	inst string
+	// beside is s, every schema s merges ($ref, $dynamicRef, allOf), and
+	// the schemas the walk passed through to reach s at this instance
+	// location with everything they merge: what applies to the same value
+	// whatever branch is taken.
+	beside []*jsonschema.Schema
+	k      *contract
+}
+
+// anyBeside reports whether a schema applying beside n satisfies pred.
+func (n *node) anyBeside(pred func(*jsonschema.Schema) bool) bool {
+	return slices.ContainsFunc(n.beside, func(s *jsonschema.Schema) bool { return s.Bool == nil && pred(s) })
+}
+
+// walker visits every schema position of one root once per context.
+type walker struct {
+	k       *contract
+	e       *emitter
+	version string
+	seen    map[walkKey]bool
+}
+
+// walkKey is a schema position and the facts of what applies above it:
+// the same position reached under other facts is linted again.
+type walkKey struct {
+	s     *jsonschema.Schema
+	facts uint16
+}
+
+// walkSchemas runs every schema rule over each upstream version's schema,
+// then the agent-facing schema.
+func (k *contract) walkSchemas(e *emitter) {
+	roots := []struct {
+		version string
+		s       *jsonschema.Schema
+	}{}
+	for _, v := range k.versions() {
+		s, _ := introspect.Schema(k.c, v)
+		roots = append(roots, struct {
+			version string
+			s       *jsonschema.Schema
+		}{v, s})
+	}
+	roots = append(roots, struct {
+		version string
+		s       *jsonschema.Schema
+	}{"", introspect.AgentSchema(k.c)})
+	for _, r := range roots {
+		w := &walker{k: k, e: e, version: r.version, seen: map[walkKey]bool{}}
+		w.visit(r.s, "", nil, 0)
+	}
+}
+
+// visit lints s at instance location inst, outer being what applies there
+// from the schemas the walk came through, then walks on: into the schemas
+// s merges and its oneOf, anyOf, then and else branches (same instance
+// location), and into its properties, additional members and items.
+func (w *walker) visit(s *jsonschema.Schema, inst string, outer []*jsonschema.Schema, depth int) {
+	if s == nil || depth > maxWalkDepth {
+		return
+	}
+	key := walkKey{s, factsOf(outer)}
+	if w.seen[key] {
+		return
+	}
+	w.seen[key] = true
+	merged := closure(s)
+	beside := append(slices.Clone(merged), outer...)
+	n := &node{s: s, version: w.version, inst: inst, beside: beside, k: w.k}
+	for _, r := range registry {
+		if r.scope == scopeSchema {
+			r.schema(n, w.e)
+		}
+	}
+	for _, m := range merged[1:] {
+		w.visit(m, inst, beside, depth+1)
+	}
+	for _, m := range merged {
+		if m.Bool != nil {
+			continue
+		}
+		for _, b := range slices.Concat(m.OneOf, m.AnyOf, []*jsonschema.Schema{m.Then, m.Else}) {
+			w.visit(b, inst, beside, depth+1)
+		}
+		for _, name := range sortedKeys(m.Properties) {
+			w.visit(m.Properties[name], inst+"/"+jsonpointer.EscapeToken(name), nil, depth+1)
+		}
+		for _, p := range m.PatternProperties {
+			w.visit(p, inst+"/*", nil, depth+1)
+		}
+		if ap, ok := m.AdditionalProperties.(*jsonschema.Schema); ok {
+			w.visit(ap, inst+"/*", nil, depth+1)
+		}
+		prefix, rest := schemawalk.ElementSchemas(m, "")
+		for i, p := range prefix {
+			w.visit(p.Schema, inst+"/"+strconv.Itoa(i), nil, depth+1)
+		}
+		if rest != nil {
+			w.visit(rest.Schema, inst+"/*", nil, depth+1)
+		}
+		w.visit(m.Contains, inst+"/*", nil, depth+1)
+	}
+}
+
+// closure is s followed by every schema that applies to the same instance
+// through $ref, $dynamicRef and allOf (schemawalk.Merge), each once.
+func closure(s *jsonschema.Schema) []*jsonschema.Schema {
+	var out []*jsonschema.Schema
+	schemawalk.Merge(s, "", maxWalkDepth, func(st schemawalk.Step) {
+		if !st.Cut && !slices.Contains(out, st.Schema) {
+			out = append(out, st.Schema)
+		}
+	}, nil)
+	return out
+}
+
+// closureAll is the closure of each schema of in, concatenated.
+func closureAll(in []*jsonschema.Schema) []*jsonschema.Schema {
+	var out []*jsonschema.Schema
+	for _, s := range in {
+		out = append(out, closure(s)...)
+	}
+	return out
+}
+
+// The facts of what applies above a position that decide the schema
+// rules: a position is linted once per combination.
+const (
+	factClosed uint16 = 1 << iota
+	factMaxLength
+	factMaxItems
+	factNumberBound
+	factValues
+	factPattern
+	factFormat
+	factUnevaluated
+)
+
+// factsOf summarises schemas as the rules read them.
+func factsOf(schemas []*jsonschema.Schema) uint16 {
+	var f uint16
+	for _, s := range schemas {
+		if s.Bool != nil {
+			continue
+		}
+		if closesObject(s) {
+			f |= factClosed
+		}
+		if s.UnevaluatedProperties != nil {
+			f |= factUnevaluated
+		}
+		if s.MaxLength != nil {
+			f |= factMaxLength
+		}
+		if s.MaxItems != nil {
+			f |= factMaxItems
+		}
+		if s.Minimum != nil || s.Maximum != nil || s.ExclusiveMinimum != nil || s.ExclusiveMaximum != nil {
+			f |= factNumberBound
+		}
+		if s.Enum != nil || s.Const != nil {
+			f |= factValues
+		}
+		if s.Pattern != nil {
+			f |= factPattern
+		}
+		if s.Format != nil {
+			f |= factFormat
+		}
+	}
+	return f
+}
+
+// closesObject reports whether s keeps unknown members out of an object or
+// constrains them: additionalProperties false or a schema,
+// unevaluatedProperties, or propertyNames.
+func closesObject(s *jsonschema.Schema) bool {
+	switch ap := s.AdditionalProperties.(type) {
+	case bool:
+		if !ap {
+			return true
+		}
+	case *jsonschema.Schema:
+		if ap.Bool == nil || !*ap.Bool {
+			return true
+		}
+	}
+	if u := s.UnevaluatedProperties; u != nil && (u.Bool == nil || !*u.Bool) {
+		return true
+	}
+	return s.PropertyNames != nil && s.PropertyNames.Bool == nil
+}
+
+// hasType reports whether s's type keyword names t ("number" also covers
+// "integer").
+func hasType(s *jsonschema.Schema, t string) bool {
+	if s.Types == nil {
+		return false
+	}
+	for _, n := range s.Types.ToStrings() {
+		if n == t || t == "integer" && n == "number" {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedKeys returns m's keys, sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

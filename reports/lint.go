@@ -1,0 +1,177 @@
+package reports
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Severity is a lint finding's level, spelt as SARIF 2.1.0 spells a
+// result's level (§3.27.10): error, warning, note.
+type Severity string
+
+// Lint severities, most severe first.
+const (
+	// SeverityError: the contract refuses responses it was written to
+	// admit, or lets through a value nothing checked.
+	SeverityError Severity = "error"
+	// SeverityWarning: the contract is weaker than it looks; production
+	// may send what nobody meant to admit.
+	SeverityWarning Severity = "warning"
+	// SeverityNote: worth knowing, nothing to fix.
+	SeverityNote Severity = "note"
+)
+
+// LintRule describes one lint rule for a report: its stable id, level and
+// description (the registry in package lint is the source).
+type LintRule struct {
+	ID          string   `json:"id"`
+	Level       Severity `json:"level"`
+	Description string   `json:"description"`
+}
+
+// LintFinding is one place a lint rule fired.
+type LintFinding struct {
+	// Rule is the rule's stable id, e.g. "open-object"; Level its level.
+	Rule  string   `json:"rule"`
+	Level Severity `json:"level"`
+	// Tool is the contract's tool; UpstreamVersion the upstream version
+	// the finding concerns ("" for the agent-facing schema or the whole
+	// contract).
+	Tool            string `json:"tool"`
+	UpstreamVersion string `json:"upstream_version,omitempty"`
+	// File is the file the finding is in (a schema file, contract.yaml, or
+	// a fixture folder), as the contract was loaded; Line and Column are
+	// 1-based, 0 when unknown.
+	File   string `json:"file"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
+	// Pointer is the RFC 6901 JSON Pointer of the offending keyword or key
+	// in File ("" for the whole file); Instance, when not "", the instance
+	// location it applies to in the response ("*" for every array element
+	// or additional member).
+	Pointer  string `json:"pointer"`
+	Instance string `json:"instance,omitempty"`
+	// Message is one sentence for people.
+	Message string `json:"message"`
+}
+
+// Lint is the result of airlock lint.
+type Lint struct {
+	// Rules are the rules that ran, in registry order.
+	Rules []LintRule `json:"rules"`
+	// Findings are sorted by file, line, column and rule.
+	Findings []LintFinding `json:"findings"`
+	// Skipped says why rules did not run (e.g. the fixture rules without a
+	// fixtures folder), one sentence each.
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// Count returns how many findings have level l.
+func (l *Lint) Count(level Severity) int {
+	n := 0
+	for _, f := range l.Findings {
+		if f.Level == level {
+			n++
+		}
+	}
+	return n
+}
+
+// Summary is the one-line count of findings: "2 errors, 5 warnings, 0 notes".
+func (l *Lint) Summary() string {
+	return fmt.Sprintf("%s, %s, %s", plural(l.Count(SeverityError), "error"), plural(l.Count(SeverityWarning), "warning"), plural(l.Count(SeverityNote), "note"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// lintVersion is the version of the JSON lint format.
+const lintVersion = 1
+
+//go:embed lint.schema.json
+var lintSchemaJSON []byte
+
+// LintSchema returns the published JSON Schema of WriteLintJSON's output,
+// the same bytes as schemas/lint.schema.json.
+func LintSchema() []byte { return append([]byte(nil), lintSchemaJSON...) }
+
+// cleanLint makes every text of l safe for a report (see Clean).
+func cleanLint(l *Lint) Lint {
+	out := Lint{Rules: make([]LintRule, len(l.Rules)), Findings: make([]LintFinding, len(l.Findings))}
+	for i, r := range l.Rules {
+		out.Rules[i] = LintRule{ID: Line(r.ID), Level: r.Level, Description: Line(r.Description)}
+	}
+	for i, f := range l.Findings {
+		f.Rule, f.Tool, f.UpstreamVersion, f.File = Line(f.Rule), Line(f.Tool), Line(f.UpstreamVersion), Line(f.File)
+		f.Pointer, f.Instance, f.Message = Line(f.Pointer), Line(f.Instance), Line(f.Message)
+		out.Findings[i] = f
+	}
+	for _, s := range l.Skipped {
+		out.Skipped = append(out.Skipped, Line(s))
+	}
+	return out
+}
+
+// WriteLintJSON writes l per schemas/lint.schema.json.
+func WriteLintJSON(w io.Writer, l *Lint) error {
+	c := cleanLint(l)
+	if c.Findings == nil {
+		c.Findings = []LintFinding{}
+	}
+	doc := struct {
+		Version  int           `json:"version"`
+		Errors   int           `json:"errors"`
+		Warnings int           `json:"warnings"`
+		Notes    int           `json:"notes"`
+		Rules    []LintRule    `json:"rules"`
+		Findings []LintFinding `json:"findings"`
+		Skipped  []string      `json:"skipped,omitempty"`
+	}{lintVersion, l.Count(SeverityError), l.Count(SeverityWarning), l.Count(SeverityNote), c.Rules, c.Findings, c.Skipped}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// WriteLintText writes l for a terminal or a log, one line per finding as
+// compilers write them ("file:line:column: level: message [rule]", then
+// the JSON Pointer), each skipped rule set, and the totals.
+func WriteLintText(w io.Writer, l *Lint) error {
+	c := cleanLint(l)
+	var b strings.Builder
+	for _, f := range c.Findings {
+		b.WriteString(f.File)
+		if f.Line > 0 {
+			fmt.Fprintf(&b, ":%d", f.Line)
+			if f.Column > 0 {
+				fmt.Fprintf(&b, ":%d", f.Column)
+			}
+		}
+		fmt.Fprintf(&b, ": %s: %s [%s]\n", f.Level, f.Message, f.Rule)
+		var at []string
+		if f.Pointer != "" {
+			at = append(at, "at "+pointerText(f.Pointer))
+		}
+		if f.Instance != "" {
+			at = append(at, "instance "+instanceText(f.Instance))
+		}
+		if f.UpstreamVersion != "" {
+			at = append(at, f.Tool+" upstream "+f.UpstreamVersion)
+		} else {
+			at = append(at, f.Tool)
+		}
+		fmt.Fprintf(&b, "    %s\n", strings.Join(at, ", "))
+	}
+	for _, s := range c.Skipped {
+		fmt.Fprintf(&b, "skipped: %s\n", s)
+	}
+	fmt.Fprintf(&b, "lint: %s\n", l.Summary())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
