@@ -28,10 +28,14 @@ schema changes between consecutive upstream versions (rules of airlock diff).
 The report is Markdown on standard output, or --markdown FILE and --json FILE
 (schemas/drift.schema.json); see docs/drift.md.
 
+A contract that does not load is listed in the report (broken contracts) and on standard
+error, its fixtures are not read, the other tools are reported completely, and drift exits 2
+after writing every report. With --tool, only the named contracts are loaded.
+
 Exit codes: 0 nothing breaks the contract; 1 a forbidden, missing, retyped member or new
 enum value in a fixture not expected to be refused, an unexpected refusal, or (with
 --fail-on-version-changes) a breaking change between consecutive upstream versions;
-2 usage or configuration error; 3 internal error.`,
+2 usage or configuration error (also: a broken contract, which wins over 1); 3 internal error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if jsonFile == "-" || markdownFile == "-" {
@@ -63,6 +67,13 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 				}
 			} else {
 				fmt.Fprintln(out, reports.DriftHeadline(d))
+			}
+			if len(d.Broken) > 0 {
+				msgs := make([]string, len(d.Broken))
+				for i, b := range d.Broken {
+					msgs[i] = b.Message
+				}
+				return brokenMessages(msgs) // exit 2 wins over drift
 			}
 			if d.Summary.Breaking {
 				return &exitError{code: ExitFindings, err: fmt.Errorf("%s", reports.DriftHeadline(d))}

@@ -118,6 +118,27 @@ func printError(w io.Writer, err error) {
 	fmt.Fprintln(w, "airlock:", sanitize.Text(err.Error(), 64<<10, sanitize.Escape))
 }
 
+// brokenContracts is the error of a command that ran every good tool and
+// wrote its reports while some contracts did not load: their configuration
+// errors joined (exit 2), printed one line each.
+func brokenContracts(broken []fixture.Broken) error {
+	errs := make([]error, len(broken))
+	for i, b := range broken {
+		errs[i] = b.Err
+	}
+	return errors.Join(errs...)
+}
+
+// brokenMessages is brokenContracts for errors known only by their text
+// (a drift report's Broken list).
+func brokenMessages(messages []string) error {
+	errs := make([]error, len(messages))
+	for i, m := range messages {
+		errs[i] = &exitError{code: ExitUsage, err: errors.New(m)}
+	}
+	return errors.Join(errs...)
+}
+
 // internalErr marks an error as airlock's own failure (exit 3) whatever it
 // wraps: a report or file that could not be written.
 func internalErr(err error) error { return &exitError{code: ExitInternal, err: err} }

@@ -19,8 +19,9 @@ import (
 // which checks the counts against the JSON results, that (classname, name)
 // never repeats, and that no name or text holds "<!--", "]]>" or a control
 // character. The reports come from the bundled tree, the bundled tree with
-// the mutation suite, and a hostile tree whose fixture names and bodies hold
-// "<!--", "]]>", control characters, quotes and invalid UTF-8.
+// the mutation suite, a hostile tree whose fixture names and bodies hold
+// "<!--", "]]>", control characters, quotes and invalid UTF-8, and the
+// bundled tree beside a broken contract (an <error> testcase).
 //
 // It needs xmllint (Debian libxml2-utils) and /usr/bin/python3 with
 // junitparser (python3-junitparser), which .ci/run installs; without them
@@ -31,6 +32,7 @@ func TestJUnitConsumers(t *testing.T) {
 	check := filepath.Join("..", "reports", "testdata", "junit_check.py")
 	dir := t.TempDir()
 	hostile := hostileTree(t, filepath.Join(dir, "hostile"))
+	broken := brokenSchemas(t, filepath.Join(dir, "broken-schemas"))
 
 	for _, tc := range []struct {
 		name     string
@@ -45,6 +47,7 @@ func TestJUnitConsumers(t *testing.T) {
 			`ctl\x01.json`, `ctl\x02.json`, `ctl\\x01.json`, `a<\x21--b.json`, `c]]\x3ed.json`,
 			reports.Ident(hostileNames[0] + ".json#structure.null_for_object"),
 		}},
+		{"broken", []string{"--schemas", broken, "--fixtures", "../fixtures", "--mutate"}, ExitUsage, []string{"contract.yaml", "approved.json"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			junit := filepath.Join(dir, tc.name+".xml")
@@ -54,7 +57,10 @@ func TestJUnitConsumers(t *testing.T) {
 			if got := Main(context.Background(), args, Stdio{Out: &out, Err: &errb}, Options{}); got != tc.exit {
 				t.Fatalf("airlock %v: exit %d, want %d\n%s%s", args, got, tc.exit, out.String(), errb.String())
 			}
-			tests, failed, unchecked := resultCounts(t, results)
+			tests, failed, unchecked, errored := resultCounts(t, results)
+			if (errored > 0) != (tc.name == "broken") {
+				t.Errorf("%s: %d errored testcases", results, errored)
+			}
 			if tests == 0 {
 				t.Fatalf("%s: no testcases", results)
 			}
@@ -64,7 +70,7 @@ func TestJUnitConsumers(t *testing.T) {
 				t.Errorf("xmllint --schema junit-10.xsd %s: %v\n%s", junit, err, b)
 			}
 
-			pyArgs := []string{check, junit, strconv.Itoa(tests), strconv.Itoa(failed), strconv.Itoa(unchecked)}
+			pyArgs := []string{check, junit, strconv.Itoa(tests), strconv.Itoa(failed), strconv.Itoa(unchecked), "--errors", strconv.Itoa(errored)}
 			for _, n := range tc.mustName {
 				pyArgs = append(pyArgs, "--name", n)
 			}
@@ -100,22 +106,46 @@ func junitTools(t *testing.T) (xmllint, python string) {
 	return xmllint, python
 }
 
-// resultCounts reads the testcase, failed and unchecked counts of a JSON
-// results file.
-func resultCounts(t *testing.T, path string) (tests, failed, unchecked int) {
+// resultCounts reads the testcase, failed, unchecked and errored counts of
+// a JSON results file.
+func resultCounts(t *testing.T, path string) (tests, failed, unchecked, errored int) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Failed, Unchecked int
-		Cases             []json.RawMessage
+		Failed, Unchecked, Errored int
+		Cases                      []json.RawMessage
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	return len(doc.Cases), doc.Failed, doc.Unchecked
+	return len(doc.Cases), doc.Failed, doc.Unchecked, doc.Errored
+}
+
+// brokenSchemas writes, at root, a copy of the bundled contracts beside a
+// contract "dangling" whose upstream schema $refs a file that does not
+// exist, and returns root.
+func brokenSchemas(t *testing.T, root string) string {
+	t.Helper()
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "schemas"))); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"contract.yaml":        "tool: dangling\nversion: \"1\"\nagent_schema: agent.schema.json\nupstream_versions:\n  v1:\n    schema: upstream.schema.json\n    projection: {id: /id}\n",
+		"agent.schema.json":    `{"type": "object", "additionalProperties": false, "properties": {"id": {"type": "string"}}}`,
+		"upstream.schema.json": `{"type": "object", "properties": {"id": {"$ref": "missing.schema.json"}}}`,
+	}
+	if err := os.MkdirAll(filepath.Join(root, "dangling"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(root, "dangling", name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
 }
 
 // hostileNames are the stems of the hostile tree's admitted fixtures.

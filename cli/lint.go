@@ -5,8 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"slices"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -52,12 +50,15 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 				return usageErr("--format %q: want text, json or sarif", o.format)
 			}
 			fixturesGiven := cmd.Flags().Changed("fixtures")
-			l, err := lintContracts(e, o.schemasDir, o.fixturesDir, fixturesGiven, o.tools)
+			l, broken, err := lintContracts(e, o.schemasDir, o.fixturesDir, fixturesGiven, o.tools)
 			if err != nil {
 				return err
 			}
 			if err := write(cmd.OutOrStdout(), l); err != nil {
 				return internalErr(err)
+			}
+			if len(broken) > 0 {
+				return brokenContracts(broken) // exit 2 wins over findings
 			}
 			return lintVerdict(l, o.strict)
 		},
@@ -73,8 +74,9 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 
 // lintContracts lints the contracts of schemasDir that tools selects (all
 // when empty), with the fixtures of fixturesDir when that folder exists;
-// a fixtures folder named explicitly (given) must exist.
-func lintContracts(e *env, schemasDir, fixturesDir string, given bool, tools []string) (*reports.Lint, error) {
+// a fixtures folder named explicitly (given) must exist. A contract that
+// does not load is a contract-load finding and is returned in broken.
+func lintContracts(e *env, schemasDir, fixturesDir string, given bool, tools []string) (l *reports.Lint, broken []fixture.Broken, err error) {
 	if !given {
 		if _, err := os.Stat(fixturesDir); errors.Is(err, fs.ErrNotExist) {
 			fixturesDir = ""
@@ -82,23 +84,14 @@ func lintContracts(e *env, schemasDir, fixturesDir string, given bool, tools []s
 	}
 	set, err := fixture.Open(schemasDir, fixturesDir, fixture.Filter{Tools: tools}, e.gate)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	in := lint.Input{}
-	for _, t := range tools {
-		if set.Contracts[t] == nil {
-			return nil, &gate.ConfigError{File: "--tool", Msg: "no contract for tool " + strconv.Quote(t)}
-		}
-	}
-	for _, c := range set.List {
-		if len(tools) == 0 || slices.Contains(tools, c.Tool()) {
-			in.Contracts = append(in.Contracts, c)
-		}
-	}
+	in := lint.Input{Contracts: set.List, Broken: set.Broken}
 	if fixturesDir != "" {
 		in.Set = set
 	}
-	return lint.Lint(in)
+	l, err = lint.Lint(in)
+	return l, set.Broken, err
 }
 
 // lintVerdict is the exit of a lint: findings (1) for an error, or with

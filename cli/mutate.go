@@ -36,8 +36,12 @@ It prints the mutation score per contract and upstream version, then each surviv
 hint and a diff. --write DIR writes the survivors (--all: every mutant) as near-miss
 fixtures with sidecars, never overwriting a file.
 
+A contract that does not load fails its tool alone: it is an ERROR line with the
+configuration error, the other tools are mutated completely, and mutate exits 2 after
+printing (and writing) everything. With --tool, only the named contracts are loaded.
+
 Exit codes: 0 no survivors, 1 survivors or mis-refused mutants, 2 usage or configuration
-error, 3 internal error.`,
+error (also: a broken contract, which wins over 1), 3 internal error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Gate = e.gate
@@ -66,6 +70,9 @@ error, 3 internal error.`,
 					return err // a link in the tree is exit 2 (exit table), any other failure 3
 				}
 			}
+			if len(rep.Broken) > 0 {
+				return brokenContracts(rep.Broken) // exit 2 wins over survivors
+			}
 			if n := len(rep.Survivors()); n > 0 {
 				return &exitError{code: ExitFindings, err: fmt.Errorf("%d mutants not killed", n)}
 			}
@@ -86,8 +93,12 @@ error, 3 internal error.`,
 	return cmd
 }
 
-// writeMutationReport prints scores, then survivors with hints and diffs.
+// writeMutationReport prints an ERROR line per broken contract, scores,
+// then survivors with hints and diffs, then the totals.
 func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
+	for _, b := range rep.Broken {
+		fmt.Fprintf(w, "ERROR %s: contract configuration error: %s\n", reports.Ident(b.Tool), reports.Line(b.Err.Error()))
+	}
 	total, killed := 0, 0
 	for _, s := range rep.Scores {
 		total += s.Generated
@@ -140,5 +151,11 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 	if total > 0 {
 		score = float64(killed) / float64(total)
 	}
-	fmt.Fprintf(w, "\n%d mutants: %d killed, %d not killed, score %.2f%%\n", total, killed, total-killed, 100*score)
+	fmt.Fprintf(w, "\n%d mutants: %d killed, %d not killed, score %.2f%%", total, killed, total-killed, 100*score)
+	if n := len(rep.Broken); n == 1 {
+		fmt.Fprint(w, "; 1 contract error")
+	} else if n > 1 {
+		fmt.Fprintf(w, "; %d contract errors", n)
+	}
+	fmt.Fprintln(w)
 }

@@ -46,9 +46,15 @@ only, never bodies or sidecars, and prints what changed.
 After the summary, one line counts what airlock lint finds in the same contracts and
 fixtures ("lint: 0 errors, 3 warnings, 0 notes"); --strict makes any of them fail the run.
 
+A contract that does not load (a dangling $ref, a bad manifest) fails its tool alone: it is
+an ERROR line on the console and an error testcase (suite contract) in the reports, the
+other tools run completely, and the run exits 2 after writing every report. With --tool,
+only the named contracts are loaded.
+
 Exit codes: 0 nothing failed (unchecked testcases are listed, and fail the run with
---fail-unchecked), 1 any failure (with --strict: also any lint finding), 2 usage or configuration error (also: a selection that
-matches no fixture), 3 internal error.`,
+--fail-unchecked), 1 any failure (with --strict: also any lint finding), 2 usage or
+configuration error (also: a selection that matches no fixture, and a broken contract,
+which wins over 1), 3 internal error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runRun(cmd, e, o)
@@ -104,11 +110,14 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 			return internalErr(err)
 		}
 	}
-	lintRes, err := lintContracts(e, o.opts.SchemasDir, o.opts.FixturesDir, true, o.opts.Filter.Tools)
+	lintRes, _, err := lintContracts(e, o.opts.SchemasDir, o.opts.FixturesDir, true, o.opts.Filter.Tools)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "lint: %s (airlock lint lists them)\n", lintRes.Summary())
+	if len(res.Broken) > 0 {
+		return brokenContracts(res.Broken) // exit 2 wins over findings
+	}
 	_, failed, unchecked := res.Run.Counts()
 	if failed > 0 {
 		return &exitError{code: ExitFindings, err: fmt.Errorf("%d failed", failed)}
@@ -134,7 +143,8 @@ func (o *runOptions) results(ctx context.Context, e *env) (*runner.Result, error
 	runOpts := *opts
 	runOpts.Suites = slices.DeleteFunc(slices.Clone(opts.Suites), func(s string) bool { return s == mutate.Suite })
 	res := &runner.Result{}
-	if len(opts.Suites) == 0 || len(runOpts.Suites) > 0 {
+	ranRunner := len(opts.Suites) == 0 || len(runOpts.Suites) > 0
+	if ranRunner {
 		var err error
 		if res, err = runner.Run(ctx, runOpts); err != nil {
 			return nil, err
@@ -148,7 +158,13 @@ func (o *runOptions) results(ctx context.Context, e *env) (*runner.Result, error
 		if err != nil {
 			return nil, err
 		}
-		res.Run.Cases = append(res.Run.Cases, rep.Cases()...)
+		if ranRunner {
+			// runner.Run reported the broken contracts already.
+			res.Run.Cases = append(res.Run.Cases, slices.DeleteFunc(rep.Cases(), func(c reports.Case) bool { return c.Status == reports.Errored })...)
+		} else {
+			res.Broken = rep.Broken
+			res.Run.Cases = append(res.Run.Cases, rep.Cases()...)
+		}
 	}
 	return res, nil
 }

@@ -48,8 +48,11 @@ const (
 // fixtures show against the contract: the observed shape, members the
 // schema forbids, required members missing, retyped members, new enum
 // values, refusals by reason, and the schema changes between consecutive
-// upstream versions (natural version order). A configuration error is a
-// *gate.ConfigError; what the fixtures show is data in the report.
+// upstream versions (natural version order). A selected contract that does
+// not load is listed in the report's Broken (its fixtures are not read)
+// and every other tool is reported completely; any other configuration
+// error is a *gate.ConfigError. What the fixtures show is data in the
+// report.
 func Run(ctx context.Context, opts Options) (*reports.Drift, error) {
 	set, err := fixture.Open(opts.SchemasDir, opts.FixturesDir, fixture.Filter{
 		Tools: opts.Tools, UpstreamVersions: opts.UpstreamVersions,
@@ -69,6 +72,9 @@ func Run(ctx context.Context, opts Options) (*reports.Drift, error) {
 	}
 
 	rep := &reports.Drift{Summary: reports.DriftSummary{Fixtures: len(set.Fixtures), VersionChangesBreak: !opts.IgnoreVersionChanges}}
+	for _, b := range set.Broken {
+		rep.Broken = append(rep.Broken, reports.BrokenContract{Tool: b.Tool, File: b.Err.File, Message: b.Err.Error()})
+	}
 	for _, t := range tools {
 		dt, err := toolDrift(set, t, versionsOf[t], schemas, outs, &rep.Summary)
 		if err != nil {
@@ -85,14 +91,18 @@ func Run(ctx context.Context, opts Options) (*reports.Drift, error) {
 type versionKey = [2]string
 
 // selectTools returns the selected tools, sorted, refusing an upstream
-// version no selected contract has.
+// version no selected contract has (unless a selected contract is broken:
+// the version may be its).
 func selectTools(set *fixture.Set, opts Options) ([]string, error) {
 	tools := slices.Sorted(maps.Keys(set.Contracts))
 	if len(opts.Tools) > 0 {
 		tools = slices.DeleteFunc(tools, func(t string) bool { return !slices.Contains(opts.Tools, t) })
 	}
+	brokenSelected := slices.ContainsFunc(set.Broken, func(b fixture.Broken) bool {
+		return len(opts.Tools) == 0 || slices.Contains(opts.Tools, b.Tool)
+	})
 	for _, v := range opts.UpstreamVersions {
-		if !slices.ContainsFunc(tools, func(t string) bool { return slices.Contains(set.Contracts[t].UpstreamVersions(), v) }) {
+		if !brokenSelected && !slices.ContainsFunc(tools, func(t string) bool { return slices.Contains(set.Contracts[t].UpstreamVersions(), v) }) {
 			return nil, &gate.ConfigError{File: "--upstream-version", Msg: fmt.Sprintf("no selected contract has upstream version %q", v)}
 		}
 	}

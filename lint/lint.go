@@ -40,6 +40,9 @@ type Input struct {
 	// Set holds the fixtures of Contracts (fixture.Open); nil when there is
 	// no fixture tree, and then the fixture rules do not run.
 	Set *fixture.Set
+	// Broken are the contracts that did not load (fixture.Set.Broken):
+	// each is a contract-load finding at the loader's file, line and column.
+	Broken []fixture.Broken
 }
 
 // Lint runs every rule of the registry on in and returns the findings,
@@ -58,6 +61,13 @@ func Lint(in Input) (*reports.Lint, error) {
 		out.Skipped = append(out.Skipped, "the fixture rules (version-without-fixtures, near-miss-stage-uncovered): no fixtures folder")
 	}
 	e := &emitter{seen: map[string]bool{}}
+	for _, b := range in.Broken {
+		e.findings = append(e.findings, reports.LintFinding{
+			Rule: contractLoad.ID, Level: contractLoad.Level, Tool: b.Tool,
+			File: b.Err.File, Line: b.Err.Line, Column: b.Err.Column, Pointer: b.Err.Key,
+			Message: "the contract does not load: " + b.Err.Msg,
+		})
+	}
 	for _, c := range in.Contracts {
 		k, err := newContract(c)
 		if err != nil {

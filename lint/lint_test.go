@@ -25,7 +25,7 @@ import (
 func lintTree(schemas, fixtures string) *reports.Lint {
 	set, err := fixture.Open(schemas, fixtures, fixture.Filter{}, gate.Options{})
 	Expect(err).NotTo(HaveOccurred())
-	in := lint.Input{Contracts: set.List}
+	in := lint.Input{Contracts: set.List, Broken: set.Broken}
 	if fixtures != "" {
 		in.Set = set
 	}

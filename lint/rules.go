@@ -34,6 +34,9 @@ const (
 	scopeContract
 	// scopeFixtures: the manifest against the fixture tree.
 	scopeFixtures
+	// scopeLoad: a contract that does not load (Input.Broken); Lint
+	// reports the loader's error itself.
+	scopeLoad
 )
 
 func (r *Rule) describe() reports.LintRule {
@@ -42,6 +45,8 @@ func (r *Rule) describe() reports.LintRule {
 
 // The rules, in the order docs/lint.md lists them.
 var (
+	contractLoad = &Rule{ID: "contract-load", Level: reports.SeverityError, scope: scopeLoad,
+		Description: "The contract does not load: a manifest or schema file the gate refuses (a dangling $ref, a keyword JSON Schema 2020-12 does not define, a bad pointer). A connector cannot start with it, and run, mutate and drift report its tool as a configuration error; the other rules cannot look at it. The message is the loader's, at its file, line and column."}
 	openObject = &Rule{ID: "open-object", Level: reports.SeverityWarning, scope: scopeSchema,
 		Description: "An object schema admits members it does not name: neither it nor a schema applying beside it has additionalProperties (false or a schema) or unevaluatedProperties. A renamed field or an unexpected one passes unseen; close the object with additionalProperties: false, or unevaluatedProperties: false when allOf composes it."}
 	stringUnbounded = &Rule{ID: "string-unbounded", Level: reports.SeverityWarning, scope: scopeSchema,
@@ -72,6 +77,7 @@ var (
 
 // registry lists every rule once, in docs order.
 var registry = []*Rule{
+	contractLoad,
 	openObject, stringUnbounded, arrayUnbounded, numberUnbounded,
 	patternUnanchored, patternUnbounded, formatUnportable,
 	closedBesideAllOf, oneOfOverlap,

@@ -63,6 +63,9 @@ type Report struct {
 	Scores  []Score
 	// Skipped lists fixtures whose original was not admitted, with why.
 	Skipped []string
+	// Broken lists the selected contracts that did not load, sorted by
+	// tool (fixture.Set.Broken): their fixtures were not mutated.
+	Broken []fixture.Broken
 }
 
 // Survivors returns the results that are not Killed.
@@ -80,7 +83,10 @@ func (r *Report) Survivors() []MutantResult {
 // fixture the gate admits and proves each one: refused for the family it
 // was built to trip, its agent output exactly the failure envelope, its
 // canary nowhere in that output. Results are in fixture then generation
-// order; configuration errors are *gate.ConfigError values.
+// order. A contract that does not load is in Report.Broken, and the other
+// tools are mutated completely; other configuration errors (including a
+// selection with no fixture to mutate and no broken contract) are
+// *gate.ConfigError values.
 func Mutate(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Seed == 0 {
 		opts.Seed = 1
@@ -95,7 +101,7 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 	fixtures := slices.DeleteFunc(slices.Clone(set.Fixtures), func(f fixture.Fixture) bool {
 		return f.Kind != fixture.KindAccepted && f.Kind != fixture.KindHistorical
 	})
-	if len(fixtures) == 0 {
+	if len(fixtures) == 0 && len(set.Broken) == 0 {
 		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: "no accepted or historical fixtures selected: nothing to mutate"}
 	}
 	type perFixture struct {
@@ -113,7 +119,7 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 
-	rep := &Report{}
+	rep := &Report{Broken: set.Broken}
 	var errs []error
 	var board scoreBoard
 	for i, o := range outs {
@@ -130,7 +136,7 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if len(rep.Results) == 0 {
+	if len(rep.Results) == 0 && len(rep.Broken) == 0 {
 		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: fmt.Sprintf("no mutant generated: none of the %d selected fixtures was admitted (%s)", len(fixtures), strings.Join(rep.Skipped, "; "))}
 	}
 	rep.Scores = board.scores()
@@ -220,9 +226,14 @@ func newMutator(c *gate.Contract, f fixture.Fixture, orig *gate.Verdict, req sem
 	}, nil
 }
 
-// Cases turns mutation results into testcases of the "mutation" suite.
+// Cases turns mutation results into testcases of the "mutation" suite, and
+// each broken contract into its tool's reports.ContractError case (suite
+// reports.SuiteContract, status reports.Errored), in tool order.
 func (r *Report) Cases() []reports.Case {
-	out := make([]reports.Case, 0, len(r.Results))
+	out := make([]reports.Case, 0, len(r.Results)+len(r.Broken))
+	for _, b := range r.Broken {
+		out = append(out, reports.ContractError(b.Tool, gate.ManifestFile, b.Err.File, b.Err.Error()))
+	}
 	for _, x := range r.Results {
 		c := reports.Case{
 			Tool: x.Fixture.Tool, UpstreamVersion: x.Fixture.UpstreamVersion, Kind: x.Fixture.Kind,
@@ -236,6 +247,7 @@ func (r *Report) Cases() []reports.Case {
 		}
 		out = append(out, c)
 	}
+	slices.SortStableFunc(out, func(a, b reports.Case) int { return strings.Compare(a.Tool, b.Tool) })
 	return out
 }
 

@@ -69,7 +69,7 @@ func writeMutant(ctx context.Context, w *fileio.Writer, set *fixture.Set, dir st
 // see writeMutant. It returns the bodies written and the results it skipped
 // (existing files) as messages.
 func WriteMutants(ctx context.Context, opts Options, dir string, results []MutantResult) (written, skipped []string, err error) {
-	set, err := fixture.Open(opts.SchemasDir, "", fixture.Filter{}, opts.Gate)
+	set, err := fixture.Open(opts.SchemasDir, "", fixture.Filter{Tools: opts.Filter.Tools}, opts.Gate)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -15,8 +15,10 @@ type ConsoleOptions struct {
 	MaxFailures int
 }
 
-// WriteConsole writes one line per tool and suite with its counts, then each
-// failure (fixture path, expected, actual, a short diff), then the totals.
+// WriteConsole writes one line per tool and suite with its counts (for a
+// tool whose contract did not load, one ERROR line with the configuration
+// error instead), then each failure (fixture path, expected, actual, a
+// short diff), then the totals, which count the contract errors.
 // Texts from fixtures pass through Clean, so no upstream byte is printed raw;
 // paths and suite names through Ident, so distinct fixtures print distinctly.
 func WriteConsole(w io.Writer, run *Run, opts ConsoleOptions) error {
@@ -32,6 +34,12 @@ func WriteConsole(w io.Writer, run *Run, opts ConsoleOptions) error {
 	}
 	var b strings.Builder
 	for _, g := range run.Groups() {
+		if g.Errored > 0 {
+			for _, c := range g.Cases {
+				fmt.Fprintf(&b, "%s %s: contract configuration error: %s\n", paint("31", "ERROR"), Ident(g.Tool), Line(c.Message))
+			}
+			continue
+		}
 		mark := paint("32", "ok  ")
 		if g.Failed > 0 {
 			mark = paint("31", "FAIL")
@@ -41,7 +49,7 @@ func WriteConsole(w io.Writer, run *Run, opts ConsoleOptions) error {
 	}
 	shown := 0
 	for _, c := range run.Cases {
-		if c.Status == Passed {
+		if c.Status == Passed || c.Status == Errored {
 			continue
 		}
 		if shown == max {
@@ -78,7 +86,13 @@ func WriteConsole(w io.Writer, run *Run, opts ConsoleOptions) error {
 		}
 	}
 	p, f, u := run.Counts()
-	fmt.Fprintf(&b, "\n%d testcases: %d passed, %d failed, %d unchecked (%.2fs)", len(run.Cases), p, f, u, run.Duration.Seconds())
+	fmt.Fprintf(&b, "\n%d testcases: %d passed, %d failed, %d unchecked", len(run.Cases), p, f, u)
+	if e := run.Errored(); e == 1 {
+		b.WriteString(", 1 contract error")
+	} else if e > 1 {
+		fmt.Fprintf(&b, ", %d contract errors", e)
+	}
+	fmt.Fprintf(&b, " (%.2fs)", run.Duration.Seconds())
 	if len(warned) > 0 {
 		fmt.Fprintf(&b, "; %d fixtures with warnings", len(warned))
 	}
@@ -104,9 +118,10 @@ func WriteJSON(w io.Writer, run *Run) error {
 		Passed    int    `json:"passed"`
 		Failed    int    `json:"failed"`
 		Unchecked int    `json:"unchecked"`
+		Errored   int    `json:"errored"`
 		Duration  int64  `json:"duration_ns"`
 		Cases     []Case `json:"cases"`
-	}{resultsVersion, p, f, u, run.Duration.Nanoseconds(), cases}
+	}{resultsVersion, p, f, u, run.Errored(), run.Duration.Nanoseconds(), cases}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)

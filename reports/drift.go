@@ -37,6 +37,19 @@ var FindingKinds = []string{FindingForbidden, FindingMissing, FindingRetyped, Fi
 type Drift struct {
 	Summary DriftSummary `json:"summary"`
 	Tools   []DriftTool  `json:"tools"`
+	// Broken lists the selected tools whose contract did not load, sorted
+	// by tool: none of their fixtures was read (airlock drift exits 2).
+	Broken []BrokenContract `json:"broken"`
+}
+
+// BrokenContract is a tool whose contract did not load.
+type BrokenContract struct {
+	// Tool is the contract folder's name.
+	Tool string `json:"tool"`
+	// File is the file the configuration error names.
+	File string `json:"file"`
+	// Message is the error's one-line text: file:line:column: key: message.
+	Message string `json:"message"`
 }
 
 // DriftSummary says whether anything breaks the contract, and why.
@@ -154,7 +167,10 @@ func lines(in []string) []string {
 // cleanDrift returns a copy of d with every text made safe for a report
 // and nil lists made empty.
 func cleanDrift(d *Drift) Drift {
-	out := Drift{Summary: d.Summary, Tools: make([]DriftTool, len(d.Tools))}
+	out := Drift{Summary: d.Summary, Tools: make([]DriftTool, len(d.Tools)), Broken: make([]BrokenContract, len(d.Broken))}
+	for i, b := range d.Broken {
+		out.Broken[i] = BrokenContract{Tool: Ident(b.Tool), File: Ident(b.File), Message: Line(b.Message)}
+	}
 	for i, t := range d.Tools {
 		t.Tool, t.ContractVersion = Line(t.Tool), Line(t.ContractVersion)
 		t.VersionChanges = cleanComparisons(t.VersionChanges)
@@ -193,10 +209,11 @@ func cleanDrift(d *Drift) Drift {
 func WriteDriftJSON(w io.Writer, d *Drift) error {
 	c := cleanDrift(d)
 	doc := struct {
-		Version int          `json:"version"`
-		Summary DriftSummary `json:"summary"`
-		Tools   []DriftTool  `json:"tools"`
-	}{driftVersion, c.Summary, c.Tools}
+		Version int              `json:"version"`
+		Summary DriftSummary     `json:"summary"`
+		Tools   []DriftTool      `json:"tools"`
+		Broken  []BrokenContract `json:"broken"`
+	}{driftVersion, c.Summary, c.Tools, c.Broken}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
@@ -213,11 +230,16 @@ func DriftHeadline(d *Drift) string {
 	if !s.VersionChangesBreak && s.BreakingVersionChanges > 0 {
 		versionNote = " (not counted)"
 	}
-	return fmt.Sprintf("%s: %d fixture(s), %d breaking finding(s), %d unexpected refusal(s), %d breaking change(s) between upstream versions%s",
-		verdict, s.Fixtures, s.BreakingFindings, s.UnexpectedRefusals, s.BreakingVersionChanges, versionNote)
+	brokenNote := ""
+	if n := len(d.Broken); n > 0 {
+		brokenNote = fmt.Sprintf("; %d broken contract(s) not read", n)
+	}
+	return fmt.Sprintf("%s: %d fixture(s), %d breaking finding(s), %d unexpected refusal(s), %d breaking change(s) between upstream versions%s%s",
+		verdict, s.Fixtures, s.BreakingFindings, s.UnexpectedRefusals, s.BreakingVersionChanges, versionNote, brokenNote)
 }
 
 // WriteDriftMarkdown writes d as Markdown for a pull request: the verdict,
+// a "Broken contracts" table (tool, error) when a contract did not load,
 // then per tool a table of upstream versions, each version's findings,
 // refusals and observed shape, and the changes between versions.
 func WriteDriftMarkdown(w io.Writer, d *Drift) error {
@@ -225,10 +247,16 @@ func WriteDriftMarkdown(w io.Writer, d *Drift) error {
 	var b strings.Builder
 	b.WriteString("# airlock drift\n\n")
 	mark := "✅"
-	if c.Summary.Breaking {
+	if c.Summary.Breaking || len(c.Broken) > 0 {
 		mark = "❌"
 	}
 	fmt.Fprintf(&b, "%s %s\n", mark, mdText(DriftHeadline(&c)))
+	if len(c.Broken) > 0 {
+		b.WriteString("\n## Broken contracts\n\nThese contracts did not load; none of their fixtures was read.\n\n| tool | configuration error |\n| --- | --- |\n")
+		for _, x := range c.Broken {
+			fmt.Fprintf(&b, "| %s | %s |\n", mdCode(x.Tool), mdCode(x.Message))
+		}
+	}
 	for _, t := range c.Tools {
 		fmt.Fprintf(&b, "\n## %s (contract %s)\n\n", mdCode(t.Tool), mdCode(t.ContractVersion))
 		b.WriteString("| upstream version | fixtures | recorded | historical | admitted | refused | breaking findings |\n| --- | --- | --- | --- | --- | --- | --- |\n")

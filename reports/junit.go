@@ -18,7 +18,10 @@ import (
 // testcases on (classname, name) would merge them otherwise; the pair is
 // unique in a report. Times are seconds with three decimals. A failed case
 // has <failure message="one line" type="reason">details</failure>, an
-// unchecked one <skipped message="…">fixture: path</skipped>; the schema
+// unchecked one <skipped message="…">fixture: path</skipped>, and a broken
+// contract's case (classname tool.contract, name contract.yaml) <error
+// message="file:line:column: key: message" type="configuration">file: path
+// and the message</error>, counted in the errors attributes; the schema
 // has no file attribute on <testcase>, so the fixture's path is the first
 // line of those bodies.
 //
@@ -52,6 +55,7 @@ type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+	Error     *junitFailure `xml:"error,omitempty"`
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 }
 
@@ -80,6 +84,7 @@ func WriteJUnit(w io.Writer, run *Run) error {
 			Name:     Ident(g.Tool + "." + g.Suite),
 			Tests:    len(g.Cases),
 			Failures: g.Failed,
+			Errors:   g.Errored,
 			Skipped:  g.Unchecked,
 			Time:     seconds(g.Duration),
 		}
@@ -96,6 +101,9 @@ func WriteJUnit(w io.Writer, run *Run) error {
 					body += "\n" + c.Detail + "\n"
 				}
 				jc.Failure = &junitFailure{Message: Line(c.Message), Type: Line(c.Actual), Body: Block(body)}
+			case Errored:
+				body := fmt.Sprintf("file: %s\n%s\n", Ident(c.File), Line(c.Message))
+				jc.Error = &junitFailure{Message: Line(c.Message), Type: "configuration", Body: Block(body)}
 			case Unchecked:
 				jc.Skipped = &junitSkipped{Message: Line("unchecked: " + c.Message), Body: "fixture: " + Ident(c.File)}
 			}
@@ -103,6 +111,7 @@ func WriteJUnit(w io.Writer, run *Run) error {
 		}
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
+		doc.Errors += s.Errors
 		doc.Suites = append(doc.Suites, s)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {

@@ -15,20 +15,29 @@ import (
 type Status string
 
 // Testcase statuses. Unchecked marks a fixture without an expectation to
-// check (a near-miss that names no reason): visible, never a pass.
+// check (a near-miss that names no reason): visible, never a pass. Errored
+// marks a tool whose contract did not load (see ContractError): none of its
+// fixtures could run.
 const (
 	Passed    Status = "passed"
 	Failed    Status = "failed"
 	Unchecked Status = "unchecked"
+	Errored   Status = "error"
 )
+
+// SuiteContract is the suite of the one testcase a broken contract gives
+// its tool (ContractError).
+const SuiteContract = "contract"
 
 // Case is one testcase: one fixture in one suite.
 type Case struct {
 	Tool            string `json:"tool"`
 	UpstreamVersion string `json:"upstream_version"`
-	// Kind is the fixture's folder: accepted, near-miss, historical, recorded.
+	// Kind is the fixture's folder: accepted, near-miss, historical,
+	// recorded; "" (and UpstreamVersion "") for a broken contract.
 	Kind string `json:"kind"`
-	// Suite is parse, schema, semantic, projection or no-leak.
+	// Suite is parse, schema, semantic, projection, no-leak, mutation, or
+	// contract for a broken contract.
 	Suite string `json:"suite"`
 	// Name is the fixture's file name; File its path as discovered.
 	Name   string `json:"name"`
@@ -53,9 +62,22 @@ type Case struct {
 // tool.upstream-version.kind.suite. Tool names hold no dot and kinds and
 // suites are fixed words, so the classname tells them apart even when an
 // upstream version holds dots; with the fixture name as the testcase name,
-// (classname, name) names one testcase of a run.
+// (classname, name) names one testcase of a run. A case without upstream
+// version and kind (a broken contract's) is tool.suite: "tool.contract".
 func (c Case) Classname() string {
+	if c.UpstreamVersion == "" && c.Kind == "" {
+		return c.Tool + "." + c.Suite
+	}
 	return c.Tool + "." + c.UpstreamVersion + "." + c.Kind + "." + c.Suite
+}
+
+// ContractError is the testcase of a tool whose contract did not load:
+// suite SuiteContract, status Errored, no upstream version or kind. name is
+// the manifest's file name (contract.yaml), file the file the configuration
+// error names and message its one-line text (file:line:column: key:
+// message).
+func ContractError(tool, name, file, message string) Case {
+	return Case{Tool: tool, Suite: SuiteContract, Name: name, File: file, Status: Errored, Message: message}
 }
 
 // Run is a whole run's results, in a deterministic order.
@@ -70,11 +92,14 @@ type Group struct {
 	Tool, Suite               string
 	Cases                     []Case
 	Passed, Failed, Unchecked int
-	Duration                  time.Duration
+	// Errored counts the Errored cases (a broken contract).
+	Errored  int
+	Duration time.Duration
 }
 
-// SuiteOrder is the order suites are reported in.
-var SuiteOrder = []string{"parse", "schema", "semantic", "projection", "no-leak", "mutation"}
+// SuiteOrder is the order suites are reported in: a tool's broken contract
+// (SuiteContract) first.
+var SuiteOrder = []string{SuiteContract, "parse", "schema", "semantic", "projection", "no-leak", "mutation"}
 
 func suiteRank(s string) int {
 	for i, x := range SuiteOrder {
@@ -105,6 +130,8 @@ func (r *Run) Groups() []*Group {
 			g.Passed++
 		case Failed:
 			g.Failed++
+		case Errored:
+			g.Errored++
 		default:
 			g.Unchecked++
 		}
@@ -118,7 +145,8 @@ func (r *Run) Groups() []*Group {
 	return out
 }
 
-// Counts returns the run's totals.
+// Counts returns the run's totals of passed, failed and unchecked cases;
+// Errored cases are in none of them (see Errored).
 func (r *Run) Counts() (passed, failed, unchecked int) {
 	for _, c := range r.Cases {
 		switch c.Status {
@@ -126,11 +154,23 @@ func (r *Run) Counts() (passed, failed, unchecked int) {
 			passed++
 		case Failed:
 			failed++
+		case Errored:
 		default:
 			unchecked++
 		}
 	}
 	return
+}
+
+// Errored returns how many cases are Errored: the run's broken contracts.
+func (r *Run) Errored() int {
+	n := 0
+	for _, c := range r.Cases {
+		if c.Status == Errored {
+			n++
+		}
+	}
+	return n
 }
 
 //go:embed results.schema.json

@@ -65,7 +65,12 @@ type Options struct {
 
 // Result is a finished run.
 type Result struct {
+	// Run holds, besides the fixtures' cases, one reports.Errored case
+	// (suite reports.SuiteContract) per broken contract, in tool order.
 	Run reports.Run
+	// Broken lists the selected contracts that did not load, sorted by
+	// tool (fixture.Set.Broken); their fixtures were not run.
+	Broken []fixture.Broken
 	// Fixtures is how many fixtures were checked.
 	Fixtures int
 	// Updated lists the goldens written by Update, with "created" or
@@ -75,9 +80,12 @@ type Result struct {
 
 // Run loads the contracts, discovers the fixtures and checks them in
 // parallel; the report order is deterministic (tool, upstream version,
-// kind, name). A configuration error anywhere (contract, sidecar, tree)
-// returns a *gate.ConfigError; every fixture's own failure is a failed
-// testcase in the result, never an error.
+// kind, name). A contract that does not load is no error: it is in
+// Result.Broken and is one Errored testcase of its tool, and every other
+// tool runs completely. Any other configuration error (the schemas folder,
+// a sidecar, the tree, a selection that matches no fixture and no broken
+// contract) returns a *gate.ConfigError; every fixture's own failure is a
+// failed testcase in the result, never an error.
 //
 // Under Update the run holds the fixture tree's lock (fileio.Tree.Lock)
 // and writes goldens through its journal, so a kill leaves nothing the next
@@ -94,7 +102,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		defer rc.w.Close()
 	}
 	fixtures := rc.set.Fixtures
-	if len(fixtures) == 0 {
+	if len(fixtures) == 0 && len(rc.set.Broken) == 0 {
 		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: "no fixtures selected: nothing would be checked"}
 	}
 	start := rc.set.Start
@@ -105,7 +113,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 
-	res := &Result{Fixtures: len(fixtures)}
+	res := &Result{Fixtures: len(fixtures), Broken: rc.set.Broken}
 	var cfgErrs []error
 	for _, o := range outs {
 		if o.err != nil {
@@ -120,8 +128,23 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if len(cfgErrs) > 0 {
 		return res, errors.Join(cfgErrs...)
 	}
+	res.Run.Cases = withBroken(res.Run.Cases, rc.set.Broken)
 	res.Run.Duration = time.Since(start)
 	return res, nil
+}
+
+// withBroken returns cases with one reports.ContractError case per broken
+// contract added in tool order (cases are in tool order already): name the
+// manifest's file name, file the file the error names, message its text.
+func withBroken(cases []reports.Case, broken []fixture.Broken) []reports.Case {
+	if len(broken) == 0 {
+		return cases
+	}
+	for _, b := range broken {
+		cases = append(cases, reports.ContractError(b.Tool, gate.ManifestFile, b.Err.File, b.Err.Error()))
+	}
+	slices.SortStableFunc(cases, func(a, b reports.Case) int { return strings.Compare(a.Tool, b.Tool) })
+	return cases
 }
 
 // setup opens the contracts and fixtures and checks the suite selection.

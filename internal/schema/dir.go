@@ -9,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -74,6 +75,9 @@ type Dir struct {
 	failed *config.Error
 	// served holds the files Load served since Compile began.
 	served map[string]bool
+	// refused is the last URL Load refused as outside the folder, for
+	// the line of the $ref that named it (refSite).
+	refused string
 }
 
 // NewDir prepares folder of fsys; it reads nothing yet. shown names the
@@ -104,6 +108,7 @@ func (d *Dir) Load(url string) (any, error) {
 	}
 	name, ok := d.fileFor(url)
 	if !ok {
+		d.refused = url
 		return nil, fmt.Errorf("%w: %s", ErrOutsideContract, url)
 	}
 	if doc, ok := d.Docs[d.BaseURL+name]; ok {
@@ -114,6 +119,7 @@ func (d *Dir) Load(url string) (any, error) {
 	}
 	doc, err := d.read(name)
 	if errors.Is(err, fs.ErrNotExist) {
+		d.refused = url
 		return nil, fmt.Errorf("%w: %s (no such file in the contract folder)", ErrOutsideContract, url)
 	}
 	if err != nil {
@@ -280,6 +286,7 @@ func (d *Dir) CompileWith(name string, formats FormatPolicy) (*jsonschema.Schema
 		return nil, &config.Error{File: shown, Msg: "a schema file name must match " + fileName.String()}
 	}
 	clear(d.served)
+	d.refused = ""
 	if _, err := d.Load(url); err != nil {
 		return nil, err
 	}
@@ -300,6 +307,9 @@ func (d *Dir) CompileWith(name string, formats FormatPolicy) (*jsonschema.Schema
 			if e := d.metaschemaErr(me); e != nil {
 				return nil, e
 			}
+		}
+		if name, ptr, ok := d.refSite(d.refused); ok {
+			return nil, d.errAt(name, ptr, d.Relative(err.Error()), compileErr(err))
 		}
 		return nil, &config.Error{File: shown, Msg: d.Relative(err.Error()), Err: compileErr(err)}
 	}
@@ -423,4 +433,56 @@ func (d *Dir) Locate(loc, keyword string) (p Position, ok bool) {
 		}
 	}
 	return p, true
+}
+
+// refSite finds the $ref (or $dynamicRef, $schema) that names target, a
+// URL Load refused: the file of the folder and the JSON Pointer of that
+// keyword, for the error's line and column. A reference is resolved
+// against its document's URL (RFC 3986 §5.2) and compared without its
+// fragment; the files are searched in name order, each member in name
+// order, and the first match wins.
+func (d *Dir) refSite(target string) (name, ptr string, ok bool) {
+	if target == "" {
+		return "", "", false
+	}
+	target, _, _ = strings.Cut(target, "#")
+	for _, n := range slices.Sorted(maps.Keys(d.raw)) {
+		base, err := url.Parse(d.BaseURL + n)
+		if err != nil {
+			continue
+		}
+		if p, found := findRef(d.Docs[d.BaseURL+n], "", base, target); found {
+			return n, p, true
+		}
+	}
+	return "", "", false
+}
+
+// findRef walks v for a reference keyword whose value, resolved against
+// base, is target.
+func findRef(v any, ptr string, base *url.URL, target string) (string, bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			at := ptr + "/" + jsonpointer.EscapeToken(k)
+			if s, isStr := v[k].(string); isStr && (k == "$ref" || k == "$dynamicRef" || k == "$schema") {
+				if ref, err := url.Parse(s); err == nil {
+					if got, _, _ := strings.Cut(base.ResolveReference(ref).String(), "#"); got == target {
+						return at, true
+					}
+				}
+				continue
+			}
+			if p, ok := findRef(v[k], at, base, target); ok {
+				return p, true
+			}
+		}
+	case []any:
+		for i, x := range v {
+			if p, ok := findRef(x, ptr+"/"+strconv.Itoa(i), base, target); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
 }

@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """Load airlock JUnit reports with junitparser, as JUnit consumers do, and check them.
 
-usage: junit_check.py FILE TESTS FAILURES SKIPPED [--name NAME]...
+usage: junit_check.py FILE TESTS FAILURES SKIPPED [--errors ERRORS] [--name NAME]...
 
-For FILE it checks that junitparser reads it; that the testcases, failures
-and skipped testcases number TESTS, FAILURES and SKIPPED, and agree with the
-counts on every <testsuite> and on <testsuites>; that no (classname, name)
+For FILE it checks that junitparser reads it; that the testcases, failures,
+skipped testcases and errors (a broken contract's testcase, default 0) number
+TESTS, FAILURES, SKIPPED and ERRORS, and agree with the counts on every
+<testsuite> and on <testsuites>; that no (classname, name)
 pair repeats; that no name, classname, message or text holds "<!--", "]]>"
 or a control character (texts may hold newlines and tabs); and that each
 --name is the name of some testcase. Exit 0 and one line on success, 1 with
@@ -16,7 +17,7 @@ import argparse
 import re
 import sys
 
-from junitparser import Failure, JUnitXml, Skipped
+from junitparser import Error, Failure, JUnitXml, Skipped
 
 CONTROL_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 CONTROL_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -28,6 +29,7 @@ def main():
     ap.add_argument("tests", type=int)
     ap.add_argument("failures", type=int)
     ap.add_argument("skipped", type=int)
+    ap.add_argument("--errors", type=int, default=0)
     ap.add_argument("--name", action="append", default=[])
     args = ap.parse_args()
 
@@ -47,12 +49,12 @@ def main():
         print(f"{args.file}: the root is not <testsuites>", file=sys.stderr)
         return 1
     suites = list(xml)
-    tests = failures = skipped = 0
+    tests = failures = skipped = errors = 0
     pairs = {}
     names = set()
     for suite in suites:
         safe("testsuite name", suite.name, CONTROL_LINE)
-        n = f = s = 0
+        n = f = s = e = 0
         for case in suite:
             n += 1
             key = (case.classname, case.name)
@@ -67,22 +69,26 @@ def main():
                     f += 1
                 elif isinstance(r, Skipped):
                     s += 1
+                elif isinstance(r, Error):
+                    e += 1
+                    if r.type != "configuration":
+                        problems.append(f"{key!r}: error of type {r.type!r}, want 'configuration'")
                 else:
                     problems.append(f"{key!r}: unexpected result {r!r}")
                 safe("message", r.message, CONTROL_LINE)
                 safe("type", r.type, CONTROL_LINE)
                 safe("text", r.text, CONTROL_TEXT)
-        if (suite.tests, suite.failures, suite.skipped, suite.errors) != (n, f, s, 0):
+        if (suite.tests, suite.failures, suite.skipped, suite.errors) != (n, f, s, e):
             problems.append(
                 f"testsuite {suite.name!r} says tests={suite.tests} failures={suite.failures} "
-                f"skipped={suite.skipped} errors={suite.errors}, holds {n}, {f}, {s}, 0")
-        tests, failures, skipped = tests + n, failures + f, skipped + s
-    if (xml.tests, xml.failures, xml.errors) != (tests, failures, 0):
-        problems.append(f"testsuites says tests={xml.tests} failures={xml.failures} errors={xml.errors}, holds {tests}, {failures}, 0")
-    if (tests, failures, skipped) != (args.tests, args.failures, args.skipped):
+                f"skipped={suite.skipped} errors={suite.errors}, holds {n}, {f}, {s}, {e}")
+        tests, failures, skipped, errors = tests + n, failures + f, skipped + s, errors + e
+    if (xml.tests, xml.failures, xml.errors) != (tests, failures, errors):
+        problems.append(f"testsuites says tests={xml.tests} failures={xml.failures} errors={xml.errors}, holds {tests}, {failures}, {errors}")
+    if (tests, failures, skipped, errors) != (args.tests, args.failures, args.skipped, args.errors):
         problems.append(
-            f"holds {tests} testcases, {failures} failures, {skipped} skipped; "
-            f"want {args.tests}, {args.failures}, {args.skipped}")
+            f"holds {tests} testcases, {failures} failures, {skipped} skipped, {errors} errors; "
+            f"want {args.tests}, {args.failures}, {args.skipped}, {args.errors}")
     for name in args.name:
         if name not in names:
             problems.append(f"no testcase named {name!r}")
@@ -92,7 +98,7 @@ def main():
             print(f"{args.file}: {p}", file=sys.stderr)
         return 1
     print(f"{args.file}: junitparser read {len(suites)} suites, {tests} testcases, "
-          f"{failures} failures, {skipped} skipped; (classname, name) unique")
+          f"{failures} failures, {skipped} skipped, {errors} errors; (classname, name) unique")
     return 0
 
 
