@@ -47,7 +47,7 @@ func follow(root *jsonschema.Schema, ptr jsonpointer.Pointer, at func(i int, st 
 					st.next, st.declared, st.required = el, true, true
 				}
 			}
-			st.required = st.required || requiredIn(set, tok, 0)
+			st.required = st.required || requiredIn(set, tok)
 		}
 		if !at(i, st) {
 			return
@@ -60,27 +60,39 @@ func mustAtoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 // requiredIn reports whether member name is required of every value set
 // admits: a schema merged into one of them requires it, or every branch
-// of one of their oneOf/anyOf requires it.
-func requiredIn(set []*jsonschema.Schema, name string, depth int) bool {
-	if depth > maxWalkDepth {
-		return false
-	}
-	for _, s := range closureAll(set) {
-		if s.Bool != nil {
-			continue
+// of one of their oneOf/anyOf requires it. Each schema is judged once (a
+// branch reached again through a loop counts as not requiring it), so the
+// cost is linear in the schemas reached.
+func requiredIn(set []*jsonschema.Schema, name string) bool {
+	memo := map[*jsonschema.Schema]bool{}
+	var requires func(s *jsonschema.Schema) bool
+	requires = func(s *jsonschema.Schema) bool {
+		if r, ok := memo[s]; ok {
+			return r
 		}
-		if slices.Contains(s.Required, name) {
-			return true
-		}
-		for _, group := range [][]*jsonschema.Schema{s.OneOf, s.AnyOf} {
-			if len(group) > 0 && !slices.ContainsFunc(group, func(b *jsonschema.Schema) bool {
-				return !requiredIn([]*jsonschema.Schema{b}, name, depth+1)
-			}) {
-				return true
+		memo[s] = false // a loop back here proves nothing
+		r := false
+		for _, x := range closure(s) {
+			if x.Bool != nil {
+				continue
+			}
+			if slices.Contains(x.Required, name) {
+				r = true
+				break
+			}
+			for _, group := range [][]*jsonschema.Schema{x.OneOf, x.AnyOf} {
+				if len(group) > 0 && !slices.ContainsFunc(group, func(b *jsonschema.Schema) bool { return !requires(b) }) {
+					r = true
+				}
+			}
+			if r {
+				break
 			}
 		}
+		memo[s] = r
+		return r
 	}
-	return false
+	return slices.ContainsFunc(set, requires)
 }
 
 // checkProjectionOptional: a projected pointer that the schema does not
@@ -90,7 +102,7 @@ func checkProjectionOptional(k *contract, e *emitter) {
 		root, _ := introspect.Schema(k.c, v)
 		proj, _ := k.c.Projection(v)
 		for _, f := range proj {
-			agentRequires := requiredIn([]*jsonschema.Schema{introspect.AgentSchema(k.c)}, f.Field, 0)
+			agentRequires := requiredIn([]*jsonschema.Schema{introspect.AgentSchema(k.c)}, f.Field)
 			key := versionKey(v) + "/projection/" + jsonpointer.EscapeToken(f.Field)
 			follow(root, f.Pointer, func(i int, st step) bool {
 				at := f.Pointer[:i+1].String()

@@ -166,6 +166,41 @@ var _ = Describe("airlock lint", func() {
 		Expect(buf.String()).To(ContainSubstring(`"results": []`))
 	})
 
+	It("finds the real weaknesses of a large vendor schema (the SARIF 2.1.0 JSON Schema as a contract)", func() {
+		// The schema says 2020-12 but spells $defs the draft-07 way; the
+		// strict loader refuses that, so the copy renames them.
+		doc := strings.NewReplacer(`"definitions"`, `"$defs"`, `#/definitions/`, `#/$defs/`).Replace(string(sarifSchema()))
+		dir := GinkgoT().TempDir()
+		tool := filepath.Join(dir, "sarif_log")
+		Expect(os.MkdirAll(tool, 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(tool, "upstream.v1.schema.json"), []byte(doc), 0o644)).To(Succeed())
+		agent, err := os.ReadFile(filepath.Join(weakSchemas, "open_object", "agent.schema.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(tool, "agent.schema.json"), agent, 0o644)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(tool, gate.ManifestFile), []byte("tool: sarif_log\nversion: \"1\"\nagent_schema: agent.schema.json\n"+
+			"upstream_versions:\n  v1:\n    schema: upstream.v1.schema.json\n    projection:\n      id: /version\n"), 0o644)).To(Succeed())
+		l := lintTree(dir, "")
+		Expect(l.Count(reports.SeverityError)).To(BeZero())
+		count := map[string]int{}
+		var unanchored, open []string
+		for _, f := range l.Findings {
+			count[f.Rule]++
+			Expect(f.Line).To(BeNumerically(">", 0), "%+v", f)
+			switch f.Rule {
+			case "pattern-unanchored":
+				unanchored = append(unanchored, f.Pointer)
+			case "open-object":
+				open = append(open, f.Pointer)
+			}
+		}
+		// Two of its patterns match anywhere ("x1.2.3.4y" is a dotted quad
+		// to it); the property bag is its one deliberately open object.
+		Expect(unanchored).To(ConsistOf("/$defs/artifact/properties/mimeType/pattern", "/$defs/toolComponent/properties/dottedQuadFileVersion/pattern"))
+		Expect(open).To(ConsistOf("/$defs/propertyBag/properties"))
+		Expect(count["string-unbounded"]).To(BeNumerically(">", 50))
+		Expect(count["array-unbounded"]).To(BeNumerically(">", 50))
+	})
+
 	It("is listed in docs/lint.md exactly as the registry says", func() {
 		doc, err := os.ReadFile("../docs/lint.md")
 		Expect(err).NotTo(HaveOccurred())

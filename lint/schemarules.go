@@ -169,9 +169,16 @@ func ownMember(s *jsonschema.Schema, name string) bool {
 	return false
 }
 
+// maxOverlapBranches is how many branches of one oneOf are compared pair
+// by pair (the first ones): at most 64·63/2 = 2016 pairs per oneOf.
+const maxOverlapBranches = 64
+
 // checkOneOfOverlap: two oneOf branches that admit one value.
 func checkOneOfOverlap(n *node, e *emitter) {
 	bs := n.s.OneOf
+	if len(bs) > maxOverlapBranches {
+		bs = bs[:maxOverlapBranches]
+	}
 	for i := range bs {
 		for j := i + 1; j < len(bs); j++ {
 			if why := overlap(bs[i], bs[j]); why != "" {

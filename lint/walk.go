@@ -131,14 +131,29 @@ func (w *walker) visit(s *jsonschema.Schema, inst string, outer []*jsonschema.Sc
 }
 
 // closure is s followed by every schema that applies to the same instance
-// through $ref, $dynamicRef and allOf (schemawalk.Merge), each once.
+// through $ref, $dynamicRef and allOf, each once, depth first in that
+// keyword order. Each schema is entered once, so the cost is linear in the
+// schemas reached even where allOf and $ref share targets (a diamond) or
+// loop.
 func closure(s *jsonschema.Schema) []*jsonschema.Schema {
 	var out []*jsonschema.Schema
-	schemawalk.Merge(s, "", maxWalkDepth, func(st schemawalk.Step) {
-		if !st.Cut && !slices.Contains(out, st.Schema) {
-			out = append(out, st.Schema)
+	seen := map[*jsonschema.Schema]bool{}
+	var visit func(x *jsonschema.Schema)
+	visit = func(x *jsonschema.Schema) {
+		if x == nil || seen[x] {
+			return
 		}
-	}, nil)
+		seen[x] = true
+		out = append(out, x)
+		visit(x.Ref)
+		if x.DynamicRef != nil {
+			visit(x.DynamicRef.Ref)
+		}
+		for _, a := range x.AllOf {
+			visit(a)
+		}
+	}
+	visit(s)
 	return out
 }
 

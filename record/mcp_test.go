@@ -19,6 +19,7 @@ import (
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/testtree"
+	"github.com/airlockdev/airlock/lint"
 	"github.com/airlockdev/airlock/record"
 	"github.com/airlockdev/airlock/redact"
 
@@ -195,6 +196,28 @@ var _ = Describe("airlock record from MCP", func() {
 			// Paths are in the validated value: structuredContent for protocol: mcp.
 			Expect(observed).To(ContainElements("/temperature", "/conditions", "/humidity"))
 			Expect(v1.Findings).To(BeEmpty(), "the answers match the schema derived from outputSchema")
+
+			// Lint of the contract derived from the server's outputSchema:
+			// zod closes the object (no open-object), but bounds no string
+			// or number, and only recorded fixtures exist so far.
+			set, err := fixture.Open(opts.SchemasDir, opts.FixturesDir, fixture.Filter{}, gate.Options{})
+			Expect(err).NotTo(HaveOccurred())
+			l, err := lint.Lint(lint.Input{Contracts: set.List, Set: set})
+			Expect(err).NotTo(HaveOccurred())
+			var lints []string
+			for _, f := range l.Findings {
+				Expect(f.Line).To(BeNumerically(">", 0), "%+v", f)
+				lints = append(lints, fmt.Sprintf("%s %s %s", f.Rule, filepath.Base(f.File), f.Instance))
+			}
+			Expect(lints).To(ConsistOf(
+				"string-unbounded upstream.v1.schema.json /conditions",
+				"number-unbounded upstream.v1.schema.json /humidity",
+				"number-unbounded upstream.v1.schema.json /temperature",
+				"number-unbounded agent.schema.json /humidity",
+				"number-unbounded agent.schema.json /temperature",
+				"near-miss-stage-uncovered contract.yaml ",
+				"near-miss-stage-uncovered contract.yaml ",
+			))
 
 			// Recording again under the contract gives the gate's verdict at once.
 			opts.Calls = []record.Call{
