@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -141,7 +142,7 @@ func checkClosedBesideComposition(n *node, e *emitter) {
 	}
 	var added []string
 	for _, x := range composed {
-		for _, name := range sortedKeys(x.Properties) {
+		for _, name := range slices.Sorted(maps.Keys(x.Properties)) {
 			if ownMember(s, name) || slices.Contains(added, name) {
 				continue
 			}

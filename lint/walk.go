@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 
@@ -110,7 +111,7 @@ func (w *walker) visit(s *jsonschema.Schema, inst string, outer []*jsonschema.Sc
 		for _, b := range slices.Concat(m.OneOf, m.AnyOf, []*jsonschema.Schema{m.Then, m.Else}) {
 			w.visit(b, inst, beside, depth+1)
 		}
-		for _, name := range sortedKeys(m.Properties) {
+		for _, name := range slices.Sorted(maps.Keys(m.Properties)) {
 			w.visit(m.Properties[name], inst+"/"+jsonpointer.EscapeToken(name), nil, depth+1)
 		}
 		for _, p := range m.PatternProperties {
@@ -246,14 +247,4 @@ func hasType(s *jsonschema.Schema, t string) bool {
 		}
 	}
 	return false
-}
-
-// sortedKeys returns m's keys, sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
