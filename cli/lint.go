@@ -77,16 +77,17 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 // a fixtures folder named explicitly (given) must exist. A contract that
 // does not load is a contract-load finding and is returned in broken.
 func lintContracts(e *env, schemasDir, fixturesDir string, given bool, tools []string) (l *reports.Lint, broken []fixture.Broken, err error) {
-	if !given {
-		if _, err := os.Stat(fixturesDir); errors.Is(err, fs.ErrNotExist) {
-			fixturesDir = ""
+	if _, err := os.Stat(fixturesDir); errors.Is(err, fs.ErrNotExist) {
+		if given {
+			return nil, nil, usageErr("--fixtures %q: no such folder", fixturesDir)
 		}
+		fixturesDir = ""
 	}
 	set, err := fixture.Open(schemasDir, fixturesDir, fixture.Filter{Tools: tools}, e.gate)
 	if err != nil {
 		return nil, nil, err
 	}
-	in := lint.Input{Contracts: set.List, Broken: set.Broken}
+	in := lint.Input{Contracts: set.List, Broken: set.Broken, FixturesDir: fixturesDir}
 	if fixturesDir != "" {
 		in.Set = set
 	}

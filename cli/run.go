@@ -44,7 +44,8 @@ It prints one line per tool and suite, then each failure; --junit and --json wri
 only, never bodies or sidecars, and prints what changed.
 
 After the summary, one line counts what airlock lint finds in the same contracts and
-fixtures ("lint: 0 errors, 3 warnings, 0 notes"); --strict makes any of them fail the run.
+fixtures ("lint: 0 errors, 3 warnings, 0 notes"). They do not fail the run, errors
+included; --strict makes any of them fail it (exit 1, with a line saying so).
 
 A contract that does not load (a dangling $ref, a bad manifest) fails its tool alone: it is
 an ERROR line on the console and an error testcase (suite contract) in the reports, the
@@ -126,6 +127,7 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 		return &exitError{code: ExitFindings, err: fmt.Errorf("%d unchecked", unchecked)}
 	}
 	if o.strict && len(lintRes.Findings) > 0 {
+		fmt.Fprintf(out, "failing: --strict and %d lint finding(s); airlock lint lists them\n", len(lintRes.Findings))
 		return &exitError{code: ExitFindings, err: fmt.Errorf("lint: %s (--strict)", lintRes.Summary())}
 	}
 	return nil

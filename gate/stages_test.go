@@ -1301,7 +1301,14 @@ var _ = Describe("contract loading", func() {
 			ce := configError(err)
 			Expect(ce.File).To(Equal(filepath.Join(dir, schemaFile)))
 			Expect(errors.Is(err, gate.ErrOutsideContract)).To(BeTrue(), "%v", err)
-			Expect(err.Error()).To(ContainSubstring(gate.ErrOutsideContract.Error()))
+			// At the $ref, with what it names.
+			Expect(ce.Line).To(Equal(1))
+			Expect(ce.Key).To(Equal("/properties/id/$ref"))
+			if ref == "missing.schema.json" {
+				Expect(err.Error()).To(ContainSubstring(`$ref "missing.schema.json": no file missing.schema.json in the contract folder`))
+			} else {
+				Expect(err.Error()).To(ContainSubstring(gate.ErrOutsideContract.Error()))
+			}
 		},
 		Entry("file:///etc/passwd", "upstream.schema.json", "file:///etc/passwd"),
 		Entry("an absolute path", "upstream.schema.json", "/etc/passwd"),

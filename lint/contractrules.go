@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 
@@ -113,7 +114,7 @@ func checkProjectionOptional(k *contract, e *emitter) {
 					return false
 				case !st.required && agentRequires:
 					e.atManifest(projectionOptional, key, v, f.Pointer.String(),
-						"projected field %q reads %s, which the schema does not require (in every branch), but the agent-facing schema requires the field: a response without it is admitted, then refused as projection.agent_schema", f.Field, at)
+						"projected field %q reads %s, which the schema does not require in every oneOf/anyOf branch (or at all), but the agent-facing schema requires the field: a response without it is admitted, then refused as projection.agent_schema", f.Field, at)
 					return false
 				case !st.required:
 					return false // optional upstream and for the agent: meant
@@ -162,8 +163,14 @@ func checkRulePointers(k *contract, e *emitter) {
 					return false
 				}
 				if j == len(ptr)-1 && !constrains(st.next) {
+					where := ""
+					if len(st.next) > 0 {
+						if p, ok := k.dir.Locate(st.next[0].Location, ""); ok {
+							where = fmt.Sprintf(" (%s:%d, %s)", p.File, p.Line, p.Pointer)
+						}
+					}
 					e.atManifest(rulePointerUnconstrained, key, v, raw,
-						"rule %q reads %s, which the schema declares without a type, const or enum", r.Name, at)
+						"rule %q reads %s, which the schema declares without a type, const or enum%s: give it one there", r.Name, at, where)
 				}
 				return true
 			})
@@ -192,12 +199,12 @@ func fixturesOf(k *contract, set *fixture.Set) map[string][]fixture.Fixture {
 }
 
 // checkVersionFixtures: an upstream version without any fixture.
-func checkVersionFixtures(k *contract, set *fixture.Set, e *emitter) error {
+func checkVersionFixtures(k *contract, set *fixture.Set, fixturesDir string, e *emitter) error {
 	byVersion := fixturesOf(k, set)
 	for _, v := range k.versions() {
 		if len(byVersion[v]) == 0 {
 			e.atManifest(versionWithoutFixtures, versionKey(v), v, "",
-				"upstream version %q has no fixtures (expected under <fixtures>/%s/%s/)", v, k.c.Tool(), v)
+				"upstream version %q has no fixtures (expected under %s/): record some (airlock record) or write an accepted one", v, filepath.Join(fixturesDir, k.c.Tool(), v))
 		}
 	}
 	return nil
@@ -205,7 +212,7 @@ func checkVersionFixtures(k *contract, set *fixture.Set, e *emitter) error {
 
 // checkNearMissStages: a stage no near-miss fixture of a version expects
 // to refuse.
-func checkNearMissStages(k *contract, set *fixture.Set, e *emitter) error {
+func checkNearMissStages(k *contract, set *fixture.Set, fixturesDir string, e *emitter) error {
 	byVersion := fixturesOf(k, set)
 	for _, v := range k.versions() {
 		fx := byVersion[v]
@@ -232,7 +239,8 @@ func checkNearMissStages(k *contract, set *fixture.Set, e *emitter) error {
 		for _, st := range stages {
 			if !seen[st] {
 				e.atManifest(nearMissStageUncovered, versionKey(v), v, "",
-					"upstream version %q has no near-miss fixture expecting a %s.* refusal", v, st)
+					"upstream version %q has no near-miss fixture expecting a %s.* refusal: add one to %s/ with a sidecar saying expect: {reason: %s.<name>} (airlock reasons lists them)",
+					v, st, filepath.Join(fixturesDir, k.c.Tool(), v, fixture.KindNearMiss), st)
 			}
 		}
 	}

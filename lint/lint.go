@@ -40,6 +40,8 @@ type Input struct {
 	// Set holds the fixtures of Contracts (fixture.Open); nil when there is
 	// no fixture tree, and then the fixture rules do not run.
 	Set *fixture.Set
+	// FixturesDir is the fixture tree's folder as messages name it.
+	FixturesDir string
 	// Broken are the contracts that did not load (fixture.Set.Broken):
 	// each is a contract-load finding at the loader's file, line and column.
 	Broken []fixture.Broken
@@ -80,7 +82,7 @@ func Lint(in Input) (*reports.Lint, error) {
 			case r.scope == scopeContract:
 				r.contract(k, e)
 			case r.scope == scopeFixtures && in.Set != nil:
-				if err := r.fixtures(k, in.Set, e); err != nil {
+				if err := r.fixtures(k, in.Set, in.FixturesDir, e); err != nil {
 					return nil, err
 				}
 			}

@@ -25,7 +25,7 @@ import (
 func lintTree(schemas, fixtures string) *reports.Lint {
 	set, err := fixture.Open(schemas, fixtures, fixture.Filter{}, gate.Options{})
 	Expect(err).NotTo(HaveOccurred())
-	in := lint.Input{Contracts: set.List, Broken: set.Broken}
+	in := lint.Input{Contracts: set.List, Broken: set.Broken, FixturesDir: fixtures}
 	if fixtures != "" {
 		in.Set = set
 	}
@@ -90,7 +90,9 @@ var _ = Describe("airlock lint", func() {
 			Expect(f.Level).To(Equal(r.Level))
 			Expect(f.Line).To(BeNumerically(">", 0), "rule %s has no line", r.ID)
 			Expect(f.Column).To(BeNumerically(">", 0))
-			Expect(f.Pointer).To(HavePrefix("/"))
+			if f.Rule != "open-object" { // the open object of that contract is its root schema, pointer ""
+				Expect(f.Pointer).To(HavePrefix("/"))
+			}
 			Expect(f.Message).NotTo(BeEmpty())
 		}
 		Expect(l.Findings).To(HaveLen(len(lint.Rules())))
@@ -103,6 +105,11 @@ var _ = Describe("airlock lint", func() {
 			Expect(err).NotTo(HaveOccurred())
 			line := strings.Split(string(b), "\n")[f.Line-1]
 			last := f.Pointer[strings.LastIndex(f.Pointer, "/")+1:]
+			if f.Rule == "open-object" {
+				// It points at the object schema itself.
+				Expect(line).To(ContainSubstring("{"), "%s: %s line %d", f.Rule, f.File, f.Line)
+				continue
+			}
 			if f.Rule == "oneof-overlap" || f.Rule == "closed-beside-composition" || strings.HasSuffix(f.File, ".yaml") {
 				Expect(line).To(ContainSubstring(last), "%s: %s line %d", f.Rule, f.File, f.Line)
 				continue
@@ -196,7 +203,7 @@ var _ = Describe("airlock lint", func() {
 		// Two of its patterns match anywhere ("x1.2.3.4y" is a dotted quad
 		// to it); the property bag is its one deliberately open object.
 		Expect(unanchored).To(ConsistOf("/$defs/artifact/properties/mimeType/pattern", "/$defs/toolComponent/properties/dottedQuadFileVersion/pattern"))
-		Expect(open).To(ConsistOf("/$defs/propertyBag/properties"))
+		Expect(open).To(ConsistOf("/$defs/propertyBag"))
 		Expect(count["string-unbounded"]).To(BeNumerically(">", 50))
 		Expect(count["array-unbounded"]).To(BeNumerically(">", 50))
 	})

@@ -19,7 +19,7 @@ type Rule struct {
 	scope    scope
 	schema   func(n *node, e *emitter)
 	contract func(k *contract, e *emitter)
-	fixtures func(k *contract, set *fixture.Set, e *emitter) error
+	fixtures func(k *contract, set *fixture.Set, fixturesDir string, e *emitter) error
 }
 
 // scope is what a rule's handler looks at.
@@ -50,11 +50,11 @@ var (
 	openObject = &Rule{ID: "open-object", Level: reports.SeverityWarning, scope: scopeSchema,
 		Description: "An object schema admits members it does not name: neither it nor a schema applying beside it has additionalProperties (false or a schema) or unevaluatedProperties. A renamed field or an unexpected one passes unseen; close the object with additionalProperties: false, or unevaluatedProperties: false when allOf composes it."}
 	stringUnbounded = &Rule{ID: "string-unbounded", Level: reports.SeverityWarning, scope: scopeSchema,
-		Description: "A string has no maxLength, enum, const, pattern or format: only the contract's limits.max_string_length bounds it. Give the longest value you expect."}
+		Description: "A string has no maxLength, enum, const or pattern, and no asserted format whose values are short (date, date-time, time, uuid, ipv4, ipv6, hostname; an annotated format, uri or email admit any length): only the contract's limits.max_string_length bounds it. Give the longest value you expect."}
 	arrayUnbounded = &Rule{ID: "array-unbounded", Level: reports.SeverityWarning, scope: scopeSchema,
 		Description: "An array has no maxItems: only the contract's byte limit bounds how many elements arrive. Give the most you expect."}
 	numberUnbounded = &Rule{ID: "number-unbounded", Level: reports.SeverityWarning, scope: scopeSchema,
-		Description: "A number or integer has neither a minimum nor a maximum (nor enum or const): any magnitude up to the contract's limits.max_number_length digits is admitted. Bound it on at least one side."}
+		Description: "A number or integer has neither a minimum nor a maximum (nor enum or const): any magnitude written in up to the contract's limits.max_number_length bytes is admitted. Bound it on at least one side."}
 	patternUnanchored = &Rule{ID: "pattern-unanchored", Level: reports.SeverityWarning, scope: scopeSchema,
 		Description: "A pattern is not anchored at both ends (^…$): JSON Schema patterns match anywhere in the string (Validation 2020-12 §6.3.3), so \"[0-9]+\" admits \"x1; rm -rf\". Anchor it."}
 	patternUnbounded = &Rule{ID: "pattern-unbounded", Level: reports.SeverityWarning, scope: scopeSchema,

@@ -23,23 +23,32 @@ func checkOpenObject(n *node, e *emitter) {
 	if !names && !bare || n.anyBeside(closesObject) {
 		return
 	}
-	kw := "properties"
-	if !names {
-		kw = "type"
-	}
-	e.atSchema(openObject, s, kw, n.version, n.inst,
+	e.atSchema(openObject, s, "", n.version, n.inst,
 		"this object admits members it does not name: add \"additionalProperties\": false (or \"unevaluatedProperties\": false where allOf composes it)")
 }
+
+// boundedFormats are the formats whose every valid value is short (a date,
+// a time, an address, a UUID, a host name of at most 253 characters): an
+// asserted one bounds a string as a maxLength would. The others (uri,
+// email, regex, …) admit strings of any length.
+var boundedFormats = []string{"date", "date-time", "time", "uuid", "ipv4", "ipv6", "hostname"}
 
 // checkStringUnbounded: a string with nothing bounding its length.
 func checkStringUnbounded(n *node, e *emitter) {
 	if !hasType(n.s, "string") || n.anyBeside(func(x *jsonschema.Schema) bool {
-		return x.MaxLength != nil || x.Enum != nil || x.Const != nil || x.Pattern != nil || x.Format != nil
+		return x.MaxLength != nil || x.Enum != nil || x.Const != nil || x.Pattern != nil || n.k.boundingFormat(x.Format)
 	}) {
 		return
 	}
 	e.atSchema(stringUnbounded, n.s, "type", n.version, n.inst,
-		"a string with no maxLength, enum, pattern or format: only limits.max_string_length (%d) bounds it", n.k.c.Limits().MaxStringLength)
+		"a string with no maxLength (nor enum, pattern or a short asserted format): only limits.max_string_length (%d bytes) bounds it; add the longest length you expect as \"maxLength\"", n.k.c.Limits().MaxStringLength)
+}
+
+// boundingFormat reports whether f bounds a string's length: one of
+// boundedFormats that the contract's format policy asserts (an annotated
+// format admits any string).
+func (k *contract) boundingFormat(f *jsonschema.Format) bool {
+	return f != nil && slices.Contains(boundedFormats, f.Name) && k.m.Formats[f.Name] != "annotate"
 }
 
 // checkArrayUnbounded: an array with no maxItems.
@@ -51,7 +60,7 @@ func checkArrayUnbounded(n *node, e *emitter) {
 		return
 	}
 	e.atSchema(arrayUnbounded, n.s, "type", n.version, n.inst,
-		"an array with no maxItems: only the contract's byte limit (%d bytes) bounds its length", n.k.c.Limits().MaxBytes)
+		"an array with no maxItems: only the contract's byte limit (%d bytes) bounds its length; add the most elements you expect as \"maxItems\"", n.k.c.Limits().MaxBytes)
 }
 
 // checkNumberUnbounded: a number bounded on neither side.
@@ -62,7 +71,7 @@ func checkNumberUnbounded(n *node, e *emitter) {
 		return
 	}
 	e.atSchema(numberUnbounded, n.s, "type", n.version, n.inst,
-		"a number with neither minimum nor maximum: any magnitude up to limits.max_number_length (%d characters) is admitted", n.k.c.Limits().MaxNumberLength)
+		"a number with neither minimum nor maximum: any magnitude written in up to limits.max_number_length (%d bytes) is admitted; add the \"minimum\" and \"maximum\" you expect", n.k.c.Limits().MaxNumberLength)
 }
 
 // checkPatternUnanchored: a pattern that matches anywhere in the string.

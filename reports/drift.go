@@ -223,8 +223,11 @@ func WriteDriftJSON(w io.Writer, d *Drift) error {
 func DriftHeadline(d *Drift) string {
 	s := d.Summary
 	verdict := "no drift breaks the contract"
-	if s.Breaking {
+	switch {
+	case s.Breaking:
 		verdict = "drift breaks the contract"
+	case len(d.Broken) > 0:
+		verdict = "no drift breaks the contracts read, but not every contract loads"
 	}
 	versionNote := ""
 	if !s.VersionChangesBreak && s.BreakingVersionChanges > 0 {

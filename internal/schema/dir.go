@@ -309,7 +309,7 @@ func (d *Dir) CompileWith(name string, formats FormatPolicy) (*jsonschema.Schema
 			}
 		}
 		if name, ptr, ok := d.refSite(d.refused); ok {
-			return nil, d.errAt(name, ptr, d.Relative(err.Error()), compileErr(err))
+			return nil, d.errAt(name, ptr, d.refusedMessage(name, ptr), compileErr(err))
 		}
 		return nil, &config.Error{File: shown, Msg: d.Relative(err.Error()), Err: compileErr(err)}
 	}
@@ -433,6 +433,23 @@ func (d *Dir) Locate(loc, keyword string) (p Position, ok bool) {
 		}
 	}
 	return p, true
+}
+
+// refusedMessage says why the reference at ptr of file name could not be
+// served: a file the folder does not hold, or a document outside it.
+func (d *Dir) refusedMessage(name, ptr string) string {
+	ref := ""
+	if v, err := jsonpointer.Parse(ptr); err == nil {
+		if x, ok := v.Lookup(d.Docs[d.BaseURL+name]); ok {
+			ref, _ = x.(string)
+		}
+	}
+	kw := ptr[strings.LastIndex(ptr, "/")+1:]
+	path, _, _ := strings.Cut(ref, "#")
+	if file, ok := d.fileFor(d.refused); ok && !strings.ContainsAny(path, "/:\\") {
+		return fmt.Sprintf("%s %q: no file %s in the contract folder (a $ref may name only the *.json files beside this one)", kw, ref, file)
+	}
+	return fmt.Sprintf("%s %q: %v (airlock reads no other file and fetches nothing)", kw, ref, ErrOutsideContract)
 }
 
 // refSite finds the $ref (or $dynamicRef, $schema) that names target, a
