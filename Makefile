@@ -14,9 +14,10 @@ all: build
 build:
 	$(GO) build -o $(BIN) ./cmd/airlock
 
-# The main job: every bundled fixture through the gate, JUnit report in out/.
+# The main job: every bundled fixture through the gate, JUnit report in out/;
+# --strict: a lint finding in the bundled contracts fails it too.
 run: build
-	$(BIN) run --schemas schemas --fixtures fixtures --junit out/junit.xml --json out/results.json
+	$(BIN) run --strict --schemas schemas --fixtures fixtures --junit out/junit.xml --json out/results.json
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -101,7 +101,7 @@ func lintVerdict(l *reports.Lint, strict bool) error {
 	if n := l.Count(reports.SeverityError); n > 0 {
 		return findings("lint: %s", l.Summary())
 	}
-	if strict && len(l.Findings) > 0 {
+	if strict && l.Active() > 0 {
 		return findings("lint: %s (--strict)", l.Summary())
 	}
 	return nil

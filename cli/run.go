@@ -126,8 +126,8 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 	if o.failUnchecked && unchecked > 0 {
 		return &exitError{code: ExitFindings, err: fmt.Errorf("%d unchecked", unchecked)}
 	}
-	if o.strict && len(lintRes.Findings) > 0 {
-		fmt.Fprintf(out, "failing: --strict and %d lint finding(s); airlock lint lists them\n", len(lintRes.Findings))
+	if o.strict && lintRes.Active() > 0 {
+		fmt.Fprintf(out, "failing: --strict and %d lint finding(s); airlock lint lists them\n", lintRes.Active())
 		return &exitError{code: ExitFindings, err: fmt.Errorf("lint: %s (--strict)", lintRes.Summary())}
 	}
 	return nil

@@ -114,7 +114,7 @@ func checkProjectionOptional(k *contract, e *emitter) {
 					return false
 				case !st.required && agentRequires:
 					e.atManifest(projectionOptional, key, v, f.Pointer.String(),
-						"projected field %q reads %s, which the schema does not require in every oneOf/anyOf branch (or at all), but the agent-facing schema requires the field: a response without it is admitted, then refused as projection.agent_schema", f.Field, at)
+						"projected field %q reads %s, which the schema does not require in every oneOf/anyOf branch (or at all), but the agent-facing schema requires the field: a response without it is admitted by the schema, then refused (by a rule that reads it, or as projection.agent_schema)", f.Field, at)
 					return false
 				case !st.required:
 					return false // optional upstream and for the agent: meant

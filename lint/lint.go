@@ -76,6 +76,7 @@ func Lint(in Input) (*reports.Lint, error) {
 			return nil, err
 		}
 		e.c = k
+		first := len(e.findings)
 		k.walkSchemas(e)
 		for _, r := range registry {
 			switch {
@@ -87,6 +88,7 @@ func Lint(in Input) (*reports.Lint, error) {
 				}
 			}
 		}
+		k.applyIgnores(e, first, in.Set != nil)
 	}
 	out.Findings = e.findings
 	slices.SortStableFunc(out.Findings, func(a, b reports.LintFinding) int {
@@ -163,3 +165,65 @@ func (e *emitter) atManifest(r *Rule, key, version, inst, format string, args ..
 
 // versionKey is the manifest pointer of an upstream version.
 func versionKey(v string) string { return "/upstream_versions/" + jsonpointer.EscapeToken(v) }
+
+// applyIgnores marks the contract's findings (e.findings[first:]) that an
+// entry of its lint.ignore accepts, and reports each entry that accepts
+// none (lint-ignore-unused) — unless it names a fixture rule and the
+// fixture rules did not run (fixtures false).
+func (k *contract) applyIgnores(e *emitter, first int, fixtures bool) {
+	for i, ig := range k.m.Lint.Ignore {
+		used := false
+		for j := first; j < len(e.findings); j++ {
+			f := &e.findings[j]
+			if f.Rule != ig.Rule || ig.Pointer != "" && f.Pointer != ig.Pointer || ig.File != "" && !k.isFile(f.File, ig.File) {
+				continue
+			}
+			used = true
+			if f.Ignored == "" {
+				f.Ignored = ig.Reason
+			}
+		}
+		if used {
+			continue
+		}
+		r, known := lookupRule(ig.Rule)
+		if known && r.scope == scopeFixtures && !fixtures {
+			continue
+		}
+		key := fmt.Sprintf("/lint/ignore/%d", i)
+		switch {
+		case !known:
+			e.atManifest(ignoreUnused, key, "", "", "lint.ignore names rule %q, which does not exist (docs/lint.md lists the rules)", ig.Rule)
+		default:
+			e.atManifest(ignoreUnused, key, "", "", "lint.ignore accepts %s findings%s, and there are none: remove the entry", ig.Rule, ignoreWhere(ig.File, ig.Pointer))
+		}
+	}
+}
+
+// isFile reports whether path (as a finding names it) is the file name of
+// this contract's folder.
+func (k *contract) isFile(path, name string) bool {
+	return path == k.dir.Show(name) || name == gate.ManifestFile && path == k.manifest
+}
+
+// ignoreWhere describes an ignore entry's file and pointer for a message.
+func ignoreWhere(file, pointer string) string {
+	s := ""
+	if file != "" {
+		s += " in " + file
+	}
+	if pointer != "" {
+		s += " at " + pointer
+	}
+	return s
+}
+
+// lookupRule returns the registered rule with id.
+func lookupRule(id string) (*Rule, bool) {
+	for _, r := range registry {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return nil, false
+}

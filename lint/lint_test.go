@@ -110,6 +110,11 @@ var _ = Describe("airlock lint", func() {
 				Expect(line).To(ContainSubstring("{"), "%s: %s line %d", f.Rule, f.File, f.Line)
 				continue
 			}
+			if f.Rule == "lint-ignore-unused" {
+				// A list entry: its line starts the entry.
+				Expect(strings.TrimSpace(line)).To(HavePrefix("- "), "%s: %s line %d", f.Rule, f.File, f.Line)
+				continue
+			}
 			if f.Rule == "oneof-overlap" || f.Rule == "closed-beside-composition" || strings.HasSuffix(f.File, ".yaml") {
 				Expect(line).To(ContainSubstring(last), "%s: %s line %d", f.Rule, f.File, f.Line)
 				continue
@@ -124,9 +129,15 @@ var _ = Describe("airlock lint", func() {
 		Expect(l.Findings).To(BeEmpty())
 	})
 
-	It("finds no error in the bundled contracts", func() {
+	It("finds nothing that counts in the bundled contracts: review_status accepts its three findings", func() {
 		l := lintTree("../schemas", "../fixtures")
-		Expect(l.Count(reports.SeverityError)).To(BeZero(), "%v", l.Findings)
+		Expect(l.Active()).To(BeZero(), "%v", l.Findings)
+		Expect(l.Findings).To(HaveLen(3))
+		for _, f := range l.Findings {
+			Expect(f.Tool).To(Equal("review_status"))
+			Expect(f.Rule).To(Equal("projection-optional"))
+			Expect(f.Ignored).NotTo(BeEmpty())
+		}
 		for _, f := range l.Findings {
 			_, ok := lint.Lookup(f.Rule)
 			Expect(ok).To(BeTrue())
@@ -206,6 +217,51 @@ var _ = Describe("airlock lint", func() {
 		Expect(open).To(ConsistOf("/$defs/propertyBag"))
 		Expect(count["string-unbounded"]).To(BeNumerically(">", 50))
 		Expect(count["array-unbounded"]).To(BeNumerically(">", 50))
+	})
+
+	It("accepts what a contract's lint.ignore names, with its reason, counted apart and never failing", func() {
+		dir := GinkgoT().TempDir()
+		Expect(os.CopyFS(filepath.Join(dir, "open_object"), os.DirFS(filepath.Join(weakSchemas, "open_object")))).To(Succeed())
+		manifest := filepath.Join(dir, "open_object", gate.ManifestFile)
+		b, err := os.ReadFile(manifest)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(manifest, append(b, []byte("lint:\n  ignore:\n"+
+			"    - {rule: open-object, file: upstream.v1.schema.json, pointer: \"\", reason: the upstream adds members every month}\n"+
+			"    - {rule: open-object, pointer: /properties/other, reason: a pointer that matches nothing}\n"+
+			"    - {rule: no-such-rule, reason: a misspelt id}\n")...), 0o644)).To(Succeed())
+		l := lintTree(dir, "")
+		var ignored, unused []reports.LintFinding
+		for _, f := range l.Findings {
+			switch {
+			case f.Ignored != "":
+				ignored = append(ignored, f)
+			case f.Rule == "lint-ignore-unused":
+				unused = append(unused, f)
+			}
+		}
+		Expect(ignored).To(HaveLen(1))
+		Expect(ignored[0].Rule).To(Equal("open-object"))
+		Expect(ignored[0].Ignored).To(Equal("the upstream adds members every month"))
+		Expect(unused).To(HaveLen(2))
+		Expect(unused[0].Pointer).To(Equal("/lint/ignore/1"))
+		Expect(unused[1].Message).To(ContainSubstring(`rule "no-such-rule", which does not exist`))
+		Expect(l.Count(reports.SeverityWarning)).To(Equal(2), "the ignored finding is not counted")
+		Expect(l.Summary()).To(Equal("0 errors, 2 warnings, 0 notes, 1 ignored"))
+
+		var text bytes.Buffer
+		Expect(reports.WriteLintText(&text, l)).To(Succeed())
+		Expect(text.String()).NotTo(ContainSubstring("[open-object]"))
+		var js bytes.Buffer
+		Expect(reports.WriteLintJSON(&js, l)).To(Succeed())
+		validates(compile(reports.LintSchema()), js.Bytes())
+		Expect(js.String()).To(ContainSubstring(`"ignored": "the upstream adds members every month"`))
+		Expect(js.String()).To(ContainSubstring(`"ignored": 1,`))
+		var sarif bytes.Buffer
+		Expect(reports.WriteLintSARIF(&sarif, l, "v0.0.0-test")).To(Succeed())
+		Expect(sarif.String()).To(ContainSubstring(`"justification": "the upstream adds members every month"`))
+		if b, err := os.ReadFile("../.ci/node/sarif/sarif-2.1.0.json"); err == nil {
+			validates(compile(b), sarif.Bytes())
+		}
 	})
 
 	It("is listed in docs/lint.md exactly as the registry says", func() {

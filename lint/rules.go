@@ -37,6 +37,9 @@ const (
 	// scopeLoad: a contract that does not load (Input.Broken); Lint
 	// reports the loader's error itself.
 	scopeLoad
+	// scopeIgnore: the manifest's lint.ignore against the contract's
+	// findings; Lint applies it last.
+	scopeIgnore
 )
 
 func (r *Rule) describe() reports.LintRule {
@@ -66,11 +69,13 @@ var (
 	oneOfOverlap = &Rule{ID: "oneof-overlap", Level: reports.SeverityError, scope: scopeSchema,
 		Description: "Two oneOf branches admit the same value: same types, no const or enum member that tells them apart, the same required members (or one branch is only a type the other narrows). A response matching both is refused (oneOf needs exactly one). Add a discriminating const, or use anyOf."}
 	projectionOptional = &Rule{ID: "projection-optional", Level: reports.SeverityWarning, scope: scopeContract,
-		Description: "A projected field that the agent-facing schema requires reads a value the upstream schema does not require on its way (in some oneOf/anyOf branch, or at all), or does not declare: a response without it is admitted by the schema, then refused as projection.agent_schema. Require it in every branch, or make the agent field optional."}
+		Description: "A projected field that the agent-facing schema requires reads a value the upstream schema does not require on its way (in some oneOf/anyOf branch, or at all), or does not declare: a response without it is admitted by the schema, then refused after all (by a semantic rule that reads it, or as projection.agent_schema). Require it in every branch, make the agent field optional, or accept it (a branch that is the upstream's own error envelope) with lint.ignore."}
 	rulePointerUnconstrained = &Rule{ID: "rule-pointer-unconstrained", Level: reports.SeverityError, scope: scopeContract,
 		Description: "A semantic rule reads a value the schema does not declare or does not constrain (no type, const or enum): the rule then judges bytes nothing validated. Declare the member with a type."}
 	versionWithoutFixtures = &Rule{ID: "version-without-fixtures", Level: reports.SeverityWarning, scope: scopeFixtures,
 		Description: "An upstream version has no fixture at all: nothing proves its schema, rules and projection against a response. Record or write an accepted fixture and near-misses."}
+	ignoreUnused = &Rule{ID: "lint-ignore-unused", Level: reports.SeverityWarning, scope: scopeIgnore,
+		Description: "An entry of the manifest's lint.ignore matches no finding (the weakness was fixed, the rule id, file or pointer is misspelt, or the rule did not run): it would silently accept the next finding that matches. Remove it or correct it."}
 	nearMissStageUncovered = &Rule{ID: "near-miss-stage-uncovered", Level: reports.SeverityWarning, scope: scopeFixtures,
 		Description: "An upstream version with fixtures has no near-miss fixture expecting a refusal by one stage: parse, schema, or semantic (when it has rules). That stage is never shown to refuse anything for this version."}
 )
@@ -83,6 +88,7 @@ var registry = []*Rule{
 	closedBesideAllOf, oneOfOverlap,
 	projectionOptional, rulePointerUnconstrained,
 	versionWithoutFixtures, nearMissStageUncovered,
+	ignoreUnused,
 }
 
 func init() {
@@ -113,10 +119,8 @@ func Rules() []reports.LintRule {
 
 // Lookup returns the rule with id.
 func Lookup(id string) (reports.LintRule, bool) {
-	for _, r := range registry {
-		if r.ID == id {
-			return r.describe(), true
-		}
+	if r, ok := lookupRule(id); ok {
+		return r.describe(), true
 	}
 	return reports.LintRule{}, false
 }

@@ -56,6 +56,11 @@ type LintFinding struct {
 	Instance string `json:"instance,omitempty"`
 	// Message is one sentence for people.
 	Message string `json:"message"`
+	// Ignored is the reason the contract's lint.ignore gives for accepting
+	// this finding; "" for a finding that counts. An ignored finding is
+	// listed (JSON, and SARIF as a suppressed result) but not counted, and
+	// fails nothing.
+	Ignored string `json:"ignored,omitempty"`
 }
 
 // Lint is the result of airlock lint.
@@ -69,20 +74,30 @@ type Lint struct {
 	Skipped []string `json:"skipped,omitempty"`
 }
 
-// Count returns how many findings have level l.
+// Count returns how many findings that count (not ignored) have level l.
 func (l *Lint) Count(level Severity) int {
 	n := 0
 	for _, f := range l.Findings {
-		if f.Level == level {
+		if f.Level == level && f.Ignored == "" {
 			n++
 		}
 	}
 	return n
 }
 
-// Summary is the one-line count of findings: "2 errors, 5 warnings, 0 notes".
+// Active returns how many findings count (are not ignored).
+func (l *Lint) Active() int {
+	return l.Count(SeverityError) + l.Count(SeverityWarning) + l.Count(SeverityNote)
+}
+
+// Summary is the one-line count of findings: "2 errors, 5 warnings, 0
+// notes", then ", 3 ignored" when the contracts accepted some.
 func (l *Lint) Summary() string {
-	return fmt.Sprintf("%s, %s, %s", plural(l.Count(SeverityError), "error"), plural(l.Count(SeverityWarning), "warning"), plural(l.Count(SeverityNote), "note"))
+	s := fmt.Sprintf("%s, %s, %s", plural(l.Count(SeverityError), "error"), plural(l.Count(SeverityWarning), "warning"), plural(l.Count(SeverityNote), "note"))
+	if n := len(l.Findings) - l.Active(); n > 0 {
+		s += fmt.Sprintf(", %d ignored", n)
+	}
+	return s
 }
 
 func plural(n int, word string) string {
@@ -110,7 +125,7 @@ func cleanLint(l *Lint) Lint {
 	}
 	for i, f := range l.Findings {
 		f.Rule, f.Tool, f.UpstreamVersion, f.File = Line(f.Rule), Line(f.Tool), Line(f.UpstreamVersion), Line(f.File)
-		f.Pointer, f.Instance, f.Message = Line(f.Pointer), Line(f.Instance), Line(f.Message)
+		f.Pointer, f.Instance, f.Message, f.Ignored = Line(f.Pointer), Line(f.Instance), Line(f.Message), Line(f.Ignored)
 		out.Findings[i] = f
 	}
 	for _, s := range l.Skipped {
@@ -130,10 +145,11 @@ func WriteLintJSON(w io.Writer, l *Lint) error {
 		Errors   int           `json:"errors"`
 		Warnings int           `json:"warnings"`
 		Notes    int           `json:"notes"`
+		Ignored  int           `json:"ignored"`
 		Rules    []LintRule    `json:"rules"`
 		Findings []LintFinding `json:"findings"`
 		Skipped  []string      `json:"skipped,omitempty"`
-	}{lintVersion, l.Count(SeverityError), l.Count(SeverityWarning), l.Count(SeverityNote), c.Rules, c.Findings, c.Skipped}
+	}{lintVersion, l.Count(SeverityError), l.Count(SeverityWarning), l.Count(SeverityNote), len(l.Findings) - l.Active(), c.Rules, c.Findings, c.Skipped}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
@@ -146,6 +162,9 @@ func WriteLintText(w io.Writer, l *Lint) error {
 	c := cleanLint(l)
 	var b strings.Builder
 	for _, f := range c.Findings {
+		if f.Ignored != "" {
+			continue // counted in the totals; listed in JSON and SARIF
+		}
 		b.WriteString(f.File)
 		if f.Line > 0 {
 			fmt.Fprintf(&b, ":%d", f.Line)

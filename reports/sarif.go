@@ -19,7 +19,9 @@ const sarifInformationURI = "https://pkg.go.dev/github.com/airlockdev/airlock"
 // finding as a result with its rule id and index, level, message, a
 // physical location (the file as a relative URI reference, and the line and
 // column when known) and a logical location (tool, upstream version and
-// JSON Pointer, kind "object"). The log is built with go-sarif
+// JSON Pointer, kind "object"); a finding the contract ignores carries a
+// suppression (kind inSource, status accepted, its reason as the
+// justification). The log is built with go-sarif
 // (github.com/owenrumney/go-sarif/v3); every text passes through Line.
 func WriteLintSARIF(w io.Writer, l *Lint, version string) error {
 	c := cleanLint(l)
@@ -47,10 +49,13 @@ func WriteLintSARIF(w io.Writer, l *Lint, version string) error {
 		loc := sarif.NewLocationWithPhysicalLocation(phys).AddLogicalLocation(
 			sarif.NewLogicalLocation().WithKind("object").WithName(pointerText(f.Pointer)).
 				WithFullyQualifiedName(logicalName(f)))
-		run.CreateResultForRule(f.Rule).
+		res := run.CreateResultForRule(f.Rule).
 			WithLevel(string(f.Level)).
 			WithMessage(sarif.NewTextMessage(f.Message)).
 			AddLocation(loc)
+		if f.Ignored != "" {
+			res.WithSuppressions([]*sarif.Suppression{sarif.NewSuppression().WithKind("inSource").WithStatus("accepted").WithJustification(f.Ignored)})
+		}
 	}
 	rep := sarif.NewReport()
 	rep.AddRun(run)

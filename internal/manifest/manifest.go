@@ -61,6 +61,22 @@ type Manifest struct {
 	Retryable        map[string]bool            `yaml:"retryable"`
 	Formats          map[string]string          `yaml:"formats"`
 	UpstreamVersions map[string]UpstreamVersion `yaml:"upstream_versions"`
+	Lint             Lint                       `yaml:"lint"`
+}
+
+// Lint is the manifest's lint section: what airlock lint is told to
+// accept. The gate ignores it.
+type Lint struct {
+	Ignore []LintIgnore `yaml:"ignore"`
+}
+
+// LintIgnore accepts the findings of one lint rule in this contract, all of
+// them or those at one file and JSON Pointer, for a stated reason.
+type LintIgnore struct {
+	Rule    string `yaml:"rule"`
+	File    string `yaml:"file"`
+	Pointer string `yaml:"pointer"`
+	Reason  string `yaml:"reason"`
 }
 
 // Limits is the manifest's limits section, as written (0 or absent: the
@@ -121,6 +137,7 @@ func (m Manifest) Clone() Manifest {
 	m.ContentTypes = slices.Clone(m.ContentTypes)
 	m.Retryable = maps.Clone(m.Retryable)
 	m.Formats = maps.Clone(m.Formats)
+	m.Lint.Ignore = slices.Clone(m.Lint.Ignore)
 	if m.UpstreamVersions != nil {
 		uvs := make(map[string]UpstreamVersion, len(m.UpstreamVersions))
 		for k, uv := range m.UpstreamVersions {
