@@ -86,7 +86,7 @@ sarif-schema:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./gate | tee bench.out
 	$(GO) run ./scripts/benchratio < bench.out
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./runner ./mutate
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./runner ./mutate ./lint
 	$(GO) test -run '^$$' -bench 'Hostile/requests' -benchmem -benchtime 3x ./internal/strictyaml
 
 # Run each fuzz target for FUZZTIME (default 30s). FuzzMarshalMeta's inputs

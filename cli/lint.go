@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -50,7 +51,7 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 				return usageErr("--format %q: want text, json or sarif", o.format)
 			}
 			fixturesGiven := cmd.Flags().Changed("fixtures")
-			l, broken, err := lintContracts(e, o.schemasDir, o.fixturesDir, fixturesGiven, o.tools)
+			l, broken, err := lintContracts(cmd.Context(), e, o.schemasDir, o.fixturesDir, fixturesGiven, o.tools)
 			if err != nil {
 				return err
 			}
@@ -76,7 +77,7 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 // when empty), with the fixtures of fixturesDir when that folder exists;
 // a fixtures folder named explicitly (given) must exist. A contract that
 // does not load is a contract-load finding and is returned in broken.
-func lintContracts(e *env, schemasDir, fixturesDir string, given bool, tools []string) (l *reports.Lint, broken []fixture.Broken, err error) {
+func lintContracts(ctx context.Context, e *env, schemasDir, fixturesDir string, given bool, tools []string) (l *reports.Lint, broken []fixture.Broken, err error) {
 	if _, err := os.Stat(fixturesDir); errors.Is(err, fs.ErrNotExist) {
 		if given {
 			return nil, nil, usageErr("--fixtures %q: no such folder", fixturesDir)
@@ -91,7 +92,7 @@ func lintContracts(e *env, schemasDir, fixturesDir string, given bool, tools []s
 	if fixturesDir != "" {
 		in.Set = set
 	}
-	l, err = lint.Lint(in)
+	l, err = lint.Lint(ctx, in)
 	return l, set.Broken, err
 }
 

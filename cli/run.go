@@ -111,7 +111,7 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 			return internalErr(err)
 		}
 	}
-	lintRes, _, err := lintContracts(e, o.opts.SchemasDir, o.opts.FixturesDir, true, o.opts.Filter.Tools)
+	lintRes, _, err := lintContracts(cmd.Context(), e, o.opts.SchemasDir, o.opts.FixturesDir, true, o.opts.Filter.Tools)
 	if err != nil {
 		return err
 	}

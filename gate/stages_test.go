@@ -1319,6 +1319,20 @@ var _ = Describe("contract loading", func() {
 		Entry("a sibling file that does not exist", "upstream.schema.json", "missing.schema.json"),
 	)
 
+	DescribeTable("places a $ref to nothing at the $ref, saying what is missing",
+		func(ref, want string) {
+			schema := `{"$id":"https://airlock.invalid/probe/upstream.schema.json","type":"object","$defs":{"x":{"$anchor":"here","type":"string"}},` + "\n" + `"properties":{"id":{"$ref":"` + ref + `"}}}`
+			dir, err := load("probe", minimalManifest, map[string]string{"upstream.schema.json": schema})
+			ce := configError(err)
+			Expect(ce.File).To(Equal(filepath.Join(dir, "upstream.schema.json")))
+			Expect(ce.Line).To(Equal(2))
+			Expect(ce.Key).To(Equal("/properties/id/$ref"))
+			Expect(ce.Msg).To(Equal(`$ref "` + ref + `": ` + want))
+		},
+		Entry("a JSON Pointer the file lacks", "#/$defs/nope", "nothing at /$defs/nope in upstream.schema.json"),
+		Entry("an anchor the file lacks", "#nope", `no anchor "nope" in upstream.schema.json`),
+	)
+
 	It("refuses a $schema meta-schema that is not bundled", func() {
 		dir, err := load("probe", minimalManifest, map[string]string{"upstream.schema.json": `{"$schema":"https://example.com/meta","type":"object"}`})
 		ce := configError(err)

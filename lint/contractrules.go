@@ -13,6 +13,7 @@ import (
 	"github.com/airlockdev/airlock/internal/introspect"
 	"github.com/airlockdev/airlock/internal/manifest"
 	"github.com/airlockdev/airlock/internal/schemawalk"
+	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/jsonpointer"
 )
 
@@ -159,14 +160,18 @@ func checkRulePointers(k *contract, e *emitter) {
 				at := ptr[:j+1].String()
 				if !st.declared {
 					e.atManifest(rulePointerUnconstrained, key, v, raw,
-						"rule %q reads %s, which the schema does not declare: the rule judges a value nothing validated", r.Name, at)
+						"rule %q reads %s, which the schema does not name (only additionalProperties covers it, if anything): the rule judges a value the contract never describes", r.Name, at)
 					return false
 				}
 				if j == len(ptr)-1 && !constrains(st.next) {
 					where := ""
 					if len(st.next) > 0 {
 						if p, ok := k.dir.Locate(st.next[0].Location, ""); ok {
-							where = fmt.Sprintf(" (%s:%d, %s)", p.File, p.Line, p.Pointer)
+							where = fmt.Sprintf(" (%s, %s)", p.File, p.Pointer)
+							if off, ok := strictjson.PointerOffset(k.dir.Bytes(p.Name), p.Pointer); ok {
+								line, _ := newLineIndex(k.dir.Bytes(p.Name)).at(off)
+								where = fmt.Sprintf(" (%s:%d, %s)", p.File, line, p.Pointer)
+							}
 						}
 					}
 					e.atManifest(rulePointerUnconstrained, key, v, raw,

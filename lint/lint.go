@@ -14,6 +14,7 @@ package lint
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -50,8 +51,18 @@ type Input struct {
 // Lint runs every rule of the registry on in and returns the findings,
 // sorted by file, line, column and rule id, with the rules that ran. When
 // in.Set is nil, the fixture rules are listed in Skipped instead. Errors
-// are *gate.ConfigError values: a fixture sidecar that cannot be read.
-func Lint(in Input) (*reports.Lint, error) {
+// are *gate.ConfigError values (a fixture sidecar that cannot be read) and
+// ctx's error once it is cancelled: the walk checks it at every schema
+// position.
+//
+// Cost: the schema walk visits each schema position at most once per
+// combination of the 8 facts it tracks (at most 256 times), and each visit
+// costs the schemas that position merges; each schema file is then read
+// once more to place every finding in it (strictjson.PointerOffsets and
+// one sweep), so placing n findings costs the file's size, not n times
+// it. make bench reports lint's time against the gate's load time of the
+// same contract (BenchmarkLint).
+func Lint(ctx context.Context, in Input) (*reports.Lint, error) {
 	out := &reports.Lint{}
 	for _, r := range registry {
 		if r.scope == scopeFixtures && in.Set == nil {
@@ -62,7 +73,7 @@ func Lint(in Input) (*reports.Lint, error) {
 	if in.Set == nil {
 		out.Skipped = append(out.Skipped, "the fixture rules (version-without-fixtures, near-miss-stage-uncovered): no fixtures folder")
 	}
-	e := &emitter{seen: map[string]bool{}}
+	e := &emitter{seen: map[string]bool{}, unplaced: map[int]string{}}
 	for _, b := range in.Broken {
 		e.findings = append(e.findings, reports.LintFinding{
 			Rule: contractLoad.ID, Level: contractLoad.Level, Tool: b.Tool,
@@ -71,13 +82,18 @@ func Lint(in Input) (*reports.Lint, error) {
 		})
 	}
 	for _, c := range in.Contracts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		k, err := newContract(c)
 		if err != nil {
 			return nil, err
 		}
 		e.c = k
 		first := len(e.findings)
-		k.walkSchemas(e)
+		if err := k.walkSchemas(ctx, e); err != nil {
+			return nil, err
+		}
 		for _, r := range registry {
 			switch {
 			case r.scope == scopeContract:
@@ -88,6 +104,7 @@ func Lint(in Input) (*reports.Lint, error) {
 				}
 			}
 		}
+		k.placeSchemaFindings(e, first)
 		k.applyIgnores(e, first, in.Set != nil)
 	}
 	out.Findings = e.findings
@@ -100,11 +117,11 @@ func Lint(in Input) (*reports.Lint, error) {
 
 // contract is one contract as the rules see it.
 type contract struct {
-	c        *gate.Contract
-	m        manifest.Manifest
-	dir      *schema.Dir
-	manifest string // contract.yaml as errors name it
-	raw      []byte // its bytes, for line numbers
+	c         *gate.Contract
+	m         manifest.Manifest
+	dir       *schema.Dir
+	manifest  string // contract.yaml as errors name it
+	positions *strictyaml.Positions
 }
 
 func newContract(c *gate.Contract) (*contract, error) {
@@ -118,7 +135,7 @@ func newContract(c *gate.Contract) (*contract, error) {
 	if err != nil {
 		return nil, &gate.ConfigError{File: name, Msg: "cannot read manifest: " + err.Error(), Err: err}
 	}
-	return &contract{c: c, m: introspect.Manifest(c), dir: introspect.SchemaDir(c), manifest: name, raw: raw}, nil
+	return &contract{c: c, m: introspect.Manifest(c), dir: introspect.SchemaDir(c), manifest: name, positions: strictyaml.NewPositions(raw)}, nil
 }
 
 // versions returns the contract's upstream versions, sorted.
@@ -130,35 +147,44 @@ type emitter struct {
 	c        *contract
 	findings []reports.LintFinding
 	seen     map[string]bool
+	// unplaced maps the index of a finding in a schema file to that file's
+	// name in the contract folder, until placeSchemaFindings gives it a line.
+	unplaced map[int]string
 }
 
-// add records a finding of rule r.
-func (e *emitter) add(r *Rule, f reports.LintFinding) {
+// add records a finding of rule r; false when the same finding was
+// recorded already.
+func (e *emitter) add(r *Rule, f reports.LintFinding) bool {
 	key := r.ID + "\x00" + f.File + "\x00" + f.Pointer + "\x00" + f.Message
 	if e.seen[key] {
-		return
+		return false
 	}
 	e.seen[key] = true
 	f.Rule, f.Level, f.Tool = r.ID, r.Level, e.c.c.Tool()
 	e.findings = append(e.findings, f)
+	return true
 }
 
 // atSchema reports rule r at keyword of compiled schema s (a location in
 // one of the contract's schema files), for the instance location inst.
+// Its line and column are found after the walk (placeSchemaFindings).
 func (e *emitter) atSchema(r *Rule, s *jsonschema.Schema, keyword, version, inst, format string, args ...any) {
 	f := reports.LintFinding{UpstreamVersion: version, Instance: inst, Message: fmt.Sprintf(format, args...)}
-	if p, ok := e.c.dir.Locate(s.Location, keyword); ok {
-		f.File, f.Pointer, f.Line, f.Column = p.File, p.Pointer, p.Line, p.Column
+	p, ok := e.c.dir.Locate(s.Location, keyword)
+	if ok {
+		f.File, f.Pointer = p.File, p.Pointer
 	} else {
 		f.File, f.Pointer = e.c.dir.Relative(s.Location), ""
 	}
-	e.add(r, f)
+	if e.add(r, f) && ok {
+		e.unplaced[len(e.findings)-1] = p.Name
+	}
 }
 
 // atManifest reports rule r at the key of contract.yaml that key (an RFC
 // 6901 pointer) names.
 func (e *emitter) atManifest(r *Rule, key, version, inst, format string, args ...any) {
-	line, col := strictyaml.KeyPosition(e.c.raw, key)
+	line, col := e.c.positions.KeyPosition(key)
 	e.add(r, reports.LintFinding{File: e.c.manifest, Line: line, Column: col, Pointer: key,
 		UpstreamVersion: version, Instance: inst, Message: fmt.Sprintf(format, args...)})
 }

@@ -2,6 +2,7 @@ package lint_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -29,7 +30,7 @@ func lintTree(schemas, fixtures string) *reports.Lint {
 	if fixtures != "" {
 		in.Set = set
 	}
-	l, err := lint.Lint(in)
+	l, err := lint.Lint(context.Background(), in)
 	Expect(err).NotTo(HaveOccurred())
 	return l
 }
@@ -262,6 +263,15 @@ var _ = Describe("airlock lint", func() {
 		if b, err := os.ReadFile("../.ci/node/sarif/sarif-2.1.0.json"); err == nil {
 			validates(compile(b), sarif.Bytes())
 		}
+	})
+
+	It("stops with the context's error once it is cancelled", func() {
+		set, err := fixture.Open(weakSchemas, "", fixture.Filter{}, gate.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err = lint.Lint(ctx, lint.Input{Contracts: set.List})
+		Expect(err).To(MatchError(context.Canceled))
 	})
 
 	It("is listed in docs/lint.md exactly as the registry says", func() {

@@ -52,6 +52,8 @@ var (
 		Description: "The contract does not load: a manifest or schema file the gate refuses (a dangling $ref, a keyword JSON Schema 2020-12 does not define, a bad pointer). A connector cannot start with it, and run, mutate and drift report its tool as a configuration error; the other rules cannot look at it. The message is the loader's, at its file, line and column."}
 	openObject = &Rule{ID: "open-object", Level: reports.SeverityWarning, scope: scopeSchema,
 		Description: "An object schema admits members it does not name: neither it nor a schema applying beside it has additionalProperties (false or a schema) or unevaluatedProperties. A renamed field or an unexpected one passes unseen; close the object with additionalProperties: false, or unevaluatedProperties: false when allOf composes it."}
+	valueUnconstrained = &Rule{ID: "value-unconstrained", Level: reports.SeverityWarning, scope: scopeSchema,
+		Description: "A member, additional member or array item has a schema that says nothing about its value — {}, true, or keywords for some other type only ({\"minProperties\": 1}) — with no type, const or enum beside it: any value, of any type and size, is admitted there. Give it a type and its bounds (a choice between branches is judged branch by branch)."}
 	stringUnbounded = &Rule{ID: "string-unbounded", Level: reports.SeverityWarning, scope: scopeSchema,
 		Description: "A string has no maxLength, enum, const or pattern, and no asserted format whose values are short (date, date-time, time, uuid, ipv4, ipv6, hostname; an annotated format, uri or email admit any length): only the contract's limits.max_string_length bounds it. Give the longest value you expect."}
 	arrayUnbounded = &Rule{ID: "array-unbounded", Level: reports.SeverityWarning, scope: scopeSchema,
@@ -71,7 +73,7 @@ var (
 	projectionOptional = &Rule{ID: "projection-optional", Level: reports.SeverityWarning, scope: scopeContract,
 		Description: "A projected field that the agent-facing schema requires reads a value the upstream schema does not require on its way (in some oneOf/anyOf branch, or at all), or does not declare: a response without it is admitted by the schema, then refused after all (by a semantic rule that reads it, or as projection.agent_schema). Require it in every branch, make the agent field optional, or accept it (a branch that is the upstream's own error envelope) with lint.ignore."}
 	rulePointerUnconstrained = &Rule{ID: "rule-pointer-unconstrained", Level: reports.SeverityError, scope: scopeContract,
-		Description: "A semantic rule reads a value the schema does not declare or does not constrain (no type, const or enum): the rule then judges bytes nothing validated. Declare the member with a type."}
+		Description: "A semantic rule reads a value the schema does not name (in properties, patternProperties, prefixItems or items; additionalProperties alone does not count) or names without a type, const or enum: the rule judges a value the contract never describes. Declare the member, with a type."}
 	versionWithoutFixtures = &Rule{ID: "version-without-fixtures", Level: reports.SeverityWarning, scope: scopeFixtures,
 		Description: "An upstream version has no fixture at all: nothing proves its schema, rules and projection against a response. Record or write an accepted fixture and near-misses."}
 	ignoreUnused = &Rule{ID: "lint-ignore-unused", Level: reports.SeverityWarning, scope: scopeIgnore,
@@ -83,7 +85,7 @@ var (
 // registry lists every rule once, in docs order.
 var registry = []*Rule{
 	contractLoad,
-	openObject, stringUnbounded, arrayUnbounded, numberUnbounded,
+	openObject, valueUnconstrained, stringUnbounded, arrayUnbounded, numberUnbounded,
 	patternUnanchored, patternUnbounded, formatUnportable,
 	closedBesideAllOf, oneOfOverlap,
 	projectionOptional, rulePointerUnconstrained,
@@ -93,6 +95,7 @@ var registry = []*Rule{
 
 func init() {
 	openObject.schema = checkOpenObject
+	valueUnconstrained.schema = checkValueUnconstrained
 	stringUnbounded.schema = checkStringUnbounded
 	arrayUnbounded.schema = checkArrayUnbounded
 	numberUnbounded.schema = checkNumberUnbounded

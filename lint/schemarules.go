@@ -33,6 +33,30 @@ func checkOpenObject(n *node, e *emitter) {
 // email, regex, …) admit strings of any length.
 var boundedFormats = []string{"date", "date-time", "time", "uuid", "ipv4", "ipv6", "hostname"}
 
+// checkValueUnconstrained: a member, additional member or item whose
+// schema says nothing about its value: no type, const or enum anywhere
+// beside it ({}, true, {"minProperties": 1}); a choice between branches is
+// judged branch by branch.
+func checkValueUnconstrained(n *node, e *emitter) {
+	if !n.member {
+		return
+	}
+	s := n.s
+	if s.Bool != nil {
+		if *s.Bool {
+			e.atSchema(valueUnconstrained, s, "", n.version, n.inst, "true admits any value here: give it a type (and its bounds)")
+		}
+		return
+	}
+	if slices.ContainsFunc(n.beside, func(x *jsonschema.Schema) bool {
+		return x.Bool != nil || x.Types != nil && !x.Types.IsEmpty() || x.Const != nil || x.Enum != nil ||
+			len(x.OneOf) > 0 || len(x.AnyOf) > 0 || x.If != nil || x.Not != nil || x.DynamicRef != nil
+	}) {
+		return
+	}
+	e.atSchema(valueUnconstrained, s, "", n.version, n.inst, "this schema says nothing about the value's type: any value is admitted here; give it a type (and its bounds)")
+}
+
 // checkStringUnbounded: a string with nothing bounding its length.
 func checkStringUnbounded(n *node, e *emitter) {
 	if !hasType(n.s, "string") || n.anyBeside(func(x *jsonschema.Schema) bool {
@@ -152,6 +176,9 @@ func checkClosedBesideComposition(n *node, e *emitter) {
 	var added []string
 	for _, x := range composed {
 		for _, name := range slices.Sorted(maps.Keys(x.Properties)) {
+			if p := x.Properties[name]; p.Bool != nil && !*p.Bool {
+				continue // a false property forbids the member: nothing admissible is refused
+			}
 			if ownMember(s, name) || slices.Contains(added, name) {
 				continue
 			}
@@ -191,7 +218,7 @@ func checkOneOfOverlap(n *node, e *emitter) {
 	}
 	for i := range bs {
 		for j := i + 1; j < len(bs); j++ {
-			if why := overlap(bs[i], bs[j]); why != "" {
+			if why := overlap(bs[i], bs[j], n.k.sameSchemas); why != "" {
 				e.atSchema(oneOfOverlap, n.s, "oneOf", n.version, n.inst,
 					"oneOf branches %d and %d both admit %s: such a response matches two branches and is refused", i, j, why)
 				return
@@ -204,7 +231,7 @@ func checkOneOfOverlap(n *node, e *emitter) {
 // decide ("" when it cannot tell, or they are disjoint): object branches
 // with the same required members and no member that tells them apart, and
 // a branch that is only a type which the other narrows.
-func overlap(a, b *jsonschema.Schema) string {
+func overlap(a, b *jsonschema.Schema, same func(x, y []*jsonschema.Schema) bool) string {
 	ca, cb := closure(a), closure(b)
 	if composes(ca) || composes(cb) {
 		return ""
@@ -217,7 +244,7 @@ func overlap(a, b *jsonschema.Schema) string {
 	if typeOnly(ca) && tb&^ta == 0 || typeOnly(cb) && ta&^tb == 0 {
 		return "every " + common.String() + " value of the narrower branch"
 	}
-	if common != schemawalk.Object {
+	if common != schemawalk.Object || !onlyMembers(ca) || !onlyMembers(cb) {
 		return ""
 	}
 	ra, rb := requiredOf(ca), requiredOf(cb)
@@ -233,7 +260,14 @@ func overlap(a, b *jsonschema.Schema) string {
 			}
 			continue
 		}
-		if disjointValues(closureAll(xs), closureAll(ys)) {
+		cx, cy := closureAll(xs), closureAll(ys)
+		if !valuesOnly(cx) || !valuesOnly(cy) {
+			if same(cx, cy) {
+				continue // the same constraints on both sides: no help telling them apart
+			}
+			return "" // a pattern, a bound, a nested shape that differ: lint does not decide those
+		}
+		if disjointValues(cx, cy) {
 			return "" // a discriminator
 		}
 		if slices.Contains(ra, name) && typesOf(closureAll(xs))&typesOf(closureAll(ys)) == 0 {
@@ -244,6 +278,26 @@ func overlap(a, b *jsonschema.Schema) string {
 		return "an object with no members"
 	}
 	return "an object with only the members " + nameList(ra)
+}
+
+// sameSchemas reports whether two conjunctions are written the same (their
+// JSON values, one by one, canonically equal), so they admit the same
+// values; false when either is not in the contract's files.
+func (k *contract) sameSchemas(x, y []*jsonschema.Schema) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if x[i] == y[i] {
+			continue
+		}
+		a, ok1 := k.dir.Value(x[i].Location)
+		b, ok2 := k.dir.Value(y[i].Location)
+		if !ok1 || !ok2 || schemawalk.Canonical(a) != schemawalk.Canonical(b) {
+			return false
+		}
+	}
+	return true
 }
 
 // composes reports whether a branch chooses again (oneOf, anyOf, if, not):
@@ -318,6 +372,30 @@ func disjointValues(a, b []*jsonschema.Schema) bool {
 
 // typeOnly reports whether a conjunction says nothing but a type.
 func typeOnly(list []*jsonschema.Schema) bool {
+	return saysOnly(list, func(c *jsonschema.Schema) {})
+}
+
+// valuesOnly reports whether a conjunction says nothing but a type, enum
+// or const: what overlap can compare.
+func valuesOnly(list []*jsonschema.Schema) bool {
+	return saysOnly(list, func(c *jsonschema.Schema) { c.Enum, c.Const = nil, nil })
+}
+
+// onlyMembers reports whether an object conjunction says nothing but its
+// type, properties, required members and additionalProperties: false.
+func onlyMembers(list []*jsonschema.Schema) bool {
+	return saysOnly(list, func(c *jsonschema.Schema) {
+		c.Properties, c.Required = nil, nil
+		if ap, ok := c.AdditionalProperties.(bool); ok && !ap {
+			c.AdditionalProperties = nil
+		}
+	})
+}
+
+// saysOnly reports whether every schema of list, with its type, $ref,
+// allOf (already in the list) and annotations cleared and then clear
+// applied, has no assertion keyword left.
+func saysOnly(list []*jsonschema.Schema, clear func(c *jsonschema.Schema)) bool {
 	for _, s := range list {
 		if s.Bool != nil {
 			return false
@@ -325,6 +403,7 @@ func typeOnly(list []*jsonschema.Schema) bool {
 		c := *s
 		c.Location, c.Types, c.Ref, c.AllOf = "", nil, nil, nil
 		c.Title, c.Description, c.Comment, c.Default, c.Examples, c.Deprecated, c.ReadOnly, c.WriteOnly = "", "", "", nil, nil, false, false, false
+		clear(&c)
 		if !emptySchema(&c) {
 			return false
 		}

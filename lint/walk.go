@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strconv"
@@ -34,6 +35,11 @@ type node struct {
 	// whatever branch is taken.
 	beside []*jsonschema.Schema
 	k      *contract
+	// member is true for a position reached through properties,
+	// patternProperties, additionalProperties, prefixItems, items or
+	// contains: the schema of a value inside the response, not one applying
+	// beside another at the same place.
+	member bool
 }
 
 // anyBeside reports whether a schema applying beside n satisfies pred.
@@ -43,6 +49,7 @@ func (n *node) anyBeside(pred func(*jsonschema.Schema) bool) bool {
 
 // walker visits every schema position of one root once per context.
 type walker struct {
+	ctx     context.Context
 	k       *contract
 	e       *emitter
 	version string
@@ -52,13 +59,15 @@ type walker struct {
 // walkKey is a schema position and the facts of what applies above it:
 // the same position reached under other facts is linted again.
 type walkKey struct {
-	s     *jsonschema.Schema
-	facts uint16
+	s      *jsonschema.Schema
+	facts  uint16
+	member bool
 }
 
 // walkSchemas runs every schema rule over each upstream version's schema,
-// then the agent-facing schema.
-func (k *contract) walkSchemas(e *emitter) {
+// then the agent-facing schema; it stops with ctx's error once ctx is
+// cancelled.
+func (k *contract) walkSchemas(ctx context.Context, e *emitter) error {
 	roots := []struct {
 		version string
 		s       *jsonschema.Schema
@@ -75,9 +84,10 @@ func (k *contract) walkSchemas(e *emitter) {
 		s       *jsonschema.Schema
 	}{"", introspect.AgentSchema(k.c)})
 	for _, r := range roots {
-		w := &walker{k: k, e: e, version: r.version, seen: map[walkKey]bool{}}
+		w := &walker{ctx: ctx, k: k, e: e, version: r.version, seen: map[walkKey]bool{}}
 		w.visit(r.s, "", nil, 0)
 	}
+	return ctx.Err()
 }
 
 // visit lints s at instance location inst, outer being what applies there
@@ -85,17 +95,23 @@ func (k *contract) walkSchemas(e *emitter) {
 // s merges and its oneOf, anyOf, then and else branches (same instance
 // location), and into its properties, additional members and items.
 func (w *walker) visit(s *jsonschema.Schema, inst string, outer []*jsonschema.Schema, depth int) {
-	if s == nil || depth > maxWalkDepth {
+	w.visitAt(s, inst, outer, depth, false)
+}
+
+// visitAt is visit, member saying whether s is a member's or an item's
+// schema (node.member).
+func (w *walker) visitAt(s *jsonschema.Schema, inst string, outer []*jsonschema.Schema, depth int, member bool) {
+	if s == nil || depth > maxWalkDepth || w.ctx.Err() != nil {
 		return
 	}
-	key := walkKey{s, factsOf(outer)}
+	key := walkKey{s, factsOf(outer), member}
 	if w.seen[key] {
 		return
 	}
 	w.seen[key] = true
 	merged := closure(s)
 	beside := append(slices.Clone(merged), outer...)
-	n := &node{s: s, version: w.version, inst: inst, beside: beside, k: w.k}
+	n := &node{s: s, version: w.version, inst: inst, beside: beside, k: w.k, member: member}
 	for _, r := range registry {
 		if r.scope == scopeSchema {
 			r.schema(n, w.e)
@@ -112,22 +128,22 @@ func (w *walker) visit(s *jsonschema.Schema, inst string, outer []*jsonschema.Sc
 			w.visit(b, inst, beside, depth+1)
 		}
 		for _, name := range slices.Sorted(maps.Keys(m.Properties)) {
-			w.visit(m.Properties[name], inst+"/"+jsonpointer.EscapeToken(name), nil, depth+1)
+			w.visitAt(m.Properties[name], inst+"/"+jsonpointer.EscapeToken(name), nil, depth+1, true)
 		}
 		for _, p := range m.PatternProperties {
-			w.visit(p, inst+"/*", nil, depth+1)
+			w.visitAt(p, inst+"/*", nil, depth+1, true)
 		}
 		if ap, ok := m.AdditionalProperties.(*jsonschema.Schema); ok {
-			w.visit(ap, inst+"/*", nil, depth+1)
+			w.visitAt(ap, inst+"/*", nil, depth+1, true)
 		}
 		prefix, rest := schemawalk.ElementSchemas(m, "")
 		for i, p := range prefix {
-			w.visit(p.Schema, inst+"/"+strconv.Itoa(i), nil, depth+1)
+			w.visitAt(p.Schema, inst+"/"+strconv.Itoa(i), nil, depth+1, true)
 		}
 		if rest != nil {
-			w.visit(rest.Schema, inst+"/*", nil, depth+1)
+			w.visitAt(rest.Schema, inst+"/*", nil, depth+1, true)
 		}
-		w.visit(m.Contains, inst+"/*", nil, depth+1)
+		w.visitAt(m.Contains, inst+"/*", nil, depth+1, true)
 	}
 }
 

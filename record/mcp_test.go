@@ -202,7 +202,7 @@ var _ = Describe("airlock record from MCP", func() {
 			// or number, and only recorded fixtures exist so far.
 			set, err := fixture.Open(opts.SchemasDir, opts.FixturesDir, fixture.Filter{}, gate.Options{})
 			Expect(err).NotTo(HaveOccurred())
-			l, err := lint.Lint(lint.Input{Contracts: set.List, Set: set})
+			l, err := lint.Lint(context.Background(), lint.Input{Contracts: set.List, Set: set})
 			Expect(err).NotTo(HaveOccurred())
 			var lints []string
 			for _, f := range l.Findings {

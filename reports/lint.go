@@ -44,7 +44,8 @@ type LintFinding struct {
 	UpstreamVersion string `json:"upstream_version,omitempty"`
 	// File is the file the finding is in (a schema file, contract.yaml, or
 	// a fixture folder), as the contract was loaded; Line and Column are
-	// 1-based, 0 when unknown.
+	// 1-based, 0 when unknown; Column counts Unicode code points (SARIF's
+	// unicodeCodePoints), not bytes.
 	File   string `json:"file"`
 	Line   int    `json:"line,omitempty"`
 	Column int    `json:"column,omitempty"`
@@ -117,26 +118,39 @@ var lintSchemaJSON []byte
 // the same bytes as schemas/lint.schema.json.
 func LintSchema() []byte { return append([]byte(nil), lintSchemaJSON...) }
 
-// cleanLint makes every text of l safe for a report (see Clean).
-func cleanLint(l *Lint) Lint {
+// mapLint returns l with every text passed through clean.
+func mapLint(l *Lint, clean func(string) string) Lint {
 	out := Lint{Rules: make([]LintRule, len(l.Rules)), Findings: make([]LintFinding, len(l.Findings))}
 	for i, r := range l.Rules {
-		out.Rules[i] = LintRule{ID: Line(r.ID), Level: r.Level, Description: Line(r.Description)}
+		out.Rules[i] = LintRule{ID: clean(r.ID), Level: r.Level, Description: clean(r.Description)}
 	}
 	for i, f := range l.Findings {
-		f.Rule, f.Tool, f.UpstreamVersion, f.File = Line(f.Rule), Line(f.Tool), Line(f.UpstreamVersion), Line(f.File)
-		f.Pointer, f.Instance, f.Message, f.Ignored = Line(f.Pointer), Line(f.Instance), Line(f.Message), Line(f.Ignored)
+		f.Rule, f.Tool, f.UpstreamVersion, f.File = clean(f.Rule), clean(f.Tool), clean(f.UpstreamVersion), clean(f.File)
+		f.Pointer, f.Instance, f.Message, f.Ignored = clean(f.Pointer), clean(f.Instance), clean(f.Message), clean(f.Ignored)
 		out.Findings[i] = f
 	}
 	for _, s := range l.Skipped {
-		out.Skipped = append(out.Skipped, Line(s))
+		out.Skipped = append(out.Skipped, clean(s))
 	}
 	return out
 }
 
-// WriteLintJSON writes l per schemas/lint.schema.json.
+// cleanLint makes every text of l safe for a terminal (see Clean): the
+// text output.
+func cleanLint(l *Lint) Lint { return mapLint(l, Line) }
+
+// exactLint keeps every text of l as it is, only valid UTF-8 (an invalid
+// byte becomes U+FFFD), for the JSON and SARIF outputs: their encoders
+// escape every control character, and a pointer or file name must stay
+// exactly what the file holds for a tool to find the place again.
+func exactLint(l *Lint) Lint {
+	return mapLint(l, func(s string) string { return strings.ToValidUTF8(s, "\uFFFD") })
+}
+
+// WriteLintJSON writes l per schemas/lint.schema.json, every text exact
+// (exactLint): pointers and file names as the files spell them.
 func WriteLintJSON(w io.Writer, l *Lint) error {
-	c := cleanLint(l)
+	c := exactLint(l)
 	if c.Findings == nil {
 		c.Findings = []LintFinding{}
 	}

@@ -19,13 +19,16 @@ const sarifInformationURI = "https://pkg.go.dev/github.com/airlockdev/airlock"
 // finding as a result with its rule id and index, level, message, a
 // physical location (the file as a relative URI reference, and the line and
 // column when known) and a logical location (tool, upstream version and
-// JSON Pointer, kind "object"); a finding the contract ignores carries a
+// JSON Pointer, kind "object"), columns counted in Unicode code points
+// (run.columnKind unicodeCodePoints); a finding the contract ignores carries a
 // suppression (kind inSource, status accepted, its reason as the
 // justification). The log is built with go-sarif
-// (github.com/owenrumney/go-sarif/v3); every text passes through Line.
+// (github.com/owenrumney/go-sarif/v3); every text is kept exact
+// (exactLint), JSON's escaping making it safe.
 func WriteLintSARIF(w io.Writer, l *Lint, version string) error {
-	c := cleanLint(l)
+	c := exactLint(l)
 	run := sarif.NewRunWithInformationURI("airlock", sarifInformationURI)
+	run.WithColumnKind("unicodeCodePoints")
 	run.Tool.Driver.WithVersion(version).WithSemanticVersion(strings.TrimPrefix(version, "v"))
 	for _, r := range c.Rules {
 		run.AddRule(r.ID).

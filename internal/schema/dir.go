@@ -308,8 +308,13 @@ func (d *Dir) CompileWith(name string, formats FormatPolicy) (*jsonschema.Schema
 				return nil, e
 			}
 		}
-		if name, ptr, ok := d.refSite(d.refused); ok {
+		if name, ptr, ok := d.refSite(d.refused, false); ok {
 			return nil, d.errAt(name, ptr, d.refusedMessage(name, ptr), compileErr(err))
+		}
+		if target, what := danglingTarget(err); target != "" {
+			if name, ptr, ok := d.refSite(target, true); ok {
+				return nil, d.errAt(name, ptr, fmt.Sprintf("%s %q: %s", ptr[strings.LastIndex(ptr, "/")+1:], d.refText(name, ptr), what), err)
+			}
 		}
 		return nil, &config.Error{File: shown, Msg: d.Relative(err.Error()), Err: compileErr(err)}
 	}
@@ -404,19 +409,19 @@ func compileErr(err error) error {
 }
 
 // Position is where a compiled schema (or one of its keywords) lies in the
-// folder: the file as errors name it, the RFC 6901 JSON Pointer inside the
-// file, and the 1-based line and column of the value at that pointer (0
-// when the file's bytes do not hold it).
+// folder: the file as errors name it (File) and as the folder names it
+// (Name), and the RFC 6901 JSON Pointer inside the file.
 type Position struct {
-	File         string
-	Pointer      string
-	Line, Column int
+	File, Name string
+	Pointer    string
 }
 
 // Locate returns the Position of loc, a compiled schema's Location (an
 // absolute URL whose fragment is a JSON Pointer, as jsonschema.Schema
 // spells it) with keyword, when not "", appended as one more reference
 // token. ok is false when loc names no file of the folder this Dir read.
+// Bytes gives the file's text, for the line and column of the pointer
+// (strictjson.PointerOffsets finds many in one pass).
 func (d *Dir) Locate(loc, keyword string) (p Position, ok bool) {
 	doc, ptr := splitLocation(loc)
 	name, ok := d.names[doc]
@@ -426,24 +431,61 @@ func (d *Dir) Locate(loc, keyword string) (p Position, ok bool) {
 	if keyword != "" {
 		ptr += "/" + jsonpointer.EscapeToken(keyword)
 	}
-	p = Position{File: d.Show(name), Pointer: ptr}
-	if b, ok := d.raw[name]; ok {
-		if off, ok := strictjson.PointerOffset(b, ptr); ok {
-			p.Line, p.Column = config.LineCol(b, off)
+	return Position{File: d.Show(name), Name: name, Pointer: ptr}, true
+}
+
+// Value returns the JSON value a compiled schema's Location names, as the
+// file holds it (shared: do not modify); false for a location outside the
+// folder's files.
+func (d *Dir) Value(loc string) (any, bool) {
+	doc, ptr := splitLocation(loc)
+	v, ok := d.Docs[doc]
+	if !ok {
+		return nil, false
+	}
+	p, err := jsonpointer.Parse(ptr)
+	if err != nil {
+		return nil, false
+	}
+	return p.Lookup(v)
+}
+
+// Bytes returns the text of the folder's file name as it was read (shared:
+// do not modify); nil when it was not read.
+func (d *Dir) Bytes(name string) []byte { return d.raw[name] }
+
+// danglingTarget is the URL a reference named that resolves to a file but
+// to nothing in it (a JSON Pointer or an anchor the document lacks), and
+// what is missing; "" for any other error.
+func danglingTarget(err error) (target, what string) {
+	var pe *jsonschema.JSONPointerNotFoundError
+	if errors.As(err, &pe) {
+		doc, ptr := splitLocation(pe.URL)
+		return pe.URL, fmt.Sprintf("nothing at %s in %s", ptr, path.Base(doc))
+	}
+	var ae *jsonschema.AnchorNotFoundError
+	if errors.As(err, &ae) {
+		doc, frag := splitLocation(ae.Reference)
+		return ae.Reference, fmt.Sprintf("no anchor %q in %s", frag, path.Base(doc))
+	}
+	return "", ""
+}
+
+// refText is the string value at ptr of file name ("" when it is not one).
+func (d *Dir) refText(name, ptr string) string {
+	if v, err := jsonpointer.Parse(ptr); err == nil {
+		if x, ok := v.Lookup(d.Docs[d.BaseURL+name]); ok {
+			s, _ := x.(string)
+			return s
 		}
 	}
-	return p, true
+	return ""
 }
 
 // refusedMessage says why the reference at ptr of file name could not be
 // served: a file the folder does not hold, or a document outside it.
 func (d *Dir) refusedMessage(name, ptr string) string {
-	ref := ""
-	if v, err := jsonpointer.Parse(ptr); err == nil {
-		if x, ok := v.Lookup(d.Docs[d.BaseURL+name]); ok {
-			ref, _ = x.(string)
-		}
-	}
+	ref := d.refText(name, ptr)
 	kw := ptr[strings.LastIndex(ptr, "/")+1:]
 	path, _, _ := strings.Cut(ref, "#")
 	if file, ok := d.fileFor(d.refused); ok && !strings.ContainsAny(path, "/:\\") {
@@ -453,50 +495,69 @@ func (d *Dir) refusedMessage(name, ptr string) string {
 }
 
 // refSite finds the $ref (or $dynamicRef, $schema) that names target, a
-// URL Load refused: the file of the folder and the JSON Pointer of that
-// keyword, for the error's line and column. A reference is resolved
-// against its document's URL (RFC 3986 §5.2) and compared without its
-// fragment; the files are searched in name order, each member in name
+// URL the compiler could not serve: the file of the folder and the JSON
+// Pointer of that keyword, for the error's line and column. A reference is
+// resolved against its document's URL (RFC 3986 §5.2) and compared with
+// its fragment (percent-decoded) when fragment is true, without it
+// otherwise; the files are searched in name order, each member in name
 // order, and the first match wins.
-func (d *Dir) refSite(target string) (name, ptr string, ok bool) {
+func (d *Dir) refSite(target string, fragment bool) (name, ptr string, ok bool) {
 	if target == "" {
 		return "", "", false
 	}
-	target, _, _ = strings.Cut(target, "#")
-	for _, n := range slices.Sorted(maps.Keys(d.raw)) {
-		base, err := url.Parse(d.BaseURL + n)
-		if err != nil {
-			continue
+	norm := func(u string) string {
+		doc, frag := splitLocation(u)
+		if !fragment {
+			return doc
 		}
-		if p, found := findRef(d.Docs[d.BaseURL+n], "", base, target); found {
+		return doc + "#" + frag
+	}
+	target = norm(target)
+	for _, n := range slices.Sorted(maps.Keys(d.raw)) {
+		doc := d.Docs[d.BaseURL+n]
+		bases := []string{d.BaseURL + n}
+		if obj, ok := doc.(map[string]any); ok {
+			if id, ok := obj["$id"].(string); ok && strings.Contains(id, "://") {
+				bases = append(bases, id) // the document's own base URI (Core 2020-12 §8.2.1)
+			}
+		}
+		if p, found := findRef(doc, "", func(s string) bool {
+			ref, err := url.Parse(s)
+			if err != nil {
+				return false
+			}
+			for _, b := range bases {
+				if base, err := url.Parse(b); err == nil && norm(base.ResolveReference(ref).String()) == target {
+					return true
+				}
+			}
+			return false
+		}); found {
 			return n, p, true
 		}
 	}
 	return "", "", false
 }
 
-// findRef walks v for a reference keyword whose value, resolved against
-// base, is target.
-func findRef(v any, ptr string, base *url.URL, target string) (string, bool) {
+// findRef walks v for a reference keyword whose value is names.
+func findRef(v any, ptr string, names func(string) bool) (string, bool) {
 	switch v := v.(type) {
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(v)) {
 			at := ptr + "/" + jsonpointer.EscapeToken(k)
 			if s, isStr := v[k].(string); isStr && (k == "$ref" || k == "$dynamicRef" || k == "$schema") {
-				if ref, err := url.Parse(s); err == nil {
-					if got, _, _ := strings.Cut(base.ResolveReference(ref).String(), "#"); got == target {
-						return at, true
-					}
+				if names(s) {
+					return at, true
 				}
 				continue
 			}
-			if p, ok := findRef(v[k], at, base, target); ok {
+			if p, ok := findRef(v[k], at, names); ok {
 				return p, true
 			}
 		}
 	case []any:
 		for i, x := range v {
-			if p, ok := findRef(x, ptr+"/"+strconv.Itoa(i), base, target); ok {
+			if p, ok := findRef(x, ptr+"/"+strconv.Itoa(i), names); ok {
 				return p, true
 			}
 		}

@@ -145,3 +145,122 @@ func arrayIndex(tok string) (int, bool) {
 	n, err := strconv.Atoi(tok)
 	return n, err == nil
 }
+
+// PointerOffsets is PointerOffset for many pointers at once, in one pass
+// over body: the offset of each pointer of ptrs that names something (the
+// same offsets PointerOffset gives), by pointer; pointers that name
+// nothing, or are not valid, are absent. Only the parts of body on the
+// way to a wanted place are decoded; the rest is skipped. The work is
+// linear in the bytes of body plus the length of ptrs, whatever their
+// number, where calling PointerOffset for each would rescan body every
+// time.
+func PointerOffsets(body []byte, ptrs []string) map[string]int64 {
+	root := &offsetTrie{}
+	for _, p := range ptrs {
+		toks, ok := splitPointer(p)
+		if !ok {
+			continue
+		}
+		n := root
+		for _, t := range toks {
+			if n.children == nil {
+				n.children = map[string]*offsetTrie{}
+			}
+			c := n.children[t]
+			if c == nil {
+				c = &offsetTrie{}
+				n.children[t] = c
+			}
+			n = c
+		}
+		n.ptrs = append(n.ptrs, p)
+	}
+	out := map[string]int64{}
+	dec := jsontext.NewDecoder(bytes.NewReader(body),
+		jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	root.walk(dec, true, out)
+	return out
+}
+
+// offsetTrie is the wanted pointers, one node per reference token.
+type offsetTrie struct {
+	children map[string]*offsetTrie
+	ptrs     []string // the pointers that end here (one text, or spellings of it)
+}
+
+// record sets the offset of every pointer ending at n, unless an earlier
+// place (a duplicate member name) already set it.
+func (n *offsetTrie) record(out map[string]int64, off int64) {
+	for _, p := range n.ptrs {
+		if _, done := out[p]; !done {
+			out[p] = off
+		}
+	}
+}
+
+// walk reads the value at dec's position, recording the offsets n and its
+// children want. here is whether n's own pointers take the value's first
+// byte (the root, an array element) rather than a member name's. It
+// returns false when body is not well-formed up to where it stopped.
+func (n *offsetTrie) walk(dec *jsontext.Decoder, here bool, out map[string]int64) bool {
+	kind := dec.PeekKind()
+	if len(n.children) == 0 || kind != '{' && kind != '[' {
+		if !here || len(n.ptrs) == 0 {
+			return dec.SkipValue() == nil
+		}
+		v, err := dec.ReadValue()
+		if err != nil {
+			return false
+		}
+		n.record(out, dec.InputOffset()-int64(len(v)))
+		return true
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return false
+	}
+	if here {
+		n.record(out, dec.InputOffset()-1)
+	}
+	if kind == '{' {
+		for dec.PeekKind() == '"' {
+			name, err := dec.ReadValue()
+			if err != nil {
+				return false
+			}
+			start := dec.InputOffset() - int64(len(name))
+			s, err := jsontext.AppendUnquote(nil, name)
+			if err != nil {
+				return false
+			}
+			c := n.children[string(s)]
+			if c == nil {
+				if dec.SkipValue() != nil {
+					return false
+				}
+				continue
+			}
+			c.record(out, start)
+			if !c.walk(dec, false, out) {
+				return false
+			}
+		}
+	} else {
+		for i := 0; dec.PeekKind() != ']'; i++ {
+			if dec.PeekKind() == 0 {
+				return false
+			}
+			c := n.children[strconv.Itoa(i)]
+			if c == nil {
+				if dec.SkipValue() != nil {
+					return false
+				}
+				continue
+			}
+			if !c.walk(dec, true, out) {
+				return false
+			}
+		}
+	}
+	_, err := dec.ReadToken()
+	return err == nil
+}

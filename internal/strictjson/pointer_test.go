@@ -1,6 +1,7 @@
 package strictjson_test
 
 import (
+	"strconv"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -83,5 +84,38 @@ var _ = Describe("PointerOffset", func() {
 		Expect(ok).To(BeTrue(), "the name is found before the syntax error")
 		_, ok = strictjson.PointerOffset([]byte(`{"a" 1, "b": 2}`), "/b")
 		Expect(ok).To(BeFalse())
+	})
+
+	It("finds many pointers in one pass exactly where PointerOffset finds each (PointerOffsets)", func() {
+		var all []string
+		var walk func(v any, ptr string)
+		walk = func(v any, ptr string) {
+			all = append(all, ptr)
+			switch v := v.(type) {
+			case map[string]any:
+				for k, x := range v {
+					walk(x, ptr+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k))
+				}
+			case []any:
+				for i, x := range v {
+					walk(x, ptr+"/"+strconv.Itoa(i))
+				}
+			}
+		}
+		parsed, err := strictjson.Parse([]byte(doc), strictjson.Limits{})
+		Expect(err).NotTo(HaveOccurred())
+		walk(parsed, "")
+		misses := []string{"/nope", "/allOf/2", "/allOf/01", "/allOf/-", "/type/x", "~", "/properties/a~2b"}
+		got := strictjson.PointerOffsets([]byte(doc), append(append([]string{}, all...), misses...))
+		for _, p := range all {
+			want, ok := strictjson.PointerOffset([]byte(doc), p)
+			Expect(ok).To(BeTrue(), p)
+			Expect(got).To(HaveKeyWithValue(p, want), p)
+		}
+		for _, p := range misses {
+			Expect(got).NotTo(HaveKey(p))
+		}
+		Expect(strictjson.PointerOffsets([]byte(`{"a": 1, "a": 2}`), []string{"/a"})).To(HaveKeyWithValue("/a", int64(1)), "the first of two members wins")
+		Expect(strictjson.PointerOffsets([]byte(`{"a": [1, 2], "b": {`), []string{"/a/1", "/b/c"})).To(Equal(map[string]int64{"/a/1": 10}), "located up to where the body breaks")
 	})
 })

@@ -87,21 +87,34 @@ func Decode(file string, data []byte, sch *jsonschema.Schema, v any) error {
 	return nil
 }
 
-// KeyPosition is Position for the key itself when pointer ends at a member
-// of a mapping (the line a reader looks for: "v2:" rather than the first
-// line of its value); otherwise it is Position.
-func KeyPosition(data []byte, pointer string) (int, int) {
+// Positions answers KeyPosition for one document parsed once, for a
+// caller that asks about many pointers.
+type Positions struct{ root *yaml.Node }
+
+// NewPositions parses data (within the decoder's bounds) for KeyPosition;
+// a document that does not parse gives 0, 0 for every pointer.
+func NewPositions(data []byte) *Positions {
 	root, err := parse("", data, MaxNodes)
 	if err != nil {
+		return &Positions{}
+	}
+	return &Positions{root: root}
+}
+
+// KeyPosition is Position for the key itself when pointer ends at a member
+// of a mapping (the line a reader looks for: "v2:" rather than the first
+// line of its value); otherwise it is Position. Columns count characters.
+func (p *Positions) KeyPosition(pointer string) (int, int) {
+	if p.root == nil {
 		return 0, 0
 	}
 	i := strings.LastIndex(pointer, "/")
 	if i < 0 {
-		return lineOf(root, pointer)
+		return lineOf(p.root, pointer)
 	}
-	parent := root
+	parent := p.root
 	if i > 0 {
-		parent = nodeAt(root, pointer[:i])
+		parent = nodeAt(p.root, pointer[:i])
 	}
 	tok := strings.NewReplacer("~1", "/", "~0", "~").Replace(pointer[i+1:])
 	if parent != nil && parent.Kind == yaml.MappingNode {
@@ -111,7 +124,7 @@ func KeyPosition(data []byte, pointer string) (int, int) {
 			}
 		}
 	}
-	return lineOf(root, pointer)
+	return lineOf(p.root, pointer)
 }
 
 // Position returns the 1-based line and column of the value at an
