@@ -3,11 +3,13 @@ package lint_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -17,6 +19,7 @@ import (
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/lint"
 	"github.com/airlockdev/airlock/reports"
 )
@@ -263,6 +266,53 @@ var _ = Describe("airlock lint", func() {
 		if b, err := os.ReadFile("../.ci/node/sarif/sarif-2.1.0.json"); err == nil {
 			validates(compile(b), sarif.Bytes())
 		}
+	})
+
+	It("keeps pointers exact in JSON and counts columns in code points, whatever the member names", func() {
+		dir := GinkgoT().TempDir()
+		tool := filepath.Join(dir, "names")
+		Expect(os.MkdirAll(tool, 0o755)).To(Succeed())
+		names := []string{"é\u2028ü", "a/b~c", "evil\u001b[31m|\"q\nnl", strings.Repeat("k", 700)}
+		var props []string
+		for _, n := range names {
+			q, err := json.Marshal(n)
+			Expect(err).NotTo(HaveOccurred())
+			props = append(props, string(q)+`: {"type": "string"}`)
+		}
+		up := `{"type": "object", "additionalProperties": false, "properties": {"ééé": {"type": "string", "maxLength": 3}, ` + strings.Join(props, ", ") + `}}`
+		Expect(os.WriteFile(filepath.Join(tool, "upstream.v1.schema.json"), []byte(up), 0o644)).To(Succeed())
+		agent, err := os.ReadFile(filepath.Join(weakSchemas, "open_object", "agent.schema.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(tool, "agent.schema.json"), agent, 0o644)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(tool, gate.ManifestFile), []byte("tool: names\nversion: \"1\"\nagent_schema: agent.schema.json\n"+
+			"upstream_versions:\n  v1:\n    schema: upstream.v1.schema.json\n    projection:\n      id: /ééé\n"), 0o644)).To(Succeed())
+		l := lintTree(dir, "")
+		var js bytes.Buffer
+		Expect(reports.WriteLintJSON(&js, l)).To(Succeed())
+		var doc struct {
+			Findings []reports.LintFinding `json:"findings"`
+		}
+		Expect(json.Unmarshal(js.Bytes(), &doc)).To(Succeed())
+		parsed, err := strictjson.Parse([]byte(up), strictjson.Limits{})
+		Expect(err).NotTo(HaveOccurred())
+		seen := 0
+		for _, f := range doc.Findings {
+			if f.Rule != "string-unbounded" {
+				continue
+			}
+			seen++
+			p, err := jsonpointer.Parse(f.Pointer)
+			Expect(err).NotTo(HaveOccurred(), f.Pointer)
+			v, ok := p.Lookup(parsed)
+			Expect(ok).To(BeTrue(), "the JSON pointer %q names the keyword in the file", f.Pointer)
+			Expect(v).To(Equal("string"))
+			// One line: the column is the code points before the value.
+			off, ok := strictjson.PointerOffset([]byte(up), f.Pointer)
+			Expect(ok).To(BeTrue())
+			Expect(f.Line).To(Equal(1))
+			Expect(f.Column).To(Equal(utf8.RuneCount([]byte(up)[:off]) + 1))
+		}
+		Expect(seen).To(Equal(len(names)))
 	})
 
 	It("stops with the context's error once it is cancelled", func() {
