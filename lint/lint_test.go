@@ -38,6 +38,23 @@ func lintTree(schemas, fixtures string) *reports.Lint {
 	return l
 }
 
+// oneSchemaContract writes, in a new folder, the contract of tool with
+// upstream as its one upstream version's schema (v1), the weak contracts'
+// agent schema, and a projection of id from ptr; it returns the folder.
+func oneSchemaContract(tool, upstream, ptr string) string {
+	dir := GinkgoT().TempDir()
+	folder := filepath.Join(dir, tool)
+	Expect(os.MkdirAll(folder, 0o755)).To(Succeed())
+	agent, err := os.ReadFile(filepath.Join("testdata/weak/schemas", "open_object", "agent.schema.json"))
+	Expect(err).NotTo(HaveOccurred())
+	manifest := "tool: " + tool + "\nversion: \"1\"\nagent_schema: agent.schema.json\n" +
+		"upstream_versions:\n  v1:\n    schema: upstream.v1.schema.json\n    projection:\n      id: " + ptr + "\n"
+	for name, text := range map[string]string{"upstream.v1.schema.json": upstream, "agent.schema.json": string(agent), gate.ManifestFile: manifest} {
+		Expect(os.WriteFile(filepath.Join(folder, name), []byte(text), 0o644)).To(Succeed())
+	}
+	return dir
+}
+
 // compile compiles a JSON Schema document of any dialect the validator
 // knows, from bytes.
 func compile(b []byte) *jsonschema.Schema {
@@ -192,16 +209,7 @@ var _ = Describe("airlock lint", func() {
 		// The schema says 2020-12 but spells $defs the draft-07 way; the
 		// strict loader refuses that, so the copy renames them.
 		doc := strings.NewReplacer(`"definitions"`, `"$defs"`, `#/definitions/`, `#/$defs/`).Replace(string(sarifSchema()))
-		dir := GinkgoT().TempDir()
-		tool := filepath.Join(dir, "sarif_log")
-		Expect(os.MkdirAll(tool, 0o755)).To(Succeed())
-		Expect(os.WriteFile(filepath.Join(tool, "upstream.v1.schema.json"), []byte(doc), 0o644)).To(Succeed())
-		agent, err := os.ReadFile(filepath.Join(weakSchemas, "open_object", "agent.schema.json"))
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(filepath.Join(tool, "agent.schema.json"), agent, 0o644)).To(Succeed())
-		Expect(os.WriteFile(filepath.Join(tool, gate.ManifestFile), []byte("tool: sarif_log\nversion: \"1\"\nagent_schema: agent.schema.json\n"+
-			"upstream_versions:\n  v1:\n    schema: upstream.v1.schema.json\n    projection:\n      id: /version\n"), 0o644)).To(Succeed())
-		l := lintTree(dir, "")
+		l := lintTree(oneSchemaContract("sarif_log", doc, "/version"), "")
 		Expect(l.Count(reports.SeverityError)).To(BeZero())
 		count := map[string]int{}
 		var unanchored, open []string
@@ -269,9 +277,6 @@ var _ = Describe("airlock lint", func() {
 	})
 
 	It("keeps pointers exact in JSON and counts columns in code points, whatever the member names", func() {
-		dir := GinkgoT().TempDir()
-		tool := filepath.Join(dir, "names")
-		Expect(os.MkdirAll(tool, 0o755)).To(Succeed())
 		names := []string{"é\u2028ü", "a/b~c", "evil\u001b[31m|\"q\nnl", strings.Repeat("k", 700)}
 		var props []string
 		for _, n := range names {
@@ -280,13 +285,7 @@ var _ = Describe("airlock lint", func() {
 			props = append(props, string(q)+`: {"type": "string"}`)
 		}
 		up := `{"type": "object", "additionalProperties": false, "properties": {"ééé": {"type": "string", "maxLength": 3}, ` + strings.Join(props, ", ") + `}}`
-		Expect(os.WriteFile(filepath.Join(tool, "upstream.v1.schema.json"), []byte(up), 0o644)).To(Succeed())
-		agent, err := os.ReadFile(filepath.Join(weakSchemas, "open_object", "agent.schema.json"))
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(filepath.Join(tool, "agent.schema.json"), agent, 0o644)).To(Succeed())
-		Expect(os.WriteFile(filepath.Join(tool, gate.ManifestFile), []byte("tool: names\nversion: \"1\"\nagent_schema: agent.schema.json\n"+
-			"upstream_versions:\n  v1:\n    schema: upstream.v1.schema.json\n    projection:\n      id: /ééé\n"), 0o644)).To(Succeed())
-		l := lintTree(dir, "")
+		l := lintTree(oneSchemaContract("names", up, "/ééé"), "")
 		var js bytes.Buffer
 		Expect(reports.WriteLintJSON(&js, l)).To(Succeed())
 		var doc struct {
