@@ -147,11 +147,11 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 			fmt.Fprintf(w, "  %4d  %s\n", hints[k], reports.Line(k))
 		}
 	}
-	score := 1.0
 	if total > 0 {
-		score = float64(killed) / float64(total)
+		fmt.Fprintf(w, "\n%d mutants: %d killed, %d not killed, score %.2f%%", total, killed, total-killed, 100*float64(killed)/float64(total))
+	} else {
+		fmt.Fprint(w, "\n0 mutants: no score (nothing was mutated)") // not 100%: nothing was shown to be killed
 	}
-	fmt.Fprintf(w, "\n%d mutants: %d killed, %d not killed, score %.2f%%", total, killed, total-killed, 100*score)
 	if n := len(rep.Broken); n == 1 {
 		fmt.Fprint(w, "; 1 contract error")
 	} else if n > 1 {
