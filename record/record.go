@@ -222,6 +222,9 @@ type recorder struct {
 	calls    []Call
 	mcp      map[string]*mcpSession
 	w        *fileio.Writer // nil until the first fixture is written
+	// stderrTail, when set, keeps the end of a stdio MCP server's
+	// standard error (ListTools quotes it in errors; Record never does).
+	stderrTail *tailBuffer
 }
 
 func newRecorder(opts Options) (*recorder, error) {
