@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"os/exec"
@@ -55,6 +57,9 @@ type wireCapture struct {
 	methods  map[any]string
 	results  map[string][]json.RawMessage
 	protocol string
+	// readFailed, when set, is told of a read that failed other than at
+	// the end of the stream (junk on stdout): the SDK ignores it and waits.
+	readFailed func(error)
 }
 
 func (w *wireCapture) sent(msg jsonrpc.Message) {
@@ -130,6 +135,8 @@ func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if err == nil {
 		c.wire.received(msg)
+	} else if c.wire.readFailed != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		c.wire.readFailed(err)
 	}
 	return msg, err
 }
@@ -180,7 +187,7 @@ func (rec *recorder) mcpSession(ctx context.Context, c *MCPCall) (*mcpSession, e
 // but its source (redacted) is set, and the error is scrubbed of the URL.
 func (rec *recorder) connectMCP(ctx context.Context, c *MCPCall) (*mcpSession, error) {
 	s := &mcpSession{
-		wire:    &wireCapture{methods: map[any]string{}, results: map[string][]json.RawMessage{}},
+		wire:    &wireCapture{methods: map[any]string{}, results: map[string][]json.RawMessage{}, readFailed: rec.readFailed},
 		schemas: map[string][]byte{},
 		scrub:   func(err error) error { return err },
 	}

@@ -225,6 +225,9 @@ type recorder struct {
 	// stderrTail, when set, keeps the end of a stdio MCP server's
 	// standard error (ListTools quotes it in errors; Record never does).
 	stderrTail *tailBuffer
+	// readFailed, when set, is told when an MCP server sends what is not
+	// JSON-RPC (ListTools ends the listing at once; Record waits).
+	readFailed func(error)
 }
 
 func newRecorder(opts Options) (*recorder, error) {

@@ -101,7 +101,10 @@ func ListTools(ctx context.Context, opts ToolsOptions) (*ToolList, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	rec := &recorder{opts: Options{Redactor: opts.Redactor, Timeout: opts.Timeout}, stderrTail: &tailBuffer{}}
+	ctx, junk := context.WithCancelCause(ctx)
+	defer junk(nil)
+	rec := &recorder{opts: Options{Redactor: opts.Redactor, Timeout: opts.Timeout}, stderrTail: &tailBuffer{},
+		readFailed: func(err error) { junk(&junkError{err}) }}
 	s, err := rec.connectMCP(ctx, &c)
 	if s.session != nil {
 		defer s.close()
@@ -230,11 +233,14 @@ func boundedSchema(raw json.RawMessage) (json.RawMessage, int) {
 // a stdio server's standard error.
 func toolsErr(ctx context.Context, timeout time.Duration, s *mcpSession, header map[string][]string, what string, err error) error {
 	where := s.source + ": " + what
-	if errors.Is(ctx.Err(), context.Canceled) {
-		return fmt.Errorf("%w: %s: interrupted: %w", ErrUpstream, where, context.Canceled)
-	}
+	var je *junkError
 	msg := err.Error()
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+	switch cause := context.Cause(ctx); {
+	case errors.As(cause, &je):
+		msg = "the server sent something that is not JSON-RPC (" + je.err.Error() + ")"
+	case errors.Is(cause, context.Canceled):
+		return fmt.Errorf("%w: %s: interrupted: %w", ErrUpstream, where, context.Canceled)
+	case errors.Is(cause, context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
 		msg = fmt.Sprintf("no answer within %s (--timeout)", timeout)
 	}
 	for _, vs := range header {
@@ -274,3 +280,9 @@ func (t *tailBuffer) String() string {
 	defer t.mu.Unlock()
 	return string(t.buf)
 }
+
+// junkError is what ends a listing when the server's output does not
+// decode as JSON-RPC.
+type junkError struct{ err error }
+
+func (e *junkError) Error() string { return "not JSON-RPC: " + e.err.Error() }
