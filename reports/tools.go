@@ -1,9 +1,12 @@
 package reports
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // Tools is airlock tools --format json: an MCP server's tools and their
@@ -17,8 +20,9 @@ type Tools struct {
 	Tools     []Tool
 }
 
-// Tool is one MCP tool. Texts are as the server sent them (JSON escapes
-// control characters); a consumer that shows them sanitises them.
+// Tool is one MCP tool. Texts are as the server sent them; in the JSON,
+// control, C1 and bidirectional control characters are \u escapes (the
+// same text once decoded). A consumer that shows them sanitises them.
 type Tool struct {
 	Name        string `json:"name"`
 	Title       string `json:"title,omitempty"`
@@ -53,9 +57,33 @@ func WriteToolsJSON(w io.Writer, t *Tools) error {
 		Truncated bool   `json:"truncated"`
 		Tools     []Tool `json:"tools"`
 	}{toolsVersion, t.Server, t.Truncated, tools}
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := w.Write(escapeInvisible(buf.Bytes()))
+	return err
+}
+
+// escapeInvisible writes the characters a terminal acts on that
+// encoding/json leaves as they are (C1 controls, bidirectional controls,
+// U+FFFE and U+FFFF) as \uXXXX escapes: JSON decodes them back to the
+// same text, and a listing printed on a terminal cannot reorder it. They
+// can only occur inside strings.
+func escapeInvisible(b []byte) []byte {
+	var out bytes.Buffer
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c || r == 0xfffe || r == 0xffff {
+			fmt.Fprintf(&out, `\u%04x`, r)
+		} else {
+			out.Write(b[:size])
+		}
+		b = b[size:]
+	}
+	return out.Bytes()
 }
 
 //go:embed tools.schema.json
