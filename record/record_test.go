@@ -671,6 +671,6 @@ var _ = Describe("airlock record from a command", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(calls[0].MCP.URL).To(Equal("https://mcp.example/v2"))
 		Expect(calls[0].MCP.Header.Get("Authorization")).To(Equal("Bearer y"))
-		Expect(calls[2].MCP.Header.Get("Authorization")).To(Equal("Bearer x"), "the entry's header replaces the command line's")
+		Expect(calls[2].MCP.Header).To(Equal(http.Header{"Authorization": {"Bearer x"}}), "the command line's headers go to its own server only")
 	})
 })

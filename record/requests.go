@@ -39,7 +39,8 @@ type requestEntry struct {
 //     the command line gave none) and stdin;
 //   - for MCP: mcp_tool (required unless base names the tool), arguments,
 //     and the server: mcp_server (a stdio server's argv), or url and
-//     headers (streamable HTTP), or else base's server, command or URL.
+//     headers (streamable HTTP; base's headers are not sent to it), or
+//     else base's server, command or URL (headers added to base's).
 //
 // An entry with mcp_tool, arguments or mcp_server is an MCP call, and so
 // is every entry when base is one (--mcp, --mcp-tool); then a command
@@ -149,7 +150,8 @@ func (e *requestEntry) mcpCall(base Call) (m *MCPCall, key, msg string) {
 	case len(e.MCPServer) > 0:
 		m.Command, m.URL, m.Header = slices.Clone(e.MCPServer), "", nil
 	case e.URL != "":
-		m.Command, m.Dir, m.Env, m.URL = nil, "", nil, e.URL
+		// The command line's headers (credentials) go to its server only.
+		m.Command, m.Dir, m.Env, m.URL, m.Header = nil, "", nil, e.URL, nil
 	}
 	if len(e.Headers) > 0 {
 		if m.URL == "" {
