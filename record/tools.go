@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/sanitize"
 	"github.com/airlockdev/airlock/redact"
 )
@@ -93,8 +94,15 @@ type ListedTool struct {
 // *gate.ConfigError.
 func ListTools(ctx context.Context, opts ToolsOptions) (*ToolList, error) {
 	c := opts.Server
-	if err := checkCall(0, Call{Name: "tools", MCP: &MCPCall{Command: c.Command, URL: c.URL, Tool: "-"}}); err != nil {
-		return nil, err
+	switch {
+	case (len(c.Command) == 0) == (c.URL == ""):
+		return nil, &gate.ConfigError{File: "MCP server", Msg: "an MCP server is either a command (stdio) or a URL (streamable HTTP)"}
+	case c.URL != "":
+		if err := checkURL(c.URL); err != nil {
+			return nil, &gate.ConfigError{File: "--url", Msg: err.Error()}
+		}
+	case c.Command[0] == "":
+		return nil, &gate.ConfigError{File: "MCP server", Msg: "the command is empty"}
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultToolsTimeout
