@@ -664,10 +664,16 @@ var _ = Describe("airlock record from a command", func() {
 		Expect(calls[3].MCP).To(BeNil(), "an entry without MCP keys stays a command")
 		Expect(calls[3].Command.Argv).To(Equal([]string{"node", "server.js", "stdio", "--flag"}))
 
-		// --url on the command line names the server over streamable HTTP.
+		// --url on the command line names the server over streamable HTTP
+		// (an entry with args is no HTTP call).
+		_, err = record.LoadCalls(filepath.Join(dir, "calls.yaml"), record.Call{HTTP: &record.HTTPCall{Method: "GET", URL: "https://mcp.example/v2"}})
+		Expect(err).To(MatchError(ContainSubstring("/3: an HTTP call takes")))
+		all, _ := os.ReadFile(filepath.Join(dir, "calls.yaml"))
+		mcpOnly := filepath.Join(dir, "mcp.yaml")
+		Expect(os.WriteFile(mcpOnly, all[:strings.Index(string(all), "- name: plain-command")], 0o644)).To(Succeed())
 		h := http.Header{}
 		h.Set("Authorization", "Bearer y")
-		calls, err = record.LoadCalls(filepath.Join(dir, "calls.yaml"), record.Call{HTTP: &record.HTTPCall{Method: "GET", URL: "https://mcp.example/v2", Header: h}})
+		calls, err = record.LoadCalls(mcpOnly, record.Call{HTTP: &record.HTTPCall{Method: "GET", URL: "https://mcp.example/v2", Header: h}})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(calls[0].MCP.URL).To(Equal("https://mcp.example/v2"))
 		Expect(calls[0].MCP.Header.Get("Authorization")).To(Equal("Bearer y"))
