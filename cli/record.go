@@ -51,7 +51,10 @@ Sources:
   COMMAND [ARG...]               a command; its standard output is the body (--stdin FILE)
   --mcp-tool T COMMAND [ARG...]  a tools/call on an MCP server over stdio
   --mcp-tool T --url URL         a tools/call on an MCP server over streamable HTTP
-  --requests FILE                several calls, a YAML list (see docs/record.md)
+  --requests FILE                several calls, a YAML list (see docs/record.md); an entry with
+                                 mcp_tool is a tools/call on its own server (mcp_server: [argv], or
+                                 url) or the command line's (the command, or --url); no --mcp needed
+  (airlock tools lists an MCP server's tools and their schemas)
 
 Secrets never reach disk: secret headers (Authorization, Cookie, Set-Cookie, X-Api-Key,
 *-Token, ...), URL credentials, secret query parameters and command arguments are
@@ -93,7 +96,7 @@ func (o *recordFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&o.dataFile, "data-file", "", "HTTP request body from FILE")
 	f.BoolVar(&o.followRedirects, "follow-redirects", false, "follow 3xx redirects (default: record the redirect itself)")
 	f.BoolVar(&o.gz, "gzip", false, "send Accept-Encoding: gzip; a gzip body is stored compressed with content_encoding: gzip")
-	f.BoolVar(&o.isMCP, "mcp", false, "the upstream is an MCP server: the command after -- (stdio) or --url (streamable HTTP)")
+	f.BoolVar(&o.isMCP, "mcp", false, "the upstream is an MCP server: the command after -- (stdio) or --url (streamable HTTP); implied by --mcp-tool and by a requests entry's mcp_tool")
 	f.StringVar(&o.mcpTool, "mcp-tool", "", "MCP tool to call with tools/call (implies --mcp)")
 	f.StringVar(&o.arguments, "arguments", "", "MCP tool arguments, a JSON object")
 	f.StringVar(&o.stdinFile, "stdin", "", "feed FILE to the command's standard input")

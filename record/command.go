@@ -28,11 +28,18 @@ func (b *limitBuffer) Write(p []byte) (int, error) {
 }
 
 // countWriter counts bytes and keeps none: a command's standard error may
-// hold secrets, so only its size is recorded.
-type countWriter struct{ n atomic.Int64 }
+// hold secrets, so only its size is recorded. With a tail (airlock tools
+// only, for its error messages on the terminal) it keeps the last bytes.
+type countWriter struct {
+	n    atomic.Int64
+	tail *tailBuffer
+}
 
 func (c *countWriter) Write(p []byte) (int, error) {
 	c.n.Add(int64(len(p)))
+	if c.tail != nil {
+		c.tail.Write(p)
+	}
 	return len(p), nil
 }
 

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"os/exec"
@@ -55,6 +57,9 @@ type wireCapture struct {
 	methods  map[any]string
 	results  map[string][]json.RawMessage
 	protocol string
+	// readFailed, when set, is told of a read that failed other than at
+	// the end of the stream (junk on stdout): the SDK ignores it and waits.
+	readFailed func(error)
 }
 
 func (w *wireCapture) sent(msg jsonrpc.Message) {
@@ -130,6 +135,8 @@ func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if err == nil {
 		c.wire.received(msg)
+	} else if c.wire.readFailed != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		c.wire.readFailed(err)
 	}
 	return msg, err
 }
@@ -167,8 +174,20 @@ func (rec *recorder) mcpSession(ctx context.Context, c *MCPCall) (*mcpSession, e
 	if s := rec.mcp[key]; s != nil {
 		return s, nil
 	}
+	s, err := rec.connectMCP(ctx, c)
+	if err != nil {
+		return nil, upstreamErr(ctx, rec.opts.Timeout, s.source+": connecting", err)
+	}
+	rec.mcp[key] = s
+	return s, nil
+}
+
+// connectMCP starts (stdio) or reaches (streamable HTTP) the server c
+// names and initialises a session. On error the session is not connected
+// but its source (redacted) is set, and the error is scrubbed of the URL.
+func (rec *recorder) connectMCP(ctx context.Context, c *MCPCall) (*mcpSession, error) {
 	s := &mcpSession{
-		wire:    &wireCapture{methods: map[any]string{}, results: map[string][]json.RawMessage{}},
+		wire:    &wireCapture{methods: map[any]string{}, results: map[string][]json.RawMessage{}, readFailed: rec.readFailed},
 		schemas: map[string][]byte{},
 		scrub:   func(err error) error { return err },
 	}
@@ -194,17 +213,16 @@ func (rec *recorder) mcpSession(ctx context.Context, c *MCPCall) (*mcpSession, e
 		s.source, s.redacted = "mcp stdio: "+shellQuote(argv), redacted
 		cmd := exec.Command(c.Command[0], c.Command[1:]...)
 		cmd.Dir, cmd.Env = c.Dir, c.Env
-		s.stderr = &countWriter{}
+		s.stderr = &countWriter{tail: rec.stderrTail}
 		cmd.Stderr = s.stderr
 		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "airlock", Version: gate.Version}, nil)
 	session, err := client.Connect(ctx, &captureTransport{inner: transport, wire: s.wire}, nil)
 	if err != nil {
-		return nil, upstreamErr(ctx, rec.opts.Timeout, s.source+": connecting", s.scrub(err))
+		return s, s.scrub(err)
 	}
 	s.session = session
-	rec.mcp[key] = s
 	return s, nil
 }
 

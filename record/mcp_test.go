@@ -261,6 +261,33 @@ var _ = Describe("airlock record from MCP", func() {
 			Expect(string(golden)).To(Equal(`{"tool":"weather","request_id":"req-chicago","outcome":"success","data":{"conditions":"Light rain / drizzle","humidity":82,"temperature":36}}` + "\n"))
 		})
 
+		It("records MCP calls from a requests file without --mcp, the server from the command line or the entry", func() {
+			dir := testtree.Tree(map[string]string{"fixtures/.keep": "", "calls.yaml": `- name: chicago
+  mcp_tool: get-structured-content
+  arguments: {location: Chicago}
+- name: sum
+  mcp_server: [node, ` + server[1] + `, stdio]
+  mcp_tool: get-sum
+  arguments: {a: 2, b: 3}
+`})
+			// What airlock record --requests calls.yaml -- node index.js stdio builds.
+			calls, err := record.LoadCalls(filepath.Join(dir, "calls.yaml"), record.Call{Command: &record.CommandCall{Argv: server, ContentType: "application/json"}})
+			Expect(err).NotTo(HaveOccurred())
+			results, err := record.Record(context.Background(), record.Options{
+				SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
+				Tool: "everything", UpstreamVersion: "v1", Timeout: 60 * time.Second, Calls: calls,
+			})
+			Expect(err).NotTo(HaveOccurred())
+			for _, r := range results {
+				Expect(r.Err).NotTo(HaveOccurred(), r.Name)
+			}
+			Expect(testtree.ReadMeta(results[0].Meta).Recorded.MCPTool).To(Equal("get-structured-content"))
+			Expect(results[0].OutputSchema).NotTo(BeEmpty())
+			sum, _ := os.ReadFile(results[1].Body)
+			Expect(string(sum)).To(ContainSubstring("5"))
+			Expect(testtree.ReadMeta(results[1].Meta).Recorded.Source).To(HaveSuffix(`: tools/call get-sum {"a":2,"b":3}`))
+		})
+
 		It("records the environment-listing tool with its secrets redacted", func() {
 			const secret = "sk-test-AIRLOCK-0123456789abcdef"
 			dir := testtree.Tree(map[string]string{"fixtures/.keep": ""})

@@ -222,6 +222,12 @@ type recorder struct {
 	calls    []Call
 	mcp      map[string]*mcpSession
 	w        *fileio.Writer // nil until the first fixture is written
+	// stderrTail, when set, keeps the end of a stdio MCP server's
+	// standard error (ListTools quotes it in errors; Record never does).
+	stderrTail *tailBuffer
+	// readFailed, when set, is told when an MCP server sends what is not
+	// JSON-RPC (ListTools ends the listing at once; Record waits).
+	readFailed func(error)
 }
 
 func newRecorder(opts Options) (*recorder, error) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -624,7 +625,58 @@ var _ = Describe("airlock record from a command", func() {
 		Entry("no name", "- url: http://x\n", record.Call{}, "needs a name"),
 		Entry("no source", "- name: a\n", record.Call{}, "no source"),
 		Entry("mixed sources", "- name: a\n  url: http://x\n  args: [x]\n", record.Call{}, "not args or stdin"),
-		Entry("MCP keys without a server", "- name: a\n  mcp_tool: t\n", record.Call{}, "need an MCP server"),
+		Entry("MCP keys without a server", "- name: a\n  mcp_tool: t\n", record.Call{}, "an MCP call needs a server"),
+		Entry("an MCP server without a tool", "- name: a\n  mcp_server: [node, s.js]\n", record.Call{}, "name the MCP tool"),
+		Entry("both MCP servers", "- name: a\n  mcp_tool: t\n  mcp_server: [node]\n  url: http://x\n", record.Call{}, "not both"),
+		Entry("MCP with args", "- name: a\n  mcp_tool: t\n  args: [x]\n", record.Call{Command: &record.CommandCall{Argv: []string{"node"}}}, "not args or stdin"),
+		Entry("MCP with a body", "- name: a\n  mcp_tool: t\n  url: http://x\n  body: x\n", record.Call{}, "not method or body"),
+		Entry("MCP headers over stdio", "- name: a\n  mcp_tool: t\n  headers: {A: b}\n", record.Call{Command: &record.CommandCall{Argv: []string{"node"}}}, "headers go with"),
+		Entry("an MCP server with --stdin", "- name: a\n  mcp_tool: t\n", record.Call{Command: &record.CommandCall{Argv: []string{"node"}, Stdin: []byte("x")}}, "--stdin goes with a command"),
+		Entry("an MCP URL with --data", "- name: a\n  mcp_tool: t\n", record.Call{HTTP: &record.HTTPCall{URL: "http://x", Body: []byte("x")}}, "--method, --data"),
 		Entry("empty", "[]\n", record.Call{}, "lists no calls"),
 	)
+
+	It("reads MCP calls without --mcp: the server from the entry or the command line", func() {
+		dir := testtree.Tree(map[string]string{"calls.yaml": `- name: from-command-line
+  mcp_tool: get-sum
+  arguments: {a: 1, b: 2}
+- name: own-server
+  mcp_server: [node, other.js, stdio]
+  mcp_tool: echo
+- name: over-http
+  url: https://mcp.example/mcp
+  headers: {Authorization: Bearer x}
+  mcp_tool: lookup
+- name: plain-command
+  args: [--flag]
+`})
+		base := record.Call{Request: semantic.Request{Context: map[string]string{"k": "v"}}, Command: &record.CommandCall{Argv: []string{"node", "server.js", "stdio"}, ContentType: "application/json"}}
+		calls, err := record.LoadCalls(filepath.Join(dir, "calls.yaml"), base)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(calls).To(HaveLen(4))
+		Expect(calls[0].Command).To(BeNil())
+		Expect(calls[0].MCP).To(Equal(&record.MCPCall{Command: []string{"node", "server.js", "stdio"}, Tool: "get-sum", Arguments: json.RawMessage(`{"a":1,"b":2}`)}))
+		Expect(calls[0].Request.Context).To(Equal(map[string]string{"k": "v"}))
+		Expect(calls[1].MCP.Command).To(Equal([]string{"node", "other.js", "stdio"}))
+		Expect(calls[2].MCP.Command).To(BeNil())
+		Expect(calls[2].MCP.URL).To(Equal("https://mcp.example/mcp"))
+		Expect(calls[2].MCP.Header.Get("Authorization")).To(Equal("Bearer x"))
+		Expect(calls[3].MCP).To(BeNil(), "an entry without MCP keys stays a command")
+		Expect(calls[3].Command.Argv).To(Equal([]string{"node", "server.js", "stdio", "--flag"}))
+
+		// --url on the command line names the server over streamable HTTP
+		// (an entry with args is no HTTP call).
+		_, err = record.LoadCalls(filepath.Join(dir, "calls.yaml"), record.Call{HTTP: &record.HTTPCall{Method: "GET", URL: "https://mcp.example/v2"}})
+		Expect(err).To(MatchError(ContainSubstring("/3: an HTTP call takes")))
+		all, _ := os.ReadFile(filepath.Join(dir, "calls.yaml"))
+		mcpOnly := filepath.Join(dir, "mcp.yaml")
+		Expect(os.WriteFile(mcpOnly, all[:strings.Index(string(all), "- name: plain-command")], 0o644)).To(Succeed())
+		h := http.Header{}
+		h.Set("Authorization", "Bearer y")
+		calls, err = record.LoadCalls(mcpOnly, record.Call{HTTP: &record.HTTPCall{Method: "GET", URL: "https://mcp.example/v2", Header: h}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(calls[0].MCP.URL).To(Equal("https://mcp.example/v2"))
+		Expect(calls[0].MCP.Header.Get("Authorization")).To(Equal("Bearer y"))
+		Expect(calls[2].MCP.Header).To(Equal(http.Header{"Authorization": {"Bearer x"}}), "the command line's headers go to its own server only")
+	})
 })

@@ -26,6 +26,7 @@ type requestEntry struct {
 	Stdin     *string           `yaml:"stdin"`
 	MCPTool   string            `yaml:"mcp_tool"`
 	Arguments map[string]any    `yaml:"arguments"`
+	MCPServer []string          `yaml:"mcp_server"`
 }
 
 // LoadCalls reads a requests file: a YAML list of calls, each with a
@@ -36,11 +37,17 @@ type requestEntry struct {
 //   - for HTTP: method, url, headers (added to base's), body;
 //   - for a command: args (appended to base's argv, or the whole argv when
 //     the command line gave none) and stdin;
-//   - for MCP (base must name the server): mcp_tool and arguments.
+//   - for MCP: mcp_tool (required unless base names the tool), arguments,
+//     and the server: mcp_server (a stdio server's argv), or url and
+//     headers (streamable HTTP; base's headers are not sent to it), or
+//     else base's server, command or URL (headers added to base's).
 //
-// Without a source on the command line an entry with url is an HTTP call
-// and one with args a command. Keys of another source, unknown and
-// duplicate keys are *gate.ConfigError values with file and line.
+// An entry with mcp_tool, arguments or mcp_server is an MCP call, and so
+// is every entry when base is one (--mcp, --mcp-tool); then a command
+// (base.Command) or URL (base.HTTP) on the command line names the server.
+// Otherwise an entry with url is an HTTP call and one with args a command.
+// Keys of another source, unknown and duplicate keys are *gate.ConfigError
+// values with file and line.
 func LoadCalls(file string, base Call) ([]Call, error) {
 	data, err := fileio.ReadRegularFile(file, gate.MaxConfigFile)
 	if err != nil {
@@ -85,19 +92,14 @@ func (e *requestEntry) call(base Call, bad func(key, msg string) error) (Call, e
 
 	httpKeys := e.Method != "" || e.URL != "" || len(e.Headers) > 0 || e.Body != nil
 	cmdKeys := len(e.Args) > 0 || e.Stdin != nil
-	mcpKeys := e.MCPTool != "" || e.Arguments != nil
+	mcpKeys := e.MCPTool != "" || e.Arguments != nil || len(e.MCPServer) > 0
 	switch {
-	case base.MCP != nil:
-		if httpKeys || cmdKeys {
-			return Call{}, bad("", "an MCP call takes mcp_tool and arguments only (the server comes from the command line)")
-		}
-		m, err := e.mcpCall(base.MCP)
-		if err != nil {
-			return Call{}, bad("/arguments", err.Error())
+	case base.MCP != nil || mcpKeys:
+		m, key, msg := e.mcpCall(base)
+		if msg != "" {
+			return Call{}, bad(key, msg)
 		}
 		c.MCP = m
-	case mcpKeys:
-		return Call{}, bad("", "mcp_tool and arguments need an MCP server on the command line (--mcp with a URL or a command)")
 	case base.HTTP != nil || (base.Command == nil && httpKeys):
 		if cmdKeys {
 			return Call{}, bad("", "an HTTP call takes method, url, headers and body, not args or stdin")
@@ -114,22 +116,71 @@ func (e *requestEntry) call(base Call, bad func(key, msg string) error) (Call, e
 	return c, nil
 }
 
-// mcpCall returns base (not nil) with the entry's tool and arguments; the
-// error is the arguments' JSON encoding's.
-func (e *requestEntry) mcpCall(base *MCPCall) (*MCPCall, error) {
-	m := *base
-	m.Header = base.Header.Clone()
+// mcpCall returns the MCP call the entry describes over base: its server
+// is the entry's (mcp_server, or url with headers), else base's MCP
+// server, command or URL. On error it returns the entry's key at fault and
+// what is wrong.
+func (e *requestEntry) mcpCall(base Call) (m *MCPCall, key, msg string) {
+	switch {
+	case len(e.Args) > 0 || e.Stdin != nil:
+		return nil, "", "an MCP call takes mcp_tool, arguments and a server (mcp_server, or url and headers), not args or stdin"
+	case e.Method != "" || e.Body != nil:
+		return nil, "", "an MCP call takes mcp_tool, arguments and a server (mcp_server, or url and headers), not method or body"
+	case len(e.MCPServer) > 0 && (e.URL != "" || len(e.Headers) > 0):
+		return nil, "/mcp_server", "an MCP server is either mcp_server (a command, over stdio) or url (streamable HTTP), not both"
+	}
+	m = &MCPCall{}
+	switch {
+	case base.MCP != nil:
+		*m = *base.MCP
+		m.Header = base.MCP.Header.Clone()
+	case base.Command != nil:
+		if base.Command.Stdin != nil {
+			return nil, "", "--stdin goes with a command, not with an MCP server"
+		}
+		m.Command, m.Dir, m.Env = slices.Clone(base.Command.Argv), base.Command.Dir, base.Command.Env
+	case base.HTTP != nil:
+		h := base.HTTP
+		if (h.Method != "" && h.Method != http.MethodGet) || h.Body != nil || h.Gzip || h.FollowRedirects {
+			return nil, "", "--method, --data, --gzip and --follow-redirects go with an HTTP call, not with an MCP server"
+		}
+		m.URL, m.Header = h.URL, h.Header.Clone()
+	}
+	switch {
+	case len(e.MCPServer) > 0:
+		m.Command, m.URL, m.Header = slices.Clone(e.MCPServer), "", nil
+	case e.URL != "":
+		// The command line's headers (credentials) go to its server only.
+		m.Command, m.Dir, m.Env, m.URL, m.Header = nil, "", nil, e.URL, nil
+	}
+	if len(e.Headers) > 0 {
+		if m.URL == "" {
+			return nil, "/headers", "headers go with an MCP server over streamable HTTP (url)"
+		}
+		if m.Header == nil {
+			m.Header = http.Header{}
+		}
+		for _, k := range slices.Sorted(maps.Keys(e.Headers)) {
+			m.Header.Set(k, e.Headers[k])
+		}
+	}
+	if len(m.Command) == 0 && m.URL == "" {
+		return nil, "", "an MCP call needs a server: mcp_server (a command) or url here, or a command or --url on the command line"
+	}
 	if e.MCPTool != "" {
 		m.Tool = e.MCPTool
+	}
+	if m.Tool == "" {
+		return nil, "/mcp_tool", "name the MCP tool to call (mcp_tool; airlock tools lists them)"
 	}
 	if e.Arguments != nil {
 		b, err := json.Marshal(e.Arguments)
 		if err != nil {
-			return nil, err
+			return nil, "/arguments", err.Error()
 		}
 		m.Arguments = b
 	}
-	return &m, nil
+	return m, "", ""
 }
 
 // httpCall returns base (or an empty call) with the entry's method, url,
