@@ -7,7 +7,7 @@ PKGS     := ./...
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 6
 
-.PHONY: all build run test test-deps lint bench fuzz schemas clean mcp-everything sarif-schema
+.PHONY: all build run test test-deps lint bench fuzz schemas clean mcp-servers mcp-everything sarif-schema
 
 all: build
 
@@ -27,7 +27,7 @@ lint:
 # All tests, under the race detector: unit and ginkgo specs, conformance
 # corpora (../shared/conformance, or $$AIRLOCK_CONFORMANCE), testscript CLI
 # scripts, the fuzz seed corpora, the layering test, and the MCP record specs
-# against a real server (installed first when npm is here); then the
+# against real servers (installed first when npm is here); then the
 # hostile-config battery and the YAML pre-scan's comparison with the parser
 # without -race (the race detector's sync.Pool drops items, so allocation
 # bounds do not hold under it, and these tests have no goroutines); then the example
@@ -38,7 +38,7 @@ test: lint test-deps build
 	$(GO) test -count=1 -run 'TestStrictYAML|TestPrescan' ./internal/strictyaml
 	cd examples/connector && $(GO) vet ./... && $(GO) test -count=1 ./...
 
-# What the tests use beyond Go: the pinned MCP server from npm. Without npm
+# What the tests use beyond Go: the pinned MCP servers from npm. Without npm
 # the MCP specs are skipped with a message (and fail under CI=true). The
 # JUnit consumer test needs xmllint and Python's junitparser (Debian
 # libxml2-utils, python3-junitparser; .ci/run installs them); without them it
@@ -46,19 +46,34 @@ test: lint test-deps build
 test-deps:
 	@command -v xmllint >/dev/null 2>&1 && /usr/bin/python3 -c 'import junitparser' >/dev/null 2>&1 || \
 	  echo "make: xmllint or python3-junitparser not found: the JUnit consumer test will be skipped (CI=true: fail)"
-	@if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then 	  $(MAKE) --no-print-directory mcp-everything sarif-schema; 	else echo "make: node/npm not found: the MCP record specs and the SARIF schema test will be skipped (CI=true: fail)"; fi
+	@if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then 	  $(MAKE) --no-print-directory mcp-servers sarif-schema; 	else echo "make: node/npm not found: the MCP record specs and the SARIF schema test will be skipped (CI=true: fail)"; fi
 
-# The public MCP server the record specs start over stdio, pinned, installed
-# from npm into .ci/node (git-ignored). The specs find it there, or through
-# $$AIRLOCK_MCP_EVERYTHING; without it they are skipped, except under CI=true.
+# The public MCP servers the record specs start over stdio, pinned,
+# installed from npm into .ci/node (git-ignored): server-everything
+# (structuredContent, and get-env's JSON in a text block), server-memory and
+# server-sequential-thinking (JSON in a text block beside structuredContent).
+# The specs find them there, or through $$AIRLOCK_MCP_EVERYTHING,
+# $$AIRLOCK_MCP_MEMORY and $$AIRLOCK_MCP_SEQUENTIAL_THINKING (each the
+# package's dist/index.js); without them they are skipped, except under
+# CI=true. A package is installed again only when its version differs.
 MCP_EVERYTHING_VERSION ?= 2026.8.31
-MCP_EVERYTHING_PKG     := .ci/node/node_modules/@modelcontextprotocol/server-everything
-mcp-everything:
-	@v=$$(node -p "require('./$(MCP_EVERYTHING_PKG)/package.json').version" 2>/dev/null); \
-	  if [ "$$v" != "$(MCP_EVERYTHING_VERSION)" ]; then \
+MCP_MEMORY_VERSION     ?= 2026.8.31
+MCP_THINKING_VERSION   ?= 2026.8.31
+MCP_SERVERS := server-everything@$(MCP_EVERYTHING_VERSION) server-memory@$(MCP_MEMORY_VERSION) \
+	server-sequential-thinking@$(MCP_THINKING_VERSION)
+mcp-servers:
+	@for s in $(MCP_SERVERS); do \
+	  name=$${s%@*}; want=$${s#*@}; \
+	  v=$$(node -p "require('./.ci/node/node_modules/@modelcontextprotocol/$$name/package.json').version" 2>/dev/null); \
+	  if [ "$$v" != "$$want" ]; then \
 	    npm install --prefix .ci/node --no-save --no-audit --no-fund --loglevel=error \
-	      @modelcontextprotocol/server-everything@$(MCP_EVERYTHING_VERSION); \
-	  fi
+	      $(addprefix @modelcontextprotocol/,$(MCP_SERVERS)) || exit 1; \
+	    break; \
+	  fi; \
+	done
+
+# The first of them alone (its name is older than the others').
+mcp-everything: mcp-servers
 
 # The SARIF 2.1.0 JSON Schema the lint SARIF test validates against: the
 # sarif-2.1.0.json that Microsoft's SARIF SDK ships in its npm package

@@ -182,7 +182,7 @@ var _ = Describe("the connector API", func() {
 		Expect(ok).To(BeFalse())
 		Expect(introspect.AgentSchema(c)).NotTo(BeNil())
 		Expect(introspect.SchemaDocument(c, "agent.schema.json")).To(HaveKey("properties"))
-		Expect(introspect.RawProjection(c, "v1")[0].Pointer.String()).To(Equal("/order_id"))
+		Expect(introspect.RawProjection(c, "v1", nil)[0].Pointer.String()).To(Equal("/order_id"))
 	})
 })
 

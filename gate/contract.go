@@ -77,6 +77,10 @@ type upstream struct {
 	asserting  *jsonschema.Schema
 	projection []projField
 	rules      []semantic.Rule
+	// result and textBlock say where an MCP contract's value is (see
+	// ResultStructured; textBlock -1: the only text block).
+	result    string
+	textBlock int
 }
 
 // projField is one projection entry: agent field ← pointer.
@@ -306,6 +310,9 @@ func (c *Contract) compile(m manifest.Manifest, opts Options, cfgErr func(key, m
 	for name, uv := range m.UpstreamVersions {
 		key := "/upstream_versions/" + jsonpointer.EscapeToken(name)
 		u := &upstream{name: name}
+		if u.result, u.textBlock, err = c.resultOf(m, uv, key, cfgErr); err != nil {
+			return err
+		}
 		if u.schema, err = compile(key+"/schema", uv.Schema); err != nil {
 			return err
 		}
@@ -336,6 +343,46 @@ func (c *Contract) compile(m manifest.Manifest, opts Options, cfgErr func(key, m
 		return cfgErr("/current", fmt.Sprintf("current upstream version %q is not in upstream_versions", c.current))
 	}
 	return nil
+}
+
+// resultOf resolves an upstream version's result and text_block (the
+// version's own keys, else the manifest's): a configuration error when
+// either is set without protocol: mcp, or text_block with result
+// structured at the same level (a version's result: structured ignores the
+// manifest's text_block).
+func (c *Contract) resultOf(m manifest.Manifest, uv manifest.UpstreamVersion, key string, cfgErr func(key, msg string) error) (string, int, error) {
+	result, resultKey := m.Result, "/result"
+	if uv.Result != "" {
+		result, resultKey = uv.Result, key+"/result"
+	}
+	block, blockKey := m.TextBlock, "/text_block"
+	if uv.TextBlock != nil {
+		block, blockKey = uv.TextBlock, key+"/text_block"
+	}
+	if c.protocol != ProtocolMCP {
+		if result != "" {
+			return "", 0, cfgErr(resultKey, fmt.Sprintf("result %q needs protocol: mcp (it says where the value is in an MCP CallToolResult); this contract's protocol is %s", result, c.protocol))
+		}
+		if block != nil {
+			return "", 0, cfgErr(blockKey, "text_block needs protocol: mcp and result: text or auto; this contract's protocol is "+c.protocol)
+		}
+		return "", -1, nil
+	}
+	if result == "" {
+		result = ResultStructured
+	}
+	if block == nil {
+		return result, -1, nil
+	}
+	if result == ResultStructured {
+		if uv.TextBlock == nil && uv.Result != "" {
+			// The version reads structuredContent; the manifest's
+			// text_block is for its other versions.
+			return result, -1, nil
+		}
+		return "", 0, cfgErr(blockKey, "text_block names a text content block, which result: structured never reads; set result: text or auto, or remove text_block")
+	}
+	return result, *block, nil
 }
 
 // relative shortens the contract's schema URLs in a message to file names.

@@ -76,6 +76,9 @@ type Verdict struct {
 	// is false when the response was refused before it.
 	value    any
 	hasValue bool
+	// from is where an MCP result's value was in the body (see
+	// introspect.Extracted).
+	from extracted
 }
 
 // ErrUsage is wrapped by the errors Check returns for a call it cannot
@@ -202,7 +205,7 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 		return nil, r, nil
 	}
 	if c.protocol == ProtocolMCP {
-		if value, r = unwrapMCP(value); r != nil {
+		if value, v.from, r = c.unwrapMCP(value, u); r != nil {
 			return nil, r, nil
 		}
 	}

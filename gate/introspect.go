@@ -2,6 +2,7 @@ package gate
 
 import (
 	"io/fs"
+	"slices"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -53,6 +54,10 @@ func init() {
 	introspect.AgentSchema = func(c any) *jsonschema.Schema { return c.(*Contract).agentSchema }
 	introspect.SchemaDocument = func(c any, name string) any { return c.(*Contract).schemas.Doc(name) }
 	introspect.RawProjection = rawProjection
+	introspect.Extracted = func(v any) (jsonpointer.Pointer, bool) {
+		from := v.(*Verdict).from
+		return append(jsonpointer.Pointer(nil), from.at...), from.text
+	}
 	introspect.Source = func(c any) (fs.FS, string, string) {
 		k := c.(*Contract)
 		return k.fsys, k.dir, k.shown
@@ -62,17 +67,21 @@ func init() {
 }
 
 // rawProjection is introspect.RawProjection.
-func rawProjection(c any, version string) []introspect.Field {
+func rawProjection(c any, version string, verdict any) []introspect.Field {
 	k := c.(*Contract)
 	proj, ok := k.Projection(version)
 	if !ok {
 		return nil
 	}
+	prefix := jsonpointer.Pointer{"structuredContent"}
+	if v, ok := verdict.(*Verdict); ok && v != nil && v.from.at != nil {
+		prefix = v.from.at
+	}
 	out := make([]introspect.Field, len(proj))
 	for i, f := range proj {
 		p := f.Pointer
 		if k.protocol == ProtocolMCP {
-			p = append(jsonpointer.Pointer{"structuredContent"}, p...)
+			p = append(slices.Clone(prefix), p...)
 		}
 		out[i] = introspect.Field{Field: f.Field, Pointer: p}
 	}

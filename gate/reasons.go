@@ -41,30 +41,36 @@ var ErrorCodes = []ErrorCode{NotFound, UpstreamUnavailable, InvalidResponse}
 // specific failing cause) and semantic refusals "semantic.<rule name>"; both
 // families are listed once below by their prefix.
 const (
-	ReasonStatus        = "transport.status"
-	ReasonTooLarge      = "transport.too_large"
-	ReasonEmptyBody     = "transport.empty_body"
-	ReasonContentType   = "transport.content_type"
-	ReasonNotJSON       = "transport.not_json"
-	ReasonEncoding      = "transport.encoding"
-	ReasonReadError     = "transport.read_error"
-	ReasonMCPToolError  = "transport.mcp_tool_error"
-	ReasonSyntax        = strictjson.ReasonSyntax
-	ReasonTruncated     = strictjson.ReasonTruncated
-	ReasonDuplicate     = strictjson.ReasonDuplicate
-	ReasonFoldCollision = strictjson.ReasonFoldCollision
-	ReasonInvalidUTF8   = strictjson.ReasonInvalidUTF8
-	ReasonLoneSurrogate = strictjson.ReasonLoneSurrogate
-	ReasonBOM           = strictjson.ReasonBOM
-	ReasonTrailingData  = strictjson.ReasonTrailingData
-	ReasonDepth         = strictjson.ReasonDepth
-	ReasonNumber        = strictjson.ReasonNumber
-	ReasonStringTooLong = strictjson.ReasonStringTooLong
-	ReasonMCPResult     = "parse.mcp_result"
-	ReasonSchemaFamily  = "schema.<keyword>"
-	ReasonSemantic      = "semantic.<rule>"
-	ReasonAgentSchema   = "projection.agent_schema"
-	ReasonPanic         = "internal.validator_panic"
+	ReasonStatus         = "transport.status"
+	ReasonTooLarge       = "transport.too_large"
+	ReasonEmptyBody      = "transport.empty_body"
+	ReasonContentType    = "transport.content_type"
+	ReasonNotJSON        = "transport.not_json"
+	ReasonEncoding       = "transport.encoding"
+	ReasonReadError      = "transport.read_error"
+	ReasonMCPToolError   = "transport.mcp_tool_error"
+	ReasonSyntax         = strictjson.ReasonSyntax
+	ReasonTruncated      = strictjson.ReasonTruncated
+	ReasonDuplicate      = strictjson.ReasonDuplicate
+	ReasonFoldCollision  = strictjson.ReasonFoldCollision
+	ReasonInvalidUTF8    = strictjson.ReasonInvalidUTF8
+	ReasonLoneSurrogate  = strictjson.ReasonLoneSurrogate
+	ReasonBOM            = strictjson.ReasonBOM
+	ReasonTrailingData   = strictjson.ReasonTrailingData
+	ReasonDepth          = strictjson.ReasonDepth
+	ReasonNumber         = strictjson.ReasonNumber
+	ReasonStringTooLong  = strictjson.ReasonStringTooLong
+	ReasonMCPResult      = "parse.mcp_result"
+	ReasonMCPMember      = "parse.mcp_member"
+	ReasonMCPIsError     = "parse.mcp_is_error"
+	ReasonMCPContent     = "parse.mcp_content"
+	ReasonMCPContentType = "parse.mcp_content_type"
+	ReasonMCPTextBlock   = "parse.mcp_text_block"
+	ReasonMCPMismatch    = "parse.mcp_mismatch"
+	ReasonSchemaFamily   = "schema.<keyword>"
+	ReasonSemantic       = "semantic.<rule>"
+	ReasonAgentSchema    = "projection.agent_schema"
+	ReasonPanic          = "internal.validator_panic"
 )
 
 // ReasonInfo documents one reason code (or one family of them).
@@ -103,7 +109,13 @@ var registry = []ReasonInfo{
 	{ReasonDepth, StageParse, InvalidResponse, false, "Objects and arrays nest deeper than limits.max_depth."},
 	{ReasonNumber, StageParse, InvalidResponse, false, "A number token is longer than limits.max_number_length bytes, its magnitude is outside IEEE 754 binary64 (overflows to ±Inf or underflows to 0; RFC 7493 §2.2), or its exponent is beyond ±1000 (even with a zero mantissa)."},
 	{ReasonStringTooLong, StageParse, InvalidResponse, false, "A string or member name is longer than limits.max_string_length bytes once unescaped."},
-	{ReasonMCPResult, StageParse, InvalidResponse, false, "Contracts with protocol: mcp: the body is not an MCP CallToolResult object, isError is not a boolean, content is not an array, or structuredContent is missing (0, false and null count as present)."},
+	{ReasonMCPResult, StageParse, InvalidResponse, false, "Contracts with protocol: mcp: the body is not a JSON object, or (result: structured, the default) it has no structuredContent (0, false and null count as present)."},
+	{ReasonMCPMember, StageParse, InvalidResponse, false, "Contracts with protocol: mcp: the CallToolResult has a member other than content, structuredContent, isError and _meta, or its _meta is not an object. instance_location names the member."},
+	{ReasonMCPIsError, StageParse, InvalidResponse, false, "Contracts with protocol: mcp: isError is present and not a boolean."},
+	{ReasonMCPContent, StageParse, InvalidResponse, false, "Contracts with protocol: mcp: content is not an array, a content block is not an object or has no string type, or a text block's text is not a string or it has a member other than type, text, annotations and _meta. instance_location names the block or member."},
+	{ReasonMCPContentType, StageParse, InvalidResponse, false, "Contracts with protocol: mcp: a content block's type is not one MCP defines (text, image, audio, resource_link, resource)."},
+	{ReasonMCPTextBlock, StageParse, InvalidResponse, false, "Contracts with protocol: mcp and result: text (or auto without structuredContent): content holds no text block or several (and the contract names none with text_block), or the block text_block names is missing or not a text block. A text that is not strict JSON is refused with the parse.* reason, its offset counted in bytes of the decoded text."},
+	{ReasonMCPMismatch, StageParse, InvalidResponse, false, "Contracts with protocol: mcp and result: auto: the result has structuredContent and a text block holding JSON, and the two are different JSON values (members compared as sets, numbers by value)."},
 	{ReasonSchemaFamily, StageSchema, InvalidResponse, false, "The value fails the upstream version's JSON Schema; <keyword> is the keyword of the most specific failing cause (additionalProperties, required, type, enum, const, format, maxLength, pattern, oneOf, false, …)."},
 	{ReasonSemantic, StageSemantic, InvalidResponse, false, "A semantic rule of the contract refused the value; <rule> is the rule's name in contract.yaml (binding, context match, freshness, membership or custom)."},
 	{ReasonAgentSchema, StageProjection, InvalidResponse, false, "The projected agent data fails the contract's closed agent-facing schema."},

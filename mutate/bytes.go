@@ -36,7 +36,10 @@ func (m *mutator) bytesMutants() {
 	}
 	objs := objectStarts(raw)
 
-	m.memberMutants(objs)
+	m.memberMutants(raw, objs, nil, nil)
+	if m.text != nil {
+		m.textMutants()
+	}
 
 	// The rest carry a canary member at the start of the top-level object.
 	c := m.canary()
@@ -145,13 +148,18 @@ func caseFolded(name string) string {
 	return ""
 }
 
-// memberMutants adds, to each object in document order and for each of
-// its members in sorted name order, a duplicate member with a disagreeing
-// value and, inside scope, a member whose name differs only by case.
-func (m *mutator) memberMutants(objs []objStart) {
-	raw := m.raw
+// memberMutants adds, to each object of raw in document order and for each
+// of its members in sorted name order, a duplicate member with a
+// disagreeing value and, inside scope, a member whose name differs only by
+// case. raw is the body, or for an MCP text result the JSON text at
+// prefix, which wrap turns back into a body (nil: raw is the body).
+func (m *mutator) memberMutants(raw []byte, objs []objStart, prefix jsonpointer.Pointer, wrap func([]byte) []byte) {
+	if wrap == nil {
+		wrap = func(b []byte) []byte { return b }
+	}
 	for _, o := range objs {
-		obj, ok := o.ptr.Lookup(m.value)
+		ptr := append(slices.Clone(prefix), o.ptr...)
+		obj, ok := ptr.Lookup(m.value)
 		if !ok {
 			continue
 		}
@@ -159,16 +167,16 @@ func (m *mutator) memberMutants(objs []objStart) {
 		for _, name := range slices.Sorted(maps.Keys(members)) {
 			c := m.canary()
 			ins := appendMember(nil, name, c)
-			body := insertAt(raw, o.after, ins)
-			m.add(Mutant{Family: FamilyBytes, Kind: "duplicate_member", Pointer: o.ptr.String() + "/" + jsonpointer.EscapeToken(name),
+			body := wrap(insertAt(raw, o.after, ins))
+			m.add(Mutant{Family: FamilyBytes, Kind: "duplicate_member", Pointer: ptr.String() + "/" + jsonpointer.EscapeToken(name),
 				Body: body, Expect: []string{gate.ReasonDuplicate}, Reason: gate.ReasonDuplicate, Canary: c, Hint: "built into the gate",
-				Before: string(raw), After: string(body)})
-			if folded := caseFolded(name); folded != "" && members[folded] == nil && hasPrefix(o.ptr, m.scope) {
+				Before: string(m.raw), After: string(body)})
+			if folded := caseFolded(name); folded != "" && members[folded] == nil && hasPrefix(ptr, m.scope) {
 				c := m.canary()
-				body := insertAt(raw, o.after, appendMember(nil, folded, c))
-				mu := Mutant{Family: FamilyBytes, Kind: "case_folded_name", Pointer: o.ptr.String() + "/" + jsonpointer.EscapeToken(folded),
+				body := wrap(insertAt(raw, o.after, appendMember(nil, folded, c)))
+				mu := Mutant{Family: FamilyBytes, Kind: "case_folded_name", Pointer: ptr.String() + "/" + jsonpointer.EscapeToken(folded),
 					Body: body, Expect: []string{gate.ReasonFoldCollision}, Reason: gate.ReasonFoldCollision, Canary: c, Hint: "built into the gate",
-					Before: string(raw), After: string(body)}
+					Before: string(m.raw), After: string(body)}
 				if m.limits.AllowFoldCollisions {
 					mu.Expect, mu.Reason, mu.Hint = []string{"schema.*"}, "schema.additionalProperties", "additionalProperties: false (or limits.member_fold_collision: true)"
 				}
@@ -176,4 +184,25 @@ func (m *mutator) memberMutants(objs []objStart) {
 			}
 		}
 	}
+}
+
+// textMutants are the bytes family inside an MCP text result's JSON text:
+// a duplicate member and a case-folded name in each of its objects, the
+// text cut in half and the text followed by a second value, each written
+// back into the same text block of the same CallToolResult. The parse
+// stage refuses them as it would the same bytes as a raw body.
+func (m *mutator) textMutants() {
+	inner := []byte(m.text.json)
+	m.memberMutants(inner, objectStarts(inner), m.scope, m.text.wrap)
+	add := func(kind string, text []byte, expect, canary string) {
+		body := m.text.wrap(text)
+		m.add(Mutant{Family: FamilyBytes, Kind: kind, Pointer: m.scope.String(), Body: body,
+			Expect: []string{expect}, Reason: expect, Canary: canary, Hint: "built into the gate",
+			Before: string(m.raw), After: string(body)})
+	}
+	if len(inner) > 1 {
+		add("text_truncated", inner[:len(inner)/2], gate.ReasonTruncated, "")
+	}
+	c := m.canary()
+	add("text_second_value", append(slices.Clone(inner), []byte("\n{\"airlock_canary\":\""+c+"\"}")...), gate.ReasonTrailingData, c)
 }

@@ -84,6 +84,9 @@ type mutator struct {
 	// schema is the upstream version's compiled schema; it validates the
 	// value at scope.
 	schema *jsonschema.Schema
+	// text is set for an MCP text result: value then holds the block's
+	// JSON text parsed in place of its string, and scope points at it.
+	text *textResult
 	// known memoises facts by JSON Pointer.
 	known    map[string]facts
 	canaryID string
@@ -139,12 +142,32 @@ func (m *mutator) add(mu Mutant) {
 func (m *mutator) valueMutant(family, kind string, loc []string, newVal any, expect []string, reason, canary, hint string) {
 	old, _ := jsonpointer.Pointer(loc).Lookup(m.value)
 	mutated := setAt(m.value, loc, newVal)
+	var body []byte
+	if m.text != nil {
+		inner, _ := m.scope.Lookup(mutated)
+		body = m.text.wrap(strictjson.AppendCanonical(nil, inner))
+	} else {
+		body = strictjson.AppendCanonical(nil, mutated)
+	}
 	m.add(Mutant{
 		Family: family, Kind: kind, Pointer: jsonpointer.Pointer(loc).String(),
-		Body:   strictjson.AppendCanonical(nil, mutated),
+		Body:   body,
 		Expect: expect, Reason: reason, Canary: canary, Hint: hint,
 		Before: old, After: newVal,
 	})
+}
+
+// textResult is an MCP text result being mutated: the CallToolResult as
+// parsed, the text block's JSON text, and where that text is.
+type textResult struct {
+	wrapper any
+	json    string
+	at      jsonpointer.Pointer
+}
+
+// wrap returns the CallToolResult with text as the text block's text.
+func (t *textResult) wrap(text []byte) []byte {
+	return strictjson.AppendCanonical(nil, setAt(t.wrapper, t.at, string(text)))
 }
 
 // setAt returns a copy of v with the value at loc replaced; containers on

@@ -193,10 +193,20 @@ func newMutator(c *gate.Contract, f fixture.Fixture, orig *gate.Verdict, req sem
 	}
 	uv := introspect.Manifest(c).UpstreamVersions[f.UpstreamVersion]
 	// For an MCP contract, rules and schema facts are relative to
-	// structuredContent while mutants change the whole CallToolResult.
+	// structuredContent, or to a text block's JSON text, while mutants
+	// change the whole CallToolResult. A text result is mutated with its
+	// JSON text parsed in place of the string, and written back into it.
 	prefix := ""
+	var text *textResult
 	if c.Protocol() == gate.ProtocolMCP {
 		prefix = "/structuredContent"
+		if at, isText := introspect.Extracted(orig); isText {
+			prefix = at.String()
+			s, _ := at.Lookup(value)
+			inner, _ := introspect.Value(orig)
+			text = &textResult{wrapper: value, json: s.(string), at: at}
+			value = setAt(value, at, inner)
+		}
 	}
 	scope, _ := jsonpointer.Parse(prefix)
 	var rules []RuleSpecView
@@ -216,6 +226,7 @@ func newMutator(c *gate.Contract, f fixture.Fixture, orig *gate.Verdict, req sem
 	h.Write([]byte(fixtureKey(f)))
 	return &mutator{
 		raw:      body,
+		text:     text,
 		value:    value,
 		limits:   c.Limits(),
 		rules:    rules,

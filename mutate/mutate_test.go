@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
@@ -220,6 +221,40 @@ var _ = Describe("airlock mutate on an MCP contract", func() {
 				Expect(r.Mutant.Pointer).To(HavePrefix("/structuredContent"), r.Mutant.ID)
 			}
 		}
+	})
+
+	It("mutates the JSON text of a text result and writes each mutant back into the text block", func() {
+		dir := testtree.Tree(map[string]string{
+			"schemas/weather/contract.yaml": "tool: weather\nversion: \"1\"\nprotocol: mcp\nresult: text\nagent_schema: agent.schema.json\nupstream_versions:\n  v1:\n    schema: upstream.schema.json\n    projection: {temperature: /temperature, conditions: /conditions}\n",
+			"schemas/weather/upstream.schema.json": `{"type": "object", "required": ["temperature", "conditions"], "additionalProperties": false,
+				"properties": {"temperature": {"type": "integer", "minimum": -90, "maximum": 60}, "conditions": {"enum": ["Sunny", "Cloudy", "Rain"]}}}`,
+			"schemas/weather/agent.schema.json": `{"type": "object", "additionalProperties": false,
+				"properties": {"temperature": {"type": "integer"}, "conditions": {"enum": ["Sunny", "Cloudy", "Rain"]}}}`,
+			"fixtures/weather/defaults.meta.yaml":             "request: {id: req-1}\nstatus: 0\n",
+			"fixtures/weather/v1/accepted/chicago.json":       `{"content":[{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"text","text":"{\"temperature\":21,\"conditions\":\"Cloudy\"}"}]}`,
+			"fixtures/weather/v1/accepted/chicago.agent.json": `{"tool":"weather","request_id":"req-1","outcome":"success","data":{"conditions":"Cloudy","temperature":21}}`,
+		})
+		rep := mutateTree(dir)
+		Expect(rep.Survivors()).To(BeEmpty())
+		kinds := map[string]bool{}
+		for _, r := range rep.Results {
+			kinds[r.Mutant.Kind] = true
+			if r.Mutant.Family != mutate.FamilyBytes || r.Mutant.Kind == "case_folded_name" || strings.HasPrefix(r.Mutant.Kind, "text_") {
+				Expect(r.Mutant.Pointer).To(HavePrefix("/content/1/text"), r.Mutant.ID)
+				Expect(string(r.Mutant.Body)).To(HavePrefix(`{"content":[{`), "%s: still a CallToolResult", r.Mutant.ID)
+			}
+		}
+		Expect(kinds).To(HaveKey("unexpected_property"))
+		Expect(kinds).To(HaveKey("text_truncated"))
+		Expect(kinds).To(HaveKey("text_second_value"))
+		Expect(kinds).To(HaveKey("case_folded_name"))
+		var dup []string
+		for _, r := range rep.Results {
+			if r.Mutant.Kind == "duplicate_member" {
+				dup = append(dup, r.Mutant.Pointer)
+			}
+		}
+		Expect(dup).To(ContainElements("/content/1/text/temperature", "/content/1/text/conditions"), "duplicates inside the text, not only in the wrapper")
 	})
 })
 

@@ -33,11 +33,11 @@ import (
 
 // everythingEntry finds the entry script of the npm package
 // @modelcontextprotocol/server-everything: $AIRLOCK_MCP_EVERYTHING, or the
-// copy .ci/run (make mcp-everything) installs under .ci/node. Without it,
+// copy .ci/run (make mcp-servers) installs under .ci/node. Without it,
 // or without node, the spec fails under CI=true and is skipped otherwise.
 func everythingEntry() string {
 	missing := func(why string) string {
-		msg := why + "; install it with `make mcp-everything` (or set AIRLOCK_MCP_EVERYTHING to its dist/index.js)"
+		msg := why + "; install it with `make mcp-servers` (or set AIRLOCK_MCP_EVERYTHING to its dist/index.js)"
 		if os.Getenv("CI") == "true" {
 			Fail("CI=true: " + msg)
 		}

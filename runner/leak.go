@@ -3,10 +3,12 @@ package runner
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/airlockdev/airlock/gate"
@@ -53,6 +55,12 @@ type LeakCheck struct {
 	// Constants are the names and constants the agent-facing schema and the
 	// envelope define.
 	Constants map[string]bool
+	// Embedded, when set, is the location in the raw body of a string that
+	// holds the checked value as JSON text (an MCP text result,
+	// /content/<i>/text): Find parses that text and checks its tokens in
+	// place of the string, and Projection's pointers go on into it. A string
+	// there that is not JSON is an error.
+	Embedded jsonpointer.Pointer
 }
 
 // envelopeNames are the member names and constants of both envelopes.
@@ -64,6 +72,11 @@ func (lc *LeakCheck) Find(raw, output []byte) ([]Leak, error) {
 	rawValue, err := strictjson.Parse(raw, strictjson.Limits{MaxDepth: 10000, MaxNumberLength: 1 << 20, MaxStringLength: len(raw) + 1})
 	if err != nil {
 		return nil, fmt.Errorf("raw body: %w", err)
+	}
+	if lc.Embedded != nil {
+		if rawValue, err = embed(rawValue, lc.Embedded); err != nil {
+			return nil, fmt.Errorf("raw body: %w", err)
+		}
 	}
 	outValue, err := strictjson.Parse(output, strictjson.Limits{MaxDepth: 10000, MaxNumberLength: 1 << 20, MaxStringLength: len(output) + 1})
 	if err != nil {
@@ -105,6 +118,45 @@ func (lc *LeakCheck) Find(raw, output []byte) ([]Leak, error) {
 		}
 	}
 	return sortLeaks(leaks), nil
+}
+
+// embed returns raw with the string at ptr replaced by its parsed JSON
+// text (a copy along the path; raw itself is not changed).
+func embed(raw any, ptr jsonpointer.Pointer) (any, error) {
+	if len(ptr) == 0 {
+		s, ok := raw.(string)
+		if !ok {
+			return nil, errors.New("the embedded JSON text is not a string")
+		}
+		return strictjson.Parse([]byte(s), strictjson.Limits{MaxDepth: 10000, MaxNumberLength: 1 << 20, MaxStringLength: len(s) + 1})
+	}
+	switch x := raw.(type) {
+	case map[string]any:
+		child, ok := x[ptr[0]]
+		if !ok {
+			return nil, fmt.Errorf("no %s for the embedded JSON text", ptr)
+		}
+		v, err := embed(child, ptr[1:])
+		if err != nil {
+			return nil, err
+		}
+		out := maps.Clone(x)
+		out[ptr[0]] = v
+		return out, nil
+	case []any:
+		i, err := strconv.Atoi(ptr[0])
+		if err != nil || i < 0 || i >= len(x) {
+			return nil, fmt.Errorf("no element %q for the embedded JSON text", ptr[0])
+		}
+		v, err := embed(x[i], ptr[1:])
+		if err != nil {
+			return nil, err
+		}
+		out := slices.Clone(x)
+		out[i] = v
+		return out, nil
+	}
+	return nil, fmt.Errorf("no %s for the embedded JSON text", ptr)
 }
 
 func (lc *LeakCheck) checkData(raw, data any, at string, check func(tok, at string)) {

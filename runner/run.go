@@ -24,7 +24,6 @@ import (
 	"github.com/airlockdev/airlock/internal/fileio"
 	"github.com/airlockdev/airlock/internal/introspect"
 	"github.com/airlockdev/airlock/internal/strictjson"
-	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/reports"
 )
 
@@ -397,8 +396,11 @@ func (rc *runContext) noLeak(f fixture.Fixture, c *gate.Contract, v *gate.Verdic
 		}
 		return reports.Passed, "", ""
 	}
-	proj := rawProjection(c, f.UpstreamVersion)
+	proj := rawProjection(c, f.UpstreamVersion, v)
 	lc := LeakCheck{Tool: c.Tool(), RequestID: exp.Request.ID, Projection: proj, Constants: rc.constants[c.Tool()]}
+	if at, text := introspect.Extracted(v); text {
+		lc.Embedded = at
+	}
 	leaks, err := lc.Find(v.Body, v.Output)
 	if err != nil {
 		return reports.Failed, "leak check could not run: " + err.Error(), ""
@@ -438,15 +440,13 @@ func jsonOrText(b []byte) any {
 }
 
 // rawProjection returns a version's projection as pointers into the raw
-// body: for an MCP contract they are prefixed with /structuredContent.
-func rawProjection(c *gate.Contract, version string) []gate.ProjectionField {
-	proj, _ := c.Projection(version)
-	if c.Protocol() != gate.ProtocolMCP {
-		return proj
-	}
-	out := make([]gate.ProjectionField, len(proj))
-	for i, f := range proj {
-		out[i] = gate.ProjectionField{Field: f.Field, Pointer: append(jsonpointer.Pointer{"structuredContent"}, f.Pointer...)}
+// body of verdict v: for an MCP contract they start at /structuredContent,
+// or at the text block the value was read from (introspect.RawProjection).
+func rawProjection(c *gate.Contract, version string, v *gate.Verdict) []gate.ProjectionField {
+	raw := introspect.RawProjection(c, version, v)
+	out := make([]gate.ProjectionField, len(raw))
+	for i, f := range raw {
+		out[i] = gate.ProjectionField{Field: f.Field, Pointer: f.Pointer}
 	}
 	return out
 }

@@ -29,7 +29,8 @@ type Field struct {
 
 var (
 	// Value returns the value a verdict's schema stage saw: the parsed
-	// body, or for an MCP contract its structuredContent. ok is false when
+	// body, or for an MCP contract its structuredContent or the parsed JSON
+	// text of its text block (see Extracted). ok is false when
 	// the response was refused before that (transport, parse or the MCP
 	// result's shape). The value is shared with the verdict: do not modify
 	// it.
@@ -51,9 +52,20 @@ var (
 	SchemaDocument func(contract any, name string) any
 
 	// RawProjection returns an upstream version's projection as pointers
-	// into the raw parsed body (for an MCP contract they start with
-	// /structuredContent), sorted by field; nil for an unknown version.
-	RawProjection func(contract any, version string) []Field
+	// into the raw parsed body, sorted by field; nil for an unknown
+	// version. For an MCP contract they start where verdict's value came
+	// from (Extracted): /structuredContent, or /content/<i>/text for a text
+	// result, whose pointers go on into the JSON text as if it were parsed
+	// in place of its string. A nil verdict, or one refused before the
+	// value was extracted, means /structuredContent.
+	RawProjection func(contract any, version string, verdict any) []Field
+
+	// Extracted returns where in the raw body an MCP contract's verdict
+	// found its value: /structuredContent, or /content/<i>/text with text
+	// true (the value is the JSON text inside that string). at is nil for a
+	// protocol: json contract (the body itself) and for a verdict refused
+	// before extraction.
+	Extracted func(verdict any) (at jsonpointer.Pointer, text bool)
 
 	// Source returns where a contract was loaded from: the fs.FS, the
 	// folder in it, and how errors name that folder (the OS path given to

@@ -49,11 +49,18 @@ func Decode(file string, data []byte) (Manifest, error) {
 // Manifest is the decoded contract.yaml; schemas/contract.schema.json
 // documents each field.
 type Manifest struct {
-	Tool             string                     `yaml:"tool"`
-	Version          string                     `yaml:"version"`
-	Description      string                     `yaml:"description"`
-	Current          string                     `yaml:"current"`
-	Protocol         string                     `yaml:"protocol"`
+	Tool        string `yaml:"tool"`
+	Version     string `yaml:"version"`
+	Description string `yaml:"description"`
+	Current     string `yaml:"current"`
+	Protocol    string `yaml:"protocol"`
+	// Result is where an MCP contract finds the value it checks:
+	// "structured" (structuredContent; also when ""), "text" (the JSON text
+	// of one text content block) or "auto". Only with protocol: mcp.
+	Result string `yaml:"result"`
+	// TextBlock is the index in content of the text block a text or auto
+	// result reads; nil means the only text block.
+	TextBlock        *int                       `yaml:"text_block"`
 	AgentSchema      string                     `yaml:"agent_schema"`
 	ErrorCodes       []string                   `yaml:"error_codes"`
 	ContentTypes     []string                   `yaml:"content_types"`
@@ -97,6 +104,10 @@ type UpstreamVersion struct {
 	Description string            `yaml:"description"`
 	Projection  map[string]string `yaml:"projection"`
 	Rules       []RuleSpec        `yaml:"rules"`
+	// Result and TextBlock override the manifest's top-level keys for this
+	// version ("" and nil: inherit).
+	Result    string `yaml:"result"`
+	TextBlock *int   `yaml:"text_block"`
 }
 
 // RuleSpec is one semantic rule in the manifest: a name and exactly one kind.
@@ -133,6 +144,7 @@ func (m Manifest) Clone() Manifest {
 		b := *m.Limits.MemberFoldCollision
 		m.Limits.MemberFoldCollision = &b
 	}
+	m.TextBlock = cloneInt(m.TextBlock)
 	m.ErrorCodes = slices.Clone(m.ErrorCodes)
 	m.ContentTypes = slices.Clone(m.ContentTypes)
 	m.Retryable = maps.Clone(m.Retryable)
@@ -142,6 +154,7 @@ func (m Manifest) Clone() Manifest {
 		uvs := make(map[string]UpstreamVersion, len(m.UpstreamVersions))
 		for k, uv := range m.UpstreamVersions {
 			uv.Projection = maps.Clone(uv.Projection)
+			uv.TextBlock = cloneInt(uv.TextBlock)
 			uv.Rules = slices.Clone(uv.Rules)
 			for i, r := range uv.Rules {
 				uv.Rules[i] = r.clone()
@@ -171,4 +184,12 @@ func (r RuleSpec) clone() RuleSpec {
 		r.Membership = &m
 	}
 	return r
+}
+
+func cloneInt(p *int) *int {
+	if p == nil {
+		return nil
+	}
+	n := *p
+	return &n
 }
