@@ -19,7 +19,7 @@ type StatusOutcome struct {
 	Retryable bool
 }
 
-// RateLimitHeaders are the response headers that make a 403 a rate limit
+// RateLimitHeaders returns the response headers that make a 403 a rate limit
 // (retryable UPSTREAM_UNAVAILABLE) rather than a refusal of access
 // (INVALID_RESPONSE), by canonical name:
 //
@@ -31,8 +31,15 @@ type StatusOutcome struct {
 //     earlier drafts' separate field).
 //
 // A remaining count is "0" after trimming spaces; the first field line
-// counts. The structured RateLimit field of later drafts is not read.
-var RateLimitHeaders = []string{"Retry-After", "X-Ratelimit-Remaining", "Ratelimit-Remaining"}
+// counts. The structured RateLimit field of later drafts is not read. The
+// slice is a new copy.
+func RateLimitHeaders() []string {
+	return []string{"Retry-After", remainingHeaders[0], remainingHeaders[1]}
+}
+
+// remainingHeaders are the rate-limit headers whose value "0" means none
+// left, by canonical name.
+var remainingHeaders = [2]string{"X-Ratelimit-Remaining", "Ratelimit-Remaining"}
 
 // MaxRetryAfter is the longest delay a Retry-After gives the verdict, in
 // seconds: 2^31, the value RFC 9111 §1.2.2 has a cache use for a
@@ -128,7 +135,7 @@ func DefaultStatusOutcome(status int, h http.Header) (StatusOutcome, string) {
 	return StatusOutcome{InvalidResponse, false}, "default"
 }
 
-// rateLimited returns the first of RateLimitHeaders that h carries with a
+// rateLimited returns the first of RateLimitHeaders() that h carries with a
 // rate-limit value, "" when none.
 func rateLimited(h http.Header) string {
 	if v := h.Values("Retry-After"); len(v) > 0 {
@@ -136,7 +143,7 @@ func rateLimited(h http.Header) string {
 			return "Retry-After"
 		}
 	}
-	for _, name := range RateLimitHeaders[1:] {
+	for _, name := range remainingHeaders {
 		if v := h.Values(name); len(v) > 0 && strings.Trim(v[0], " \t") == "0" {
 			return name + ": 0"
 		}
