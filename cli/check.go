@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/manifest"
+	"github.com/airlockdev/airlock/record"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/semantic"
 )
@@ -25,6 +27,7 @@ type checkOptions struct {
 	contentType, encoding, source string
 	status                        int
 	clock, auditFile              string
+	respHeaders                   []string
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -57,6 +60,7 @@ func (o *checkOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.contentType, "content-type", "application/json", "the response's Content-Type")
 	f.StringVar(&o.encoding, "content-encoding", "", "the response's Content-Encoding (\"\" or gzip)")
 	f.IntVar(&o.status, "status", 200, "the response's HTTP status (0: none)")
+	f.StringArrayVar(&o.respHeaders, "response-header", nil, `response header "Name: value" the upstream sent, repeatable (a name given twice is two field lines); the gate reads Retry-After and the rate-limit headers (not Content-Type: see --content-type)`)
 	f.StringVar(&o.source, "source", "", "where the response came from, for the audit record (default: BODY_FILE)")
 	f.StringVar(&o.clock, "clock", "", "RFC 3339 date-time to use as now (default: the system clock)")
 	f.StringVar(&o.auditFile, "audit", "", "append the audit record to FILE (created 0600) instead of standard error")
@@ -71,6 +75,10 @@ func runCheck(cmd *cobra.Command, e *env, o *checkOptions, args []string) error 
 		}
 	}
 	call, err := o.call()
+	if err != nil {
+		return err
+	}
+	header, err := responseHeader(o.respHeaders)
 	if err != nil {
 		return err
 	}
@@ -100,6 +108,7 @@ func runCheck(cmd *cobra.Command, e *env, o *checkOptions, args []string) error 
 		Status:          o.status,
 		ContentType:     o.contentType,
 		ContentEncoding: o.encoding,
+		Header:          header,
 		Body:            body,
 		Source:          o.source,
 	}, call)
@@ -119,6 +128,23 @@ func runCheck(cmd *cobra.Command, e *env, o *checkOptions, args []string) error 
 		return &exitError{code: ExitFindings, err: fmt.Errorf("refused: %s", v.Reason)}
 	}
 	return nil
+}
+
+// responseHeader parses the --response-header values ("Name: value",
+// spaces around the value trimmed) into canonical names; nil when none.
+func responseHeader(values []string) (http.Header, error) {
+	if len(values) == 0 {
+		return nil, nil
+	}
+	h := http.Header{}
+	for _, s := range values {
+		name, value, err := record.ParseHeader(s)
+		if err != nil {
+			return nil, usageErr("--response-header: %v", err)
+		}
+		h.Add(name, value)
+	}
+	return h, nil
 }
 
 // call validates the tool, request and clock flags and returns the gate call.

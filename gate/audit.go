@@ -56,6 +56,11 @@ type AuditRecord struct {
 	Reason    string    `json:"reason,omitempty"`
 	ErrorCode ErrorCode `json:"error_code,omitempty"`
 	Retryable bool      `json:"retryable"`
+	// RetryAfterSeconds is Verdict.RetryAfter in whole seconds: the
+	// upstream's Retry-After (RFC 9110 §10.2.3) on a response refused for
+	// its status, 0 when its HTTP-date is past; nil (left out) when there
+	// was none or it could not be read.
+	RetryAfterSeconds *int64 `json:"retry_after_s,omitempty"`
 	// KeywordLocation is the failing schema keyword's location, relative to
 	// the contract directory ("upstream.v1.schema.json#/properties/x/maxLength").
 	KeywordLocation string `json:"keyword_location,omitempty"`

@@ -57,6 +57,7 @@ type Contract struct {
 	contentTypes []string
 	errorCodes   []ErrorCode
 	retryable    map[string]bool
+	statuses     statusPolicy
 	agentSchema  *jsonschema.Schema
 	formats      schema.FormatPolicy
 	annotated    []string // the formats the policy only annotates, sorted
@@ -281,6 +282,10 @@ func load(fsys fs.FS, dir, shown, folder string, opts Options) (*Contract, error
 		if _, ok := LookupReason(reason); !ok {
 			return nil, cfgErr("/retryable/"+jsonpointer.EscapeToken(reason), fmt.Sprintf("unknown reason %q (see docs/reasons.md)", reason))
 		}
+	}
+	var bad string
+	if c.statuses, bad, err = parseStatuses(m.Statuses, c.errorCodes); err != nil {
+		return nil, cfgErr("/statuses/"+jsonpointer.EscapeToken(bad), err.Error())
 	}
 	if err := c.compile(m, opts, cfgErr); err != nil {
 		return nil, err

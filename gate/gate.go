@@ -59,6 +59,15 @@ type Verdict struct {
 	// when admitted.
 	ErrorCode ErrorCode
 	Retryable bool
+	// RetryAfter is the delay the upstream's Retry-After asked for (RFC
+	// 9110 §10.2.3), in whole seconds (0 when its date is past, at most
+	// MaxRetryAfter seconds), when HasRetryAfter: it is read from a
+	// response refused for its status (transport.status,
+	// transport.not_modified) only. A Retry-After that cannot be read is
+	// a retry_after.invalid warning instead. For the operator and the
+	// adapter's scheduling, never part of the agent output.
+	RetryAfter    time.Duration
+	HasRetryAfter bool
 	// Output is the agent output: the success or the failure envelope.
 	Output []byte
 	// Body is the decoded body the gate read (at most the byte limit plus
@@ -134,6 +143,9 @@ func (c *Contract) Check(ctx context.Context, resp Response, call Call) (*Verdic
 
 	body, r := c.transport(resp)
 	v := &Verdict{Body: body}
+	if r != nil && (r.reason == ReasonStatus || r.reason == ReasonNotModified) {
+		retryAfter(v, resp.Header, now)
+	}
 	var data map[string]any
 	if r == nil {
 		var err error
@@ -180,6 +192,10 @@ func (c *Contract) finish(v *Verdict, r *refusal, data map[string]any, resp Resp
 		v.Audit.InstanceLocations = auditLocations(r, v.Stage)
 		v.Audit.Message = sanitize.Text(c.relative(r.message), MaxAuditMessage, sanitize.Escape)
 		v.Audit.Offset = r.offset
+		if v.HasRetryAfter {
+			s := int64(v.RetryAfter / time.Second)
+			v.Audit.RetryAfterSeconds = &s
+		}
 	}
 	if len(v.Warnings) > MaxWarnings {
 		v.Warnings = v.Warnings[:MaxWarnings]
@@ -236,7 +252,8 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 }
 
 // policy gives a refusal's agent-facing code and retryability: the
-// registry's defaults, the status mapping of transport.status, the
+// registry's defaults, the status policy of transport.status and
+// transport.not_modified (statusOutcome), the
 // contract's retryable overrides, and its narrowed error_codes.
 func (c *Contract) policy(r *refusal) (ErrorCode, bool) {
 	info, _ := LookupReason(r.reason)

@@ -42,6 +42,7 @@ var ErrorCodes = []ErrorCode{NotFound, UpstreamUnavailable, InvalidResponse}
 // families are listed once below by their prefix.
 const (
 	ReasonStatus         = "transport.status"
+	ReasonNotModified    = "transport.not_modified"
 	ReasonTooLarge       = "transport.too_large"
 	ReasonEmptyBody      = "transport.empty_body"
 	ReasonContentType    = "transport.content_type"
@@ -90,7 +91,8 @@ type ReasonInfo struct {
 // registry is the one list of reason codes; docs/reasons.md and the tests
 // read from it (through Reasons).
 var registry = []ReasonInfo{
-	{ReasonStatus, StageTransport, InvalidResponse, false, "The upstream status is not a success. 404 maps to NOT_FOUND; 408, 429 and 5xx map to UPSTREAM_UNAVAILABLE and are retryable; any other non-2xx status is INVALID_RESPONSE."},
+	{ReasonStatus, StageTransport, InvalidResponse, false, "The upstream status is not a success (nor 304). The error code and retryability come from the contract's statuses: section (an exact status, then its class such as 4xx), else the defaults: 404 is NOT_FOUND; 408, 425, 429 and 5xx are UPSTREAM_UNAVAILABLE and retryable; 403 with a rate-limit header (a valid Retry-After, X-RateLimit-Remaining: 0 or RateLimit-Remaining: 0) is UPSTREAM_UNAVAILABLE and retryable; any other status is INVALID_RESPONSE. The message names the rule that decided."},
+	{ReasonNotModified, StageTransport, InvalidResponse, false, "The upstream answered 304 Not Modified: the answer to a conditional request (If-None-Match, If-Modified-Since), which carries no representation to admit (RFC 9110 §15.4.5). The adapter should not send conditional requests through the gate, or should send the cached body it revalidated. A statuses: entry for 304 or 3xx changes the error code and retryability, not the reason."},
 	{ReasonTooLarge, StageTransport, InvalidResponse, false, "The decoded body is longer than limits.max_bytes. Reading stops after max_bytes+1 bytes; a gzip body is counted after inflation."},
 	{ReasonEmptyBody, StageTransport, UpstreamUnavailable, true, "A success status with an empty body (zero bytes, or only JSON whitespace)."},
 	{ReasonContentType, StageTransport, InvalidResponse, false, "The Content-Type is missing, unparsable or not in the contract's allowlist (default application/json and application/*+json)."},
@@ -166,6 +168,9 @@ const (
 	// WarningInexactNumber: an integer the agent receives is outside
 	// I-JSON's exact range.
 	WarningInexactNumber = "number.inexact"
+	// WarningRetryAfter: a refused status's Retry-After could not be read
+	// and was ignored.
+	WarningRetryAfter = "retry_after.invalid"
 )
 
 // WarningInfo documents one warning code.
@@ -179,6 +184,7 @@ type WarningInfo struct {
 var warningRegistry = []WarningInfo{
 	{WarningFormatAnnotated, "A value fails a format that the contract's format policy only annotates (formats: {email: annotate}, or default: annotate): it was admitted, and the warning names the value's instance location, the format, the checker's message and the keyword location. Found by validating the admitted value a second time with the annotated formats asserted."},
 	{WarningInexactNumber, "An integer the agent output carries (at or below a projected location) is outside I-JSON's exact range [-(2^53)+1, 2^53-1] (RFC 7493 §2.2), e.g. 9007199254740993 or 1e16: airlock passes its digits on exactly, but a consumer that reads JSON numbers as IEEE 754 doubles (JavaScript, many JSON libraries) rounds it. Numbers outside the projection reach no one and are not reported."},
+	{WarningRetryAfter, "A response refused for its status carries a Retry-After that is neither delay-seconds nor an HTTP-date (RFC 9110 §10.2.3): a sign, a fraction, a unit, garbage, an unparsable date, or more than one field line. It is ignored (no retry_after_s in the audit record); the verdict is decided as without it, except that an unreadable Retry-After does not make a 403 a rate limit."},
 }
 
 // WarningCodes returns a copy of the warning registry.

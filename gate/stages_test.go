@@ -370,7 +370,6 @@ var _ = Describe("the gate's stages", func() {
 			Entry("429 is UPSTREAM_UNAVAILABLE, retryable", 429, gate.UpstreamUnavailable, true),
 			Entry("408", 408, gate.UpstreamUnavailable, true),
 			Entry("302 is INVALID_RESPONSE", 302, gate.InvalidResponse, false),
-			Entry("304", 304, gate.InvalidResponse, false),
 			Entry("400", 400, gate.InvalidResponse, false),
 			Entry("401", 401, gate.InvalidResponse, false),
 			Entry("403", 403, gate.InvalidResponse, false),

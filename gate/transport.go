@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net/http"
 	"strings"
 
 	"github.com/airlockdev/airlock/internal/sanitize"
@@ -25,6 +26,13 @@ type Response struct {
 	// Body is read once, up to the byte limit plus one byte; nil is an empty
 	// body. The gate does not close it.
 	Body io.Reader
+	// Header is the response's header fields by canonical name (as
+	// net/http gives them; nil is none). The transport stage reads only
+	// the status policy's (RateLimitHeaders) and Retry-After (RFC 9110
+	// §10.2.3); ContentType and ContentEncoding above are what it judges,
+	// not their copies here. Header values never reach the agent or the
+	// audit record.
+	Header http.Header
 	// Source names where the response came from, for the audit record only
 	// (a URL, a command, a file). Secrets in it are redacted (see
 	// AuditRecord.Source); "" records none.
@@ -43,16 +51,13 @@ func (c *Contract) transport(resp Response) ([]byte, *refusal) {
 		status = 200
 	}
 	if status < 200 || status > 299 {
-		r := &refusal{reason: ReasonStatus, offset: -1, message: fmt.Sprintf("upstream status %d", status)}
-		switch {
-		case status == 404:
-			r.code = NotFound
-		case status == 408 || status == 429 || status >= 500:
-			r.code = UpstreamUnavailable
-			r.retryable = true
-		default:
-			r.code = InvalidResponse
+		o, rule := c.statusOutcome(status, resp.Header)
+		r := &refusal{reason: ReasonStatus, offset: -1, message: fmt.Sprintf("upstream status %d (%s)", status, rule)}
+		if status == 304 {
+			r.reason = ReasonNotModified
+			r.message = fmt.Sprintf("upstream status 304 Not Modified: a conditional request's answer, with no representation to admit (%s)", rule)
 		}
+		r.code, r.retryable = o.ErrorCode, o.Retryable
 		r.setCode = true
 		// The body is still read, within the limit and not decoded, so the
 		// audit record holds its size and SHA-256 for the operator.

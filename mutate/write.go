@@ -49,7 +49,7 @@ func writeMutant(ctx context.Context, w *fileio.Writer, set *fixture.Set, dir st
 	id := p.Expect.Request.ID
 	clock := p.Expect.Now.UTC().Format("2006-01-02T15:04:05.999999999Z07:00")
 	meta := &fixture.Meta{
-		Status: &status, ContentType: &ct,
+		Status: &status, ContentType: &ct, ResponseHeaders: fixture.HeaderMeta(p.Expect.Header),
 		Request: &fixture.MetaRequest{ID: &id, Context: p.Expect.Request.Context},
 		Clock:   &clock,
 		Expect:  &fixture.Expect{Outcome: "refused", Reason: reason},

@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/redact"
 )
@@ -37,6 +40,42 @@ func (rec *recorder) redactHeader(h http.Header, where string) (map[string]strin
 		return out, nil
 	}
 	return rec.opts.Redactor.Header(h, where)
+}
+
+// redactResponseHeader is h as a sidecar's response_headers: every value
+// of every name, in order, each through Redactor.Header (a secret header
+// name such as Set-Cookie, or a credential-shaped value, becomes
+// REDACTED), and the values of Location and Content-Location also through
+// Redactor.URL (userinfo, secret query and fragment parameters). One
+// redaction per name changed. The gate still judged the headers as
+// received.
+func (rec *recorder) redactResponseHeader(h http.Header) (map[string]fixture.HeaderValues, []redact.Redaction) {
+	if len(h) == 0 {
+		return nil, nil
+	}
+	if rec.opts.NoRedact {
+		return fixture.HeaderMeta(h), nil
+	}
+	out := make(map[string]fixture.HeaderValues, len(h))
+	var found []redact.Redaction
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		changed := false
+		for _, v := range h[k] {
+			red, f := rec.opts.Redactor.Header(http.Header{k: {v}}, redact.RedactedResponseHeader)
+			value := red[k]
+			changed = changed || len(f) > 0
+			if c := http.CanonicalHeaderKey(k); len(f) == 0 && (c == "Location" || c == "Content-Location") {
+				var u []redact.Redaction
+				value, u = rec.opts.Redactor.URL(value)
+				changed = changed || len(u) > 0
+			}
+			out[k] = append(out[k], value)
+		}
+		if changed {
+			found = append(found, redact.Redaction{Where: redact.RedactedResponseHeader, Name: k})
+		}
+	}
+	return out, found
 }
 
 func (rec *recorder) redactArgv(argv []string) ([]string, []redact.Redaction) {
@@ -117,7 +156,8 @@ func (rec *recorder) fetchHTTP(ctx context.Context, c *HTTPCall) (*capture, erro
 	var found []redact.Redaction
 	got.reqHeader, found = rec.redactHeader(req.Header, redact.RedactedHeader)
 	got.redacted = append(got.redacted, found...)
-	got.respHeader, found = rec.redactHeader(resp.Header, redact.RedactedResponseHeader)
+	got.header = resp.Header
+	got.respHeader, found = rec.redactResponseHeader(resp.Header)
 	got.redacted = append(got.redacted, found...)
 	return got, nil
 }

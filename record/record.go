@@ -168,15 +168,18 @@ type capture struct {
 	body            []byte
 	source          string
 	reqHeader       map[string]string
-	respHeader      map[string]string
-	redacted        []redact.Redaction
-	exitStatus      *int
-	stderrBytes     *int64
-	mcpTool         string
-	outputSchema    []byte
-	warnings        []string
-	received        time.Time
-	duration        time.Duration
+	// header is the HTTP response header as received (the gate judges
+	// it); respHeader the redacted copy the sidecar keeps.
+	header       http.Header
+	respHeader   map[string]fixture.HeaderValues
+	redacted     []redact.Redaction
+	exitStatus   *int
+	stderrBytes  *int64
+	mcpTool      string
+	outputSchema []byte
+	warnings     []string
+	received     time.Time
+	duration     time.Duration
 }
 
 // Record calls each upstream in opts.Calls and writes every complete
@@ -411,7 +414,7 @@ func (rec *recorder) record(ctx context.Context, call Call) Result {
 
 	// The verdict is the gate's on the response as received.
 	prov := &fixture.Provenance{
-		Source: got.source, RequestHeaders: got.reqHeader, ResponseHeaders: got.respHeader,
+		Source: got.source, RequestHeaders: got.reqHeader,
 		Time:           got.received.UTC().Format(time.RFC3339Nano),
 		DurationMS:     got.duration.Milliseconds(),
 		AirlockVersion: gate.Version,
@@ -467,7 +470,7 @@ func (rec *recorder) judge(ctx context.Context, call Call, got *capture, prov *f
 	}
 	v, err := rec.contract.Check(ctx, gate.Response{
 		Status: got.status, ContentType: got.contentType, ContentEncoding: got.contentEncoding,
-		Body: bytes.NewReader(got.body), Source: got.source,
+		Header: got.header, Body: bytes.NewReader(got.body), Source: got.source,
 	}, gate.Call{UpstreamVersion: rec.version, Request: call.Request, Now: got.received})
 	if err != nil {
 		return nil, &gate.ConfigError{File: "record", Msg: err.Error(), Err: err}
@@ -494,7 +497,7 @@ func (rec *recorder) writeFixture(ctx context.Context, call Call, got *capture, 
 	status := got.status
 	ct, clock := got.contentType, prov.Time
 	meta := &fixture.Meta{
-		Status: &status, ContentType: &ct,
+		Status: &status, ContentType: &ct, ResponseHeaders: got.respHeader,
 		Request:  &fixture.MetaRequest{ID: &call.Request.ID, Context: call.Request.Context},
 		Clock:    &clock,
 		Notes:    strings.Join(res.Warnings, "\n"),
@@ -511,10 +514,10 @@ func (rec *recorder) writeFixture(ctx context.Context, call Call, got *capture, 
 	judged := false
 	for _, c := range cut {
 		res.Warnings = append(res.Warnings, "the sidecar keeps a bounded form: "+c)
-		judged = judged || strings.HasPrefix(c, "content_type:") || strings.HasPrefix(c, "content_encoding:")
+		judged = judged || strings.HasPrefix(c, "content_type:") || strings.HasPrefix(c, "content_encoding:") || strings.HasPrefix(c, "response_headers:")
 	}
 	if judged {
-		res.Warnings = append(res.Warnings, "airlock run and promote judge the fixture with the content type and encoding the sidecar keeps, so their verdict may differ from the one recorded")
+		res.Warnings = append(res.Warnings, "airlock run and promote judge the fixture with the content type, encoding and response headers the sidecar keeps (headers redacted), so their verdict may differ from the one recorded")
 	}
 	meta.Notes = strings.Join(res.Warnings, "\n")
 	files = append(files, fileio.NewFile{Path: res.Meta, Data: fixture.MarshalMeta(meta, "Recorded by airlock record "+gate.Version+"; see docs/record.md.")})

@@ -66,9 +66,19 @@ type Manifest struct {
 	ContentTypes     []string                   `yaml:"content_types"`
 	Limits           Limits                     `yaml:"limits"`
 	Retryable        map[string]bool            `yaml:"retryable"`
+	Statuses         map[string]StatusSpec      `yaml:"statuses"`
 	Formats          map[string]string          `yaml:"formats"`
 	UpstreamVersions map[string]UpstreamVersion `yaml:"upstream_versions"`
 	Lint             Lint                       `yaml:"lint"`
+}
+
+// StatusSpec is one entry of the manifest's statuses section: what a
+// non-success upstream status (the key: "404", or a class such as "4xx")
+// means to the agent. Retryable nil means true for UPSTREAM_UNAVAILABLE,
+// false otherwise.
+type StatusSpec struct {
+	ErrorCode string `yaml:"error_code"`
+	Retryable *bool  `yaml:"retryable"`
 }
 
 // Lint is the manifest's lint section: what airlock lint is told to
@@ -148,6 +158,17 @@ func (m Manifest) Clone() Manifest {
 	m.ErrorCodes = slices.Clone(m.ErrorCodes)
 	m.ContentTypes = slices.Clone(m.ContentTypes)
 	m.Retryable = maps.Clone(m.Retryable)
+	if m.Statuses != nil {
+		st := make(map[string]StatusSpec, len(m.Statuses))
+		for k, v := range m.Statuses {
+			if v.Retryable != nil {
+				b := *v.Retryable
+				v.Retryable = &b
+			}
+			st[k] = v
+		}
+		m.Statuses = st
+	}
 	m.Formats = maps.Clone(m.Formats)
 	m.Lint.Ignore = slices.Clone(m.Lint.Ignore)
 	if m.UpstreamVersions != nil {
