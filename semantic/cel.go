@@ -90,7 +90,7 @@ func NewCEL(name, expr string) (*CEL, error) {
 	}
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
-		return nil, fmt.Errorf("CEL: %s", oneLine(iss.Err().Error()))
+		return nil, fmt.Errorf("CEL: %s", issues(iss.Err().Error()))
 	}
 	if t := ast.OutputType(); !t.IsExactType(cel.BoolType) && !t.IsExactType(cel.DynType) {
 		return nil, fmt.Errorf("CEL: the expression's type is %s; a rule needs a bool", t)
@@ -174,6 +174,22 @@ func celNumber(s string) any {
 	}
 	f, _ := strconv.ParseFloat(s, 64)
 	return f
+}
+
+// issues shortens cel-go's issue report ("ERROR: <input>:1:5: msg", then
+// the expression and a caret on lines of their own) to "at 1:5: msg", the
+// issues joined with "; ".
+func issues(report string) string {
+	var out []string
+	for _, line := range strings.Split(report, "\n") {
+		if rest, ok := strings.CutPrefix(line, "ERROR: <input>:"); ok {
+			out = append(out, "at "+rest)
+		}
+	}
+	if len(out) == 0 {
+		return oneLine(report)
+	}
+	return strings.Join(out, "; ")
 }
 
 // oneLine joins a multi-line message (cel-go's issues point at the column
