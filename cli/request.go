@@ -34,8 +34,9 @@ func (r *requestFlags) register(f *pflag.FlagSet, idHelp string) {
 
 // request builds the request: the file's (strict: unknown keys are errors
 // with file and line; a YAML number stays a number), then --context (string
-// values), then --context-json (JSON scalars, parsed strictly), a later flag
-// winning for the same key. Context is never nil.
+// values), then --context-json (one JSON string, number, boolean or null
+// each; numbers kept as written), which wins over --context for the same
+// key. Context is never nil.
 func (r *requestFlags) request() (semantic.Request, error) {
 	req := semantic.Request{}
 	if r.file != "" {
