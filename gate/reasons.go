@@ -105,7 +105,7 @@ var registry = []ReasonInfo{
 	{ReasonStringTooLong, StageParse, InvalidResponse, false, "A string or member name is longer than limits.max_string_length bytes once unescaped."},
 	{ReasonMCPResult, StageParse, InvalidResponse, false, "Contracts with protocol: mcp: the body is not an MCP CallToolResult object, isError is not a boolean, content is not an array, or structuredContent is missing (0, false and null count as present)."},
 	{ReasonSchemaFamily, StageSchema, InvalidResponse, false, "The value fails the upstream version's JSON Schema; <keyword> is the keyword of the most specific failing cause (additionalProperties, required, type, enum, const, format, maxLength, pattern, oneOf, false, …)."},
-	{ReasonSemantic, StageSemantic, InvalidResponse, false, "A semantic rule of the contract refused the value; <rule> is the rule's name in contract.yaml (binding, context match, freshness, membership or custom)."},
+	{ReasonSemantic, StageSemantic, InvalidResponse, false, "A semantic rule of the contract refused the value; <rule> is the rule's name in contract.yaml (binding, context match, freshness, membership, count, cel or custom)."},
 	{ReasonAgentSchema, StageProjection, InvalidResponse, false, "The projected agent data fails the contract's closed agent-facing schema."},
 	{ReasonPanic, StageInternal, InvalidResponse, false, "The schema validator panicked on this value; the panic is recovered and the response refused."},
 }
