@@ -54,6 +54,16 @@ func TestCustomRulesReachTheCommands(t *testing.T) {
 		t.Errorf("check with the rule: exit %d, want %d and the rule's reason in the audit (%s)", got, ExitFindings, errb.String())
 	}
 
+	once := filepath.Join(dir, "once.json")
+	if err := os.WriteFile(once, []byte(`{"order_id":"ord_42","state":"cancelled","cancellations":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errb.Reset()
+	admit := append(check[:len(check)-1:len(check)-1], once)
+	if got := Main(context.Background(), admit, Stdio{Err: &errb}, rules); got != ExitOK {
+		t.Errorf("check with the rule, a body it passes: exit %d, want %d (%s)", got, ExitOK, errb.String())
+	}
+
 	near := filepath.Join(dir, "fixtures", "order_status", "v1", "near-miss")
 	if err := os.MkdirAll(near, 0o755); err != nil {
 		t.Fatal(err)

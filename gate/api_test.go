@@ -28,7 +28,7 @@ func mapContract() fstest.MapFS {
 	return out
 }
 
-var orderCall = gate.Call{Request: semantic.Request{ID: "req-1", Context: map[string]string{"order": "ord_42"}}}
+var orderCall = gate.Call{Request: semantic.Request{ID: "req-1", Context: map[string]any{"order": "ord_42"}}}
 
 func orderResp(body string) gate.Response {
 	return gate.Response{ContentType: "application/json", Body: strings.NewReader(body)}

@@ -70,7 +70,7 @@ func ExampleContract_Check() {
 		panic(err)
 	}
 	call := gate.Call{
-		Request: semantic.Request{ID: "req-1", Context: map[string]string{"order": "ord_42"}},
+		Request: semantic.Request{ID: "req-1", Context: map[string]any{"order": "ord_42"}},
 		Now:     time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC),
 	}
 	for _, body := range []string{
@@ -110,7 +110,7 @@ func ExampleOptions_customRules() {
 	v, err := c.Check(context.Background(), gate.Response{
 		ContentType: "application/json",
 		Body:        strings.NewReader(`{"order_id":"ord_42","state":"cancelled","cancellations":2}`),
-	}, gate.Call{Request: semantic.Request{ID: "req-2", Context: map[string]string{"order": "ord_42"}}})
+	}, gate.Call{Request: semantic.Request{ID: "req-2", Context: map[string]any{"order": "ord_42"}}})
 	if err != nil {
 		panic(err)
 	}

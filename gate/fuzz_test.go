@@ -213,7 +213,7 @@ func FuzzGate(f *testing.F) {
 		}
 		return gate.Call{
 			UpstreamVersion: version,
-			Request:         semantic.Request{ID: fuzzRequestID, Context: map[string]string{"change_id": "CR-1"}},
+			Request:         semantic.Request{ID: fuzzRequestID, Context: map[string]any{"change_id": "CR-1"}},
 			Now:             probeNow,
 		}
 	}

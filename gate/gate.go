@@ -42,8 +42,8 @@ type Call struct {
 	// Request is the adapter's outstanding request; its ID is required and
 	// becomes the envelope's request_id.
 	Request semantic.Request
-	// Now is the clock's now for freshness rules (semantic.Freshness) and
-	// the audit record; the zero time means time.Now().
+	// Now is the clock's now for freshness rules (semantic.Freshness), the
+	// now of CEL rules (semantic.CEL) and the audit record; the zero time means time.Now().
 	Now time.Time
 }
 

@@ -103,7 +103,7 @@ var _ = Describe("hostile input", func() {
 		Expect(err).NotTo(HaveOccurred())
 	})
 
-	call := gate.Call{Request: semantic.Request{ID: probeReqID, Context: map[string]string{"change_id": "CR-1"}}, Now: probeNow}
+	call := gate.Call{Request: semantic.Request{ID: probeReqID, Context: map[string]any{"change_id": "CR-1"}}, Now: probeNow}
 	check := func(c *gate.Contract, resp gate.Response) *gate.Verdict { return runCheck(c, resp, call) }
 
 	It("refuses a 1 GiB body after reading max_bytes+1 bytes", func() {

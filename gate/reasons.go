@@ -119,7 +119,7 @@ var registry = []ReasonInfo{
 	{ReasonMCPTextBlock, StageParse, InvalidResponse, false, "Contracts with protocol: mcp and result: text (or auto without structuredContent): content holds no text block or several (and the contract names none with text_block), or the block text_block names is missing or not a text block. A text that is not strict JSON is refused with the parse.* reason, its offset counted in bytes of the decoded text."},
 	{ReasonMCPMismatch, StageParse, InvalidResponse, false, "Contracts with protocol: mcp and result: auto: the result has structuredContent and a text block holding JSON, and the two are different JSON values (members compared as sets, numbers by value)."},
 	{ReasonSchemaFamily, StageSchema, InvalidResponse, false, "The value fails the upstream version's JSON Schema; <keyword> is the keyword of the most specific failing cause (additionalProperties, required, type, enum, const, format, maxLength, pattern, oneOf, false, …)."},
-	{ReasonSemantic, StageSemantic, InvalidResponse, false, "A semantic rule of the contract refused the value; <rule> is the rule's name in contract.yaml (binding, context match, freshness, membership or custom)."},
+	{ReasonSemantic, StageSemantic, InvalidResponse, false, "A semantic rule of the contract refused the value; <rule> is the rule's name in contract.yaml (binding, context match, freshness, membership, count, cel or custom)."},
 	{ReasonAgentSchema, StageProjection, InvalidResponse, false, "The projected agent data fails the contract's closed agent-facing schema."},
 	{ReasonPanic, StageInternal, InvalidResponse, false, "The schema validator panicked on this value; the panic is recovered and the response refused."},
 }

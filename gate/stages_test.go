@@ -134,7 +134,7 @@ var probeNow = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func probeCall() gate.Call {
 	return gate.Call{
-		Request: semantic.Request{ID: probeReqID, Context: map[string]string{"project": "proj-a", "runs": "run_a,run_b"}},
+		Request: semantic.Request{ID: probeReqID, Context: map[string]any{"project": "proj-a", "runs": "run_a,run_b"}},
 		Now:     probeNow,
 	}
 }

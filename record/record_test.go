@@ -136,7 +136,7 @@ func httpCall(name, url string) record.Call {
 	h.Set("Accept", "application/json")
 	return record.Call{
 		Name:    name,
-		Request: semantic.Request{ID: "req-00000001", Context: map[string]string{"project": "copperhead"}},
+		Request: semantic.Request{ID: "req-00000001", Context: map[string]any{"project": "copperhead"}},
 		HTTP:    &record.HTTPCall{URL: url + "/notes/N-17?api_key=" + secretQuery + "&view=full", Header: h},
 	}
 }
@@ -221,7 +221,7 @@ var _ = Describe("airlock record from HTTP", func() {
 			))
 			Expect(p.AirlockVersion).NotTo(BeEmpty())
 			Expect(*m.Request.ID).To(Equal("req-00000001"))
-			Expect(m.Request.Context).To(Equal(map[string]string{"project": "copperhead"}))
+			Expect(m.Request.Context).To(Equal(map[string]any{"project": "copperhead"}))
 			Expect(*m.Clock).To(Equal(p.Time), "the clock is pinned to the time of recording")
 			Expect(m.Expect).To(BeNil(), "a recorded fixture states no expectation until promoted")
 			wantStatus := 200
@@ -313,8 +313,8 @@ var _ = Describe("airlock record from HTTP", func() {
 		for _, req := range []semantic.Request{
 			{ID: strings.Repeat("r", fixture.MaxRequestID+1)},
 			{ID: "req-\xff"},
-			{ID: "req-1", Context: map[string]string{"project": strings.Repeat("p", fixture.MaxContextValue+1)}},
-			{ID: "req-1", Context: map[string]string{strings.Repeat("k", fixture.MaxContextKey+1): "v"}},
+			{ID: "req-1", Context: map[string]any{"project": strings.Repeat("p", fixture.MaxContextValue+1)}},
+			{ID: "req-1", Context: map[string]any{strings.Repeat("k", fixture.MaxContextKey+1): "v"}},
 		} {
 			opts.Calls = []record.Call{{Name: "x", Request: req, HTTP: &record.HTTPCall{URL: "http://127.0.0.1:1/"}}}
 			_, err := record.Record(context.Background(), opts)
@@ -651,13 +651,13 @@ var _ = Describe("airlock record from a command", func() {
 - name: plain-command
   args: [--flag]
 `})
-		base := record.Call{Request: semantic.Request{Context: map[string]string{"k": "v"}}, Command: &record.CommandCall{Argv: []string{"node", "server.js", "stdio"}, ContentType: "application/json"}}
+		base := record.Call{Request: semantic.Request{Context: map[string]any{"k": "v"}}, Command: &record.CommandCall{Argv: []string{"node", "server.js", "stdio"}, ContentType: "application/json"}}
 		calls, err := record.LoadCalls(filepath.Join(dir, "calls.yaml"), base)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(calls).To(HaveLen(4))
 		Expect(calls[0].Command).To(BeNil())
 		Expect(calls[0].MCP).To(Equal(&record.MCPCall{Command: []string{"node", "server.js", "stdio"}, Tool: "get-sum", Arguments: json.RawMessage(`{"a":1,"b":2}`)}))
-		Expect(calls[0].Request.Context).To(Equal(map[string]string{"k": "v"}))
+		Expect(calls[0].Request.Context).To(Equal(map[string]any{"k": "v"}))
 		Expect(calls[1].MCP.Command).To(Equal([]string{"node", "other.js", "stdio"}))
 		Expect(calls[2].MCP.Command).To(BeNil())
 		Expect(calls[2].MCP.URL).To(Equal("https://mcp.example/mcp"))

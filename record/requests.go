@@ -11,13 +11,14 @@ import (
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/fileio"
 	"github.com/airlockdev/airlock/internal/strictyaml"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // requestEntry is one entry of a requests file (docs/record.md).
 type requestEntry struct {
 	Name      string            `yaml:"name"`
 	RequestID string            `yaml:"request_id"`
-	Context   map[string]string `yaml:"context"`
+	Context   map[string]any    `yaml:"context"`
 	Method    string            `yaml:"method"`
 	URL       string            `yaml:"url"`
 	Headers   map[string]string `yaml:"headers"`
@@ -85,8 +86,11 @@ func (e *requestEntry) call(base Call, bad func(key, msg string) error) (Call, e
 	if e.RequestID != "" {
 		c.Request.ID = e.RequestID
 	}
+	if err := semantic.NormalizeContext(e.Context); err != nil {
+		return Call{}, bad("/context", err.Error())
+	}
 	if len(e.Context) > 0 && c.Request.Context == nil {
-		c.Request.Context = map[string]string{}
+		c.Request.Context = map[string]any{}
 	}
 	maps.Copy(c.Request.Context, e.Context)
 

@@ -23,7 +23,7 @@ func value(members map[string]any) any { return members }
 
 var _ = Describe("semantic rules", func() {
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	req := semantic.Request{ID: "req-00000001", Context: map[string]string{"project": "proj-a", "runs": "run_a, run_b ,run_c"}}
+	req := semantic.Request{ID: "req-00000001", Context: map[string]any{"project": "proj-a", "runs": "run_a, run_b ,run_c"}}
 	in := func(v any) semantic.Input { return semantic.Input{Value: v, Request: req, Now: now} }
 
 	Describe("Binding", func() {
@@ -74,14 +74,14 @@ var _ = Describe("semantic rules", func() {
 				Expect(rule.Check(semantic.Input{Value: v, Request: r, Now: now})).To(Equal(want))
 			},
 			Entry("equal passes", doc("proj-a"), req, nil),
-			Entry("another project", doc("proj-b"), req, viol(`"proj-b" differs from the requested project "proj-a"`)),
+			Entry("another project", doc("proj-b"), req, viol(`the string "proj-b" differs from the requested project, the string "proj-a"`)),
 			Entry("a request without the key", doc("proj-a"), semantic.Request{ID: "r"}, viol(`the request has no context value "project"`)),
-			Entry("an empty value against a missing key is still refused", doc(""), semantic.Request{ID: "r", Context: map[string]string{}},
+			Entry("an empty value against a missing key is still refused", doc(""), semantic.Request{ID: "r", Context: map[string]any{}},
 				viol(`the request has no context value "project"`)),
-			Entry("a missing value", value(map[string]any{"data": map[string]any{}}), req, viol("no string at the matched location")),
-			Entry("a non-string value", doc(json.Number("7")), req, viol("no string at the matched location")),
+			Entry("a missing value", value(map[string]any{"data": map[string]any{}}), req, viol("nothing at the matched location")),
+			Entry("a number against a string value", doc(json.Number("7")), req, viol(`the number 7 differs from the requested project, the string "proj-a"`)),
 			Entry("an empty value against an empty request value passes", doc(""),
-				semantic.Request{ID: "r", Context: map[string]string{"project": ""}}, nil),
+				semantic.Request{ID: "r", Context: map[string]any{"project": ""}}, nil),
 		)
 	})
 
@@ -156,7 +156,7 @@ var _ = Describe("semantic rules", func() {
 		}
 		run := func(s any) any { return value(map[string]any{"run_id": s}) }
 		withRuns := func(list string) semantic.Request {
-			return semantic.Request{ID: "r", Context: map[string]string{"runs": list}}
+			return semantic.Request{ID: "r", Context: map[string]any{"runs": list}}
 		}
 
 		It("has its name", func() { Expect(rule.Name()).To(Equal("run_member")) })

@@ -37,7 +37,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer f.Close()
 		body = f
 	}
-	call := gate.Call{Request: semantic.Request{ID: "req-1", Context: map[string]string{"order": "ord_42"}}}
+	call := gate.Call{Request: semantic.Request{ID: "req-1", Context: map[string]any{"order": "ord_42"}}}
 	v, err := c.Check(context.Background(), gate.Response{Status: 200, ContentType: "application/json", Body: body}, call)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -127,7 +127,23 @@ type RuleSpec struct {
 	Context    *KeyedSpec     `yaml:"context"`
 	Freshness  *FreshnessSpec `yaml:"freshness"`
 	Membership *KeyedSpec     `yaml:"membership"`
+	Count      *CountSpec     `yaml:"count"`
+	CEL        *CELSpec       `yaml:"cel"`
 	Custom     string         `yaml:"custom"`
+}
+
+// CountSpec configures semantic.Count: the array at Pointer has as many
+// elements as the number at EqualsPointer, or as the request context value
+// Key (exactly one of the two is set).
+type CountSpec struct {
+	Pointer       string `yaml:"pointer"`
+	EqualsPointer string `yaml:"equals_pointer"`
+	Key           string `yaml:"key"`
+}
+
+// CELSpec configures semantic.CEL: Expr must evaluate to true.
+type CELSpec struct {
+	Expr string `yaml:"expr"`
 }
 
 // PointerSpec names one location in the validated value.
@@ -203,6 +219,14 @@ func (r RuleSpec) clone() RuleSpec {
 	if r.Membership != nil {
 		m := *r.Membership
 		r.Membership = &m
+	}
+	if r.Count != nil {
+		c := *r.Count
+		r.Count = &c
+	}
+	if r.CEL != nil {
+		c := *r.CEL
+		r.CEL = &c
 	}
 	return r
 }
