@@ -71,7 +71,7 @@ func (o *runOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.opts.FixturesDir, "fixtures", "fixtures", "directory holding the fixture trees")
 	f.StringSliceVar(&o.opts.Filter.Tools, "tool", nil, "only these tools (repeatable or comma-separated)")
 	f.StringSliceVar(&o.opts.Filter.UpstreamVersions, "upstream-version", nil, "only these upstream versions")
-	f.StringSliceVar(&o.opts.Filter.Kinds, "kind", nil, "only these kinds: accepted, near-miss, historical, recorded")
+	f.StringSliceVar(&o.opts.Filter.Kinds, "kind", nil, "only these kinds: accepted, near-miss, error, historical, recorded")
 	f.StringSliceVar(&o.opts.Suites, "suite", nil, "only these suites: parse, schema, semantic, projection, no-leak, mutation (with --mutate)")
 	f.BoolVar(&o.failUnchecked, "fail-unchecked", false, "exit 1 when any testcase is unchecked (a near-miss without a reason, a recorded fixture without an expectation)")
 	f.BoolVar(&o.strict, "strict", false, "exit 1 when airlock lint finds anything in the selected contracts (warnings included)")

@@ -56,6 +56,9 @@ type AuditRecord struct {
 	Reason    string    `json:"reason,omitempty"`
 	ErrorCode ErrorCode `json:"error_code,omitempty"`
 	Retryable bool      `json:"retryable"`
+	// UpstreamError names the declared upstream error shape the response
+	// matched (Verdict.UpstreamError); left out when none.
+	UpstreamError string `json:"upstream_error,omitempty"`
 	// RetryAfterSeconds is Verdict.RetryAfter in whole seconds: the
 	// upstream's Retry-After (RFC 9110 §10.2.3) on a response refused for
 	// its status, 0 when its HTTP-date is past; nil (left out) when there

@@ -59,14 +59,16 @@ type Contract struct {
 	retryable    map[string]bool
 	statuses     statusPolicy
 	agentSchema  *jsonschema.Schema
-	formats      schema.FormatPolicy
-	annotated    []string // the formats the policy only annotates, sorted
-	versions     map[string]*upstream
-	schemas      *schema.Dir
-	redactor     *redact.Redactor
-	locations    int // the most instance locations an audit record lists
-	fsys         fs.FS
-	dir, shown   string
+	// agentErrorSchema checks a matched upstream error's detail; nil: none.
+	agentErrorSchema *jsonschema.Schema
+	formats          schema.FormatPolicy
+	annotated        []string // the formats the policy only annotates, sorted
+	versions         map[string]*upstream
+	schemas          *schema.Dir
+	redactor         *redact.Redactor
+	locations        int // the most instance locations an audit record lists
+	fsys             fs.FS
+	dir, shown       string
 }
 
 type upstream struct {
@@ -82,6 +84,8 @@ type upstream struct {
 	// ResultStructured; textBlock -1: the only text block).
 	result    string
 	textBlock int
+	// errors are the declared upstream error shapes, in manifest order.
+	errors []upstreamError
 }
 
 // projField is one projection entry: agent field ← pointer.
@@ -312,6 +316,11 @@ func (c *Contract) compile(m manifest.Manifest, opts Options, cfgErr func(key, m
 	if c.agentSchema, err = compile("/agent_schema", m.AgentSchema); err != nil {
 		return err
 	}
+	if m.AgentErrorSchema != "" {
+		if c.agentErrorSchema, err = compile("/agent_error_schema", m.AgentErrorSchema); err != nil {
+			return err
+		}
+	}
 	for name, uv := range m.UpstreamVersions {
 		key := "/upstream_versions/" + jsonpointer.EscapeToken(name)
 		u := &upstream{name: name}
@@ -335,6 +344,9 @@ func (c *Contract) compile(m manifest.Manifest, opts Options, cfgErr func(key, m
 		}
 		sort.Slice(u.projection, func(i, j int) bool { return u.projection[i].field < u.projection[j].field })
 		if u.rules, err = buildRules(key, uv.Rules, opts, cfgErr); err != nil {
+			return err
+		}
+		if err := c.compileErrors(u, uv.Errors, key, compile, cfgErr); err != nil {
 			return err
 		}
 		c.versions[name] = u

@@ -26,18 +26,41 @@ func successEnvelope(tool, requestID string, data map[string]any) []byte {
 //
 //	{"tool":T,"request_id":R,"outcome":"failure","error":{"code":C,"retryable":B}}
 //
-// with members in that order and no whitespace; strings are JSON-quoted
+// with members in that order and no whitespace (FailureEnvelopeDetail
+// gives the one form with more: error.detail of a matched upstream error); strings are JSON-quoted
 // with the minimal escaping of RFC 8785 §3.2.2.2 (invalid UTF-8 becomes
 // U+FFFD). It carries no upstream byte and no message text. Check returns
 // it in Verdict.Output for every refusal; a connector may also send it
 // itself, e.g. UpstreamUnavailable with retryable true when the upstream
 // call timed out before there was a response to check.
 func FailureEnvelope(tool, requestID string, code ErrorCode, retryable bool) []byte {
+	return failureEnvelope(tool, requestID, code, retryable, nil)
+}
+
+// FailureEnvelopeDetail is the failure envelope of a response that matched
+// a declared upstream error whose contract projects a detail
+// (Verdict.Detail):
+//
+//	{"tool":T,"request_id":R,"outcome":"failure","error":{"code":C,"retryable":B,"detail":D}}
+//
+// D serialised canonically like a success envelope's data (members sorted
+// by name, numbers in their exact text). Its values come only from the
+// error contract's detail pointers, each of which reaches an enum or const
+// of the error schema (checked at load). A nil detail gives FailureEnvelope.
+func FailureEnvelopeDetail(tool, requestID string, code ErrorCode, retryable bool, detail map[string]any) []byte {
+	return failureEnvelope(tool, requestID, code, retryable, detail)
+}
+
+func failureEnvelope(tool, requestID string, code ErrorCode, retryable bool, detail map[string]any) []byte {
 	b := appendHead(make([]byte, 0, 128), tool, requestID, "failure")
 	b = append(b, `,"error":{"code":`...)
 	b = appendString(b, string(code))
 	b = append(b, `,"retryable":`...)
 	b = strconv.AppendBool(b, retryable)
+	if detail != nil {
+		b = append(b, `,"detail":`...)
+		b = strictjson.AppendCanonical(b, detail)
+	}
 	return append(b, "}}"...)
 }
 

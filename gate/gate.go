@@ -68,6 +68,14 @@ type Verdict struct {
 	// adapter's scheduling, never part of the agent output.
 	RetryAfter    time.Duration
 	HasRetryAfter bool
+	// UpstreamError is the name of the declared upstream error shape
+	// (contract.yaml errors[].name) the refused response matched, for
+	// upstream.<name> and projection.agent_error_schema; "" otherwise.
+	UpstreamError string
+	// Detail is the failure envelope's error.detail: the matched error
+	// shape's projection of closed, enum-valued fields of the error value;
+	// nil when it declares none (or its detail was refused).
+	Detail map[string]any
 	// Output is the agent output: the success or the failure envelope.
 	Output []byte
 	// Body is the decoded body the gate read (at most the byte limit plus
@@ -85,6 +93,10 @@ type Verdict struct {
 	// is false when the response was refused before it.
 	value    any
 	hasValue bool
+	// errValue is the value a matched error shape saw (see
+	// introspect.ErrorValue).
+	errValue    any
+	hasErrValue bool
 	// from is where an MCP result's value was in the body (see
 	// introspect.Extracted).
 	from extracted
@@ -108,6 +120,13 @@ type refusal struct {
 	code              ErrorCode // set when setCode
 	retryable         bool      // used when setCode
 	setCode           bool
+	// upstreamError names the matched error shape (upstream.<name>, or
+	// projection.agent_error_schema of its detail); detail is the
+	// projected detail object (nil: none); errValue the error value.
+	upstreamError string
+	detail        map[string]any
+	errValue      any
+	hasErrValue   bool
 }
 
 // Check runs resp through the pipeline for call and returns the verdict:
@@ -141,16 +160,28 @@ func (c *Contract) Check(ctx context.Context, resp Response, call Call) (*Verdic
 		now = start
 	}
 
-	body, r := c.transport(resp)
+	status := resp.Status
+	if status == 0 {
+		status = 200
+	}
+	body, r := c.transport(resp, u)
 	v := &Verdict{Body: body}
 	if r != nil && (r.reason == ReasonStatus || r.reason == ReasonNotModified) {
 		retryAfter(v, resp.Header, now)
 	}
 	var data map[string]any
-	if r == nil {
+	switch {
+	case r == nil:
 		var err error
-		if data, r, err = c.stages(ctx, v, u, body, call.Request, now); err != nil {
+		if data, r, err = c.stages(ctx, v, u, body, call.Request, now, status); err != nil {
 			return nil, err
+		}
+	case r.reason == ReasonStatus && u.errorCandidates(status, false):
+		// An upstream failure: its own path, matched against the declared
+		// error shapes; unmatched, the status refusal stands.
+		value, ok := c.errorBody(body, resp.ContentType, u)
+		if m := c.matchError(u, status, false, value, ok); m != nil {
+			r = m
 		}
 	}
 	c.finish(v, r, data, resp, call, name, now)
@@ -183,7 +214,10 @@ func (c *Contract) finish(v *Verdict, r *refusal, data map[string]any, resp Resp
 		v.Reason = r.reason
 		v.Stage = StageOf(r.reason)
 		v.ErrorCode, v.Retryable = c.policy(r)
-		v.Output = FailureEnvelope(c.tool, call.Request.ID, v.ErrorCode, v.Retryable)
+		v.UpstreamError, v.Detail = r.upstreamError, r.detail
+		v.errValue, v.hasErrValue = r.errValue, r.hasErrValue
+		v.Output = failureEnvelope(c.tool, call.Request.ID, v.ErrorCode, v.Retryable, r.detail)
+		v.Audit.UpstreamError = r.upstreamError
 		v.Audit.Outcome = "failure"
 		v.Audit.Stage, v.Audit.Reason = v.Stage, v.Reason
 		v.Audit.ErrorCode, v.Audit.Retryable = v.ErrorCode, v.Retryable
@@ -212,7 +246,7 @@ func (c *Contract) finish(v *Verdict, r *refusal, data map[string]any, resp Resp
 // stages runs parse, schema, semantic and projection on a body that passed
 // the transport stage, checking ctx before each; it records the value the
 // schema stage sees in v.
-func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []byte, req semantic.Request, now time.Time) (map[string]any, *refusal, error) {
+func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []byte, req semantic.Request, now time.Time, status int) (map[string]any, *refusal, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -221,7 +255,16 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 		return nil, r, nil
 	}
 	if c.protocol == ProtocolMCP {
-		if value, v.from, r = c.unwrapMCP(value, u); r != nil {
+		var isErr bool
+		value, v.from, isErr, r = c.unwrapMCP(value, u, u.errorCandidates(status, true))
+		if isErr {
+			v.from = extracted{}
+			if m := c.matchError(u, status, true, value, r == nil); m != nil {
+				return nil, m, nil
+			}
+			return nil, &refusal{reason: ReasonMCPToolError, offset: -1, instanceLocation: "/isError", message: "the tool reported an error (isError: true) that no declared error shape matched"}, nil
+		}
+		if r != nil {
 			return nil, r, nil
 		}
 	}
@@ -230,6 +273,13 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 		return nil, nil, err
 	}
 	if r := c.schemaStage(u.schema, value); r != nil {
+		// A success status whose value is not a success may be the
+		// upstream's own error body.
+		if u.errorCandidates(status, false) {
+			if m := c.matchError(u, status, false, value, true); m != nil {
+				return nil, m, nil
+			}
+		}
 		return nil, r, nil
 	}
 	v.Warnings = append(v.Warnings, c.annotations(u, value)...)

@@ -43,6 +43,10 @@ func init() {
 		vd := v.(*Verdict)
 		return vd.value, vd.hasValue
 	}
+	introspect.ErrorValue = func(v any) (any, bool) {
+		vd := v.(*Verdict)
+		return vd.errValue, vd.hasErrValue
+	}
 	introspect.Manifest = func(c any) manifest.Manifest { return c.(*Contract).manifest.Clone() }
 	introspect.Schema = func(c any, version string) (*jsonschema.Schema, bool) {
 		u, ok := c.(*Contract).versions[version]

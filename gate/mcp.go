@@ -73,7 +73,33 @@ type extracted struct {
 // a text that is not strict JSON (the parse.* reasons, located inside the
 // text); under auto, a JSON text that differs from structuredContent
 // (parse.mcp_mismatch).
-func (c *Contract) unwrapMCP(v any, u *upstream) (any, extracted, *refusal) {
+//
+// When allowIsError, a result with isError: true is taken apart like any
+// other (without its isError member) and isErr is true: the caller matches
+// it against the version's error shapes.
+func (c *Contract) unwrapMCP(v any, u *upstream, allowIsError bool) (value any, from extracted, isErr bool, r *refusal) {
+	value, from, r = c.unwrapResult(v, u, allowIsError)
+	if r == errIsError {
+		obj := v.(map[string]any)
+		rest := make(map[string]any, len(obj))
+		for k, x := range obj {
+			if k != "isError" {
+				rest[k] = x
+			}
+		}
+		value, from, r = c.unwrapResult(rest, u, false)
+		return value, from, true, r
+	}
+	return value, from, false, r
+}
+
+// errIsError is unwrapResult's signal of an isError: true result it was
+// allowed to pass on.
+var errIsError = &refusal{reason: ReasonMCPToolError, offset: -1}
+
+// unwrapResult is unwrapMCP for one CallToolResult; with allowIsError an
+// isError: true result gives errIsError.
+func (c *Contract) unwrapResult(v any, u *upstream, allowIsError bool) (any, extracted, *refusal) {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return nil, extracted{}, &refusal{reason: ReasonMCPResult, offset: -1, message: "an MCP tool result must be a JSON object"}
@@ -93,6 +119,9 @@ func (c *Contract) unwrapMCP(v any, u *upstream) (any, extracted, *refusal) {
 		b, ok := e.(bool)
 		if !ok {
 			return nil, extracted{}, &refusal{reason: ReasonMCPIsError, offset: -1, instanceLocation: "/isError", message: "isError must be a boolean"}
+		}
+		if b && allowIsError {
+			return nil, extracted{}, errIsError
 		}
 		if b {
 			return nil, extracted{}, &refusal{reason: ReasonMCPToolError, offset: -1, instanceLocation: "/isError", message: "the tool reported an error (isError: true)"}

@@ -14,7 +14,11 @@ type Stage string
 // The pipeline's stages. StageInternal is not a step: it marks a refusal
 // caused by airlock itself (a validator panic), which still fails closed.
 const (
-	StageTransport  Stage = "transport"
+	StageTransport Stage = "transport"
+	// StageUpstream: an upstream failure (a non-success status, an MCP
+	// isError: true result, an error body under a success status) that
+	// matched one of the contract's declared error shapes.
+	StageUpstream   Stage = "upstream"
 	StageParse      Stage = "parse"
 	StageSchema     Stage = "schema"
 	StageSemantic   Stage = "semantic"
@@ -38,40 +42,43 @@ var ErrorCodes = []ErrorCode{NotFound, UpstreamUnavailable, InvalidResponse}
 
 // Reason codes: the operator-facing, stable "stage.name" of a refusal.
 // Schema refusals are "schema.<keyword>" (the JSON Schema keyword of the most
-// specific failing cause) and semantic refusals "semantic.<rule name>"; both
-// families are listed once below by their prefix.
+// specific failing cause), semantic refusals "semantic.<rule name>" and
+// matched upstream errors "upstream.<error name>"; the families are listed
+// once below by their prefix.
 const (
-	ReasonStatus         = "transport.status"
-	ReasonNotModified    = "transport.not_modified"
-	ReasonTooLarge       = "transport.too_large"
-	ReasonEmptyBody      = "transport.empty_body"
-	ReasonContentType    = "transport.content_type"
-	ReasonNotJSON        = "transport.not_json"
-	ReasonEncoding       = "transport.encoding"
-	ReasonReadError      = "transport.read_error"
-	ReasonMCPToolError   = "transport.mcp_tool_error"
-	ReasonSyntax         = strictjson.ReasonSyntax
-	ReasonTruncated      = strictjson.ReasonTruncated
-	ReasonDuplicate      = strictjson.ReasonDuplicate
-	ReasonFoldCollision  = strictjson.ReasonFoldCollision
-	ReasonInvalidUTF8    = strictjson.ReasonInvalidUTF8
-	ReasonLoneSurrogate  = strictjson.ReasonLoneSurrogate
-	ReasonBOM            = strictjson.ReasonBOM
-	ReasonTrailingData   = strictjson.ReasonTrailingData
-	ReasonDepth          = strictjson.ReasonDepth
-	ReasonNumber         = strictjson.ReasonNumber
-	ReasonStringTooLong  = strictjson.ReasonStringTooLong
-	ReasonMCPResult      = "parse.mcp_result"
-	ReasonMCPMember      = "parse.mcp_member"
-	ReasonMCPIsError     = "parse.mcp_is_error"
-	ReasonMCPContent     = "parse.mcp_content"
-	ReasonMCPContentType = "parse.mcp_content_type"
-	ReasonMCPTextBlock   = "parse.mcp_text_block"
-	ReasonMCPMismatch    = "parse.mcp_mismatch"
-	ReasonSchemaFamily   = "schema.<keyword>"
-	ReasonSemantic       = "semantic.<rule>"
-	ReasonAgentSchema    = "projection.agent_schema"
-	ReasonPanic          = "internal.validator_panic"
+	ReasonStatus           = "transport.status"
+	ReasonNotModified      = "transport.not_modified"
+	ReasonTooLarge         = "transport.too_large"
+	ReasonEmptyBody        = "transport.empty_body"
+	ReasonContentType      = "transport.content_type"
+	ReasonNotJSON          = "transport.not_json"
+	ReasonEncoding         = "transport.encoding"
+	ReasonReadError        = "transport.read_error"
+	ReasonMCPToolError     = "transport.mcp_tool_error"
+	ReasonSyntax           = strictjson.ReasonSyntax
+	ReasonTruncated        = strictjson.ReasonTruncated
+	ReasonDuplicate        = strictjson.ReasonDuplicate
+	ReasonFoldCollision    = strictjson.ReasonFoldCollision
+	ReasonInvalidUTF8      = strictjson.ReasonInvalidUTF8
+	ReasonLoneSurrogate    = strictjson.ReasonLoneSurrogate
+	ReasonBOM              = strictjson.ReasonBOM
+	ReasonTrailingData     = strictjson.ReasonTrailingData
+	ReasonDepth            = strictjson.ReasonDepth
+	ReasonNumber           = strictjson.ReasonNumber
+	ReasonStringTooLong    = strictjson.ReasonStringTooLong
+	ReasonMCPResult        = "parse.mcp_result"
+	ReasonMCPMember        = "parse.mcp_member"
+	ReasonMCPIsError       = "parse.mcp_is_error"
+	ReasonMCPContent       = "parse.mcp_content"
+	ReasonMCPContentType   = "parse.mcp_content_type"
+	ReasonMCPTextBlock     = "parse.mcp_text_block"
+	ReasonMCPMismatch      = "parse.mcp_mismatch"
+	ReasonSchemaFamily     = "schema.<keyword>"
+	ReasonSemantic         = "semantic.<rule>"
+	ReasonAgentSchema      = "projection.agent_schema"
+	ReasonUpstreamError    = "upstream.<name>"
+	ReasonAgentErrorSchema = "projection.agent_error_schema"
+	ReasonPanic            = "internal.validator_panic"
 )
 
 // ReasonInfo documents one reason code (or one family of them).
@@ -120,7 +127,9 @@ var registry = []ReasonInfo{
 	{ReasonMCPMismatch, StageParse, InvalidResponse, false, "Contracts with protocol: mcp and result: auto: the result has structuredContent and a text block holding JSON, and the two are different JSON values (members compared as sets, numbers by value)."},
 	{ReasonSchemaFamily, StageSchema, InvalidResponse, false, "The value fails the upstream version's JSON Schema; <keyword> is the keyword of the most specific failing cause (additionalProperties, required, type, enum, const, format, maxLength, pattern, oneOf, false, …)."},
 	{ReasonSemantic, StageSemantic, InvalidResponse, false, "A semantic rule of the contract refused the value; <rule> is the rule's name in contract.yaml (binding, context match, freshness, membership, count, cel or custom)."},
+	{ReasonUpstreamError, StageUpstream, InvalidResponse, false, "The response is an upstream failure that matched the declared error shape <name> of the upstream version (contract.yaml errors): a non-success status in its when.status, an MCP result with isError: true under when.is_error, or a value under a success status in its when.status that failed the version's schema; and its schema (if any) admitted the error value. The error code and retryable are the error shape's (the default here is never used); the failure envelope carries error.detail when the shape projects one. Shapes are tried in order; a failure none matches keeps its transport.status, transport.mcp_tool_error or schema.<keyword> refusal."},
 	{ReasonAgentSchema, StageProjection, InvalidResponse, false, "The projected agent data fails the contract's closed agent-facing schema."},
+	{ReasonAgentErrorSchema, StageProjection, InvalidResponse, false, "A matched upstream error's projected detail fails the contract's agent_error_schema; the audit record names the error (upstream_error)."},
 	{ReasonPanic, StageInternal, InvalidResponse, false, "The schema validator panicked on this value; the panic is recovered and the response refused."},
 }
 
@@ -146,6 +155,8 @@ func LookupReason(code string) (ReasonInfo, bool) {
 		}
 	case strings.HasPrefix(code, "semantic.") && len(code) > len("semantic."):
 		return LookupReason(ReasonSemantic)
+	case strings.HasPrefix(code, "upstream.") && len(code) > len("upstream."):
+		return LookupReason(ReasonUpstreamError)
 	}
 	return ReasonInfo{}, false
 }

@@ -45,7 +45,12 @@ var DefaultContentTypes = []string{"application/json", "application/*+json"}
 
 // transport runs the transport stage: status, byte limit, empty body,
 // content type and sniff, in that order. It returns the decoded body.
-func (c *Contract) transport(resp Response) ([]byte, *refusal) {
+//
+// A non-success status is refused with transport.status (or
+// transport.not_modified); its body is still read within the limit, and
+// decoded (gzip) when an error shape of u takes the status, so that the
+// error path can parse it.
+func (c *Contract) transport(resp Response, u *upstream) ([]byte, *refusal) {
 	status := resp.Status
 	if status == 0 {
 		status = 200
@@ -61,7 +66,11 @@ func (c *Contract) transport(resp Response) ([]byte, *refusal) {
 		r.setCode = true
 		// The body is still read, within the limit and not decoded, so the
 		// audit record holds its size and SHA-256 for the operator.
-		body, _ := readBody(resp.Body, "identity", c.limits.MaxBytes)
+		encoding := "identity"
+		if u != nil && u.errorCandidates(status, false) {
+			encoding = resp.ContentEncoding
+		}
+		body, _ := readBody(resp.Body, encoding, c.limits.MaxBytes)
 		return body, r
 	}
 

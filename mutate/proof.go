@@ -82,7 +82,7 @@ func classify(f fixture.Fixture, tool, requestID string, mu Mutant, v *gate.Verd
 	switch {
 	case v.Admitted:
 		r.Outcome, r.Problem = Survived, "admitted: "+mu.Hint+" would refuse it"
-	case !fixture.IsFailureEnvelope(v.Output, tool, requestID, v.ErrorCode, v.Retryable):
+	case !fixture.IsVerdictFailure(v.Output, tool, requestID, v):
 		r.Actual, r.Outcome, r.Problem = v.Reason, Leaked, "refused output is not exactly the failure envelope"
 	case mu.Canary != "" && bytes.Contains(v.Output, []byte(mu.Canary)):
 		r.Actual, r.Outcome, r.Problem = v.Reason, Leaked, "the canary "+mu.Canary+" reached the agent output"

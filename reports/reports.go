@@ -99,7 +99,7 @@ type Group struct {
 
 // SuiteOrder is the order suites are reported in: a tool's broken contract
 // (SuiteContract) first.
-var SuiteOrder = []string{SuiteContract, "parse", "schema", "semantic", "projection", "no-leak", "mutation"}
+var SuiteOrder = []string{SuiteContract, "parse", "schema", "semantic", "projection", "error", "no-leak", "mutation"}
 
 func suiteRank(s string) int {
 	for i, x := range SuiteOrder {

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/manifest"
 	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/jsonpointer"
 )
@@ -299,4 +301,47 @@ func sortedKeys(m map[string]any) []string {
 	keys := slices.Collect(maps.Keys(m))
 	slices.Sort(keys)
 	return keys
+}
+
+// DetailCheck proves that the detail of a failure envelope (v.Detail)
+// carries nothing but the matched error contract's projection, as the
+// no-leak proof does for an admitted response's data: every member is a
+// detail field of the error shape v.UpstreamError of upstream version
+// version, and its value equals what the field's pointer selects in the
+// error value the gate matched (introspect.ErrorValue; the load check has
+// made each such value an enum or const of the error schema). nil when v
+// has no detail.
+func DetailCheck(c *gate.Contract, version string, v *gate.Verdict) error {
+	if v.Detail == nil {
+		return nil
+	}
+	var spec *manifest.ErrorSpec
+	uv := introspect.Manifest(c).UpstreamVersions[version]
+	for i := range uv.Errors {
+		if uv.Errors[i].Name == v.UpstreamError {
+			spec = &uv.Errors[i]
+		}
+	}
+	if spec == nil {
+		return fmt.Errorf("detail without a matched error shape of %s (upstream_error %q)", version, v.UpstreamError)
+	}
+	value, ok := introspect.ErrorValue(v)
+	if !ok {
+		return errors.New("detail without an error value")
+	}
+	for _, field := range slices.Sorted(maps.Keys(v.Detail)) {
+		ptr, declared := spec.Detail[field]
+		if !declared {
+			return fmt.Errorf("detail member %q is not a detail field of error %s", field, spec.Name)
+		}
+		p, err := jsonpointer.Parse(ptr)
+		if err != nil {
+			return err
+		}
+		want, ok := p.Lookup(value)
+		if !ok || !reflect.DeepEqual(want, v.Detail[field]) {
+			return fmt.Errorf("detail member %q is not the value at %s of the error value", field, ptr)
+		}
+	}
+	return nil
 }

@@ -36,12 +36,15 @@ const (
 	SuiteSchema     = "schema"
 	SuiteSemantic   = "semantic"
 	SuiteProjection = "projection"
-	SuiteNoLeak     = "no-leak"
-	SuiteMutation   = "mutation"
+	// SuiteError checks the fixtures of kind error (and any expectation of
+	// upstream.<name>): the response matched a declared upstream error.
+	SuiteError    = "error"
+	SuiteNoLeak   = "no-leak"
+	SuiteMutation = "mutation"
 )
 
 // Suites lists the suites a run can select.
-var Suites = []string{SuiteParse, SuiteSchema, SuiteSemantic, SuiteProjection, SuiteNoLeak}
+var Suites = []string{SuiteParse, SuiteSchema, SuiteSemantic, SuiteProjection, SuiteError, SuiteNoLeak}
 
 // Options configure a run.
 type Options struct {
@@ -191,6 +194,8 @@ func suiteOf(stage gate.Stage) string {
 		return SuiteSchema
 	case gate.StageSemantic:
 		return SuiteSemantic
+	case gate.StageUpstream:
+		return SuiteError
 	}
 	return SuiteProjection
 }
@@ -241,6 +246,8 @@ func (rc *runContext) check(ctx context.Context, f fixture.Fixture) fixtureResul
 	switch {
 	case exp.Outcome == "admitted":
 		out.updated = rc.checkAdmitted(ctx, f, c, v, refusedIn, add)
+	case f.Kind == fixture.KindError && exp.Reason == "":
+		checkMatchedError(v, add)
 	case exp.Reason == "":
 		checkUnstated(f, v, exp, refusedIn, add)
 	default:
@@ -267,6 +274,10 @@ type addCase func(suite string, status reports.Status, msg, detail string)
 // stage's suite passes when the gate got past that stage, and the
 // projection suite compares the golden. It returns the golden it updated.
 func (rc *runContext) checkAdmitted(ctx context.Context, f fixture.Fixture, c *gate.Contract, v *gate.Verdict, refusedIn string, add addCase) string {
+	if refusedIn == SuiteError {
+		add(SuiteError, reports.Failed, fmt.Sprintf("expected admitted, refused as the declared upstream error %s", v.Reason), auditDetail(v))
+		return ""
+	}
 	for _, s := range []string{SuiteParse, SuiteSchema, SuiteSemantic} {
 		switch {
 		case refusedIn == s:
@@ -305,6 +316,19 @@ func checkUnstated(f fixture.Fixture, v *gate.Verdict, exp fixture.Expectation, 
 		add(suite, reports.Failed, "expected a refusal, admitted", "")
 	} else {
 		add(suite, reports.Unchecked, msg, "")
+	}
+}
+
+// checkMatchedError adds the case of an error fixture that names no
+// reason: it passes when the response matched any declared upstream error.
+func checkMatchedError(v *gate.Verdict, add addCase) {
+	switch {
+	case v.Admitted:
+		add(SuiteError, reports.Failed, "expected a declared upstream error, admitted", "agent output: "+string(v.Output))
+	case v.Stage != gate.StageUpstream:
+		add(SuiteError, reports.Failed, fmt.Sprintf("expected a declared upstream error (upstream.<name>), refused by %s", v.Reason), auditDetail(v))
+	default:
+		add(SuiteError, reports.Passed, "", "")
 	}
 }
 
@@ -391,8 +415,11 @@ func (rc *runContext) projectionCase(ctx context.Context, f fixture.Fixture, c *
 // noLeak checks that no rejected byte reaches the agent output.
 func (rc *runContext) noLeak(f fixture.Fixture, c *gate.Contract, v *gate.Verdict, exp fixture.Expectation) (reports.Status, string, string) {
 	if !v.Admitted {
-		if !fixture.IsFailureEnvelope(v.Output, c.Tool(), exp.Request.ID, v.ErrorCode, v.Retryable) {
+		if !fixture.IsVerdictFailure(v.Output, c.Tool(), exp.Request.ID, v) {
 			return reports.Failed, "refused output is not exactly the failure envelope", "agent output: " + string(v.Output)
+		}
+		if err := DetailCheck(c, f.UpstreamVersion, v); err != nil {
+			return reports.Failed, "the failure envelope's detail is not the error contract's projection", err.Error()
 		}
 		return reports.Passed, "", ""
 	}

@@ -35,6 +35,9 @@ var (
 	// result's shape). The value is shared with the verdict: do not modify
 	// it.
 	Value func(verdict any) (v any, ok bool)
+	// ErrorValue returns the error value a matched upstream error shape
+	// saw (gate.Verdict.UpstreamError), and false when it read none.
+	ErrorValue func(verdict any) (v any, ok bool)
 
 	// Manifest returns a deep copy of a contract's decoded contract.yaml.
 	Manifest func(contract any) manifest.Manifest

@@ -60,8 +60,11 @@ type Manifest struct {
 	Result string `yaml:"result"`
 	// TextBlock is the index in content of the text block a text or auto
 	// result reads; nil means the only text block.
-	TextBlock        *int                       `yaml:"text_block"`
-	AgentSchema      string                     `yaml:"agent_schema"`
+	TextBlock   *int   `yaml:"text_block"`
+	AgentSchema string `yaml:"agent_schema"`
+	// AgentErrorSchema is the closed schema a matched upstream error's
+	// detail object must satisfy; "" means none.
+	AgentErrorSchema string                     `yaml:"agent_error_schema"`
 	ErrorCodes       []string                   `yaml:"error_codes"`
 	ContentTypes     []string                   `yaml:"content_types"`
 	Limits           Limits                     `yaml:"limits"`
@@ -118,6 +121,29 @@ type UpstreamVersion struct {
 	// version ("" and nil: inherit).
 	Result    string `yaml:"result"`
 	TextBlock *int   `yaml:"text_block"`
+	// Errors are the upstream's declared error shapes, tried in order.
+	Errors []ErrorSpec `yaml:"errors"`
+}
+
+// ErrorSpec is one declared upstream error shape: which responses are
+// candidates (When), the JSON Schema their value must satisfy ("" means
+// any candidate matches), and the failure envelope it gives: Code,
+// Retryable and the optional Detail projection (agent field → JSON
+// Pointer into the error value).
+type ErrorSpec struct {
+	Name      string            `yaml:"name"`
+	When      ErrorWhen         `yaml:"when"`
+	Schema    string            `yaml:"schema"`
+	Code      string            `yaml:"code"`
+	Retryable bool              `yaml:"retryable"`
+	Detail    map[string]string `yaml:"detail"`
+}
+
+// ErrorWhen selects the candidates of an ErrorSpec: responses with one of
+// Status (0 counts as 200), or MCP results with isError: true when IsError.
+type ErrorWhen struct {
+	Status  []int `yaml:"status"`
+	IsError bool  `yaml:"is_error"`
 }
 
 // RuleSpec is one semantic rule in the manifest: a name and exactly one kind.
@@ -193,6 +219,12 @@ func (m Manifest) Clone() Manifest {
 			uv.Projection = maps.Clone(uv.Projection)
 			uv.TextBlock = cloneInt(uv.TextBlock)
 			uv.Rules = slices.Clone(uv.Rules)
+			uv.Errors = slices.Clone(uv.Errors)
+			for i, e := range uv.Errors {
+				e.When.Status = slices.Clone(e.When.Status)
+				e.Detail = maps.Clone(e.Detail)
+				uv.Errors[i] = e
+			}
 			for i, r := range uv.Rules {
 				uv.Rules[i] = r.clone()
 			}
