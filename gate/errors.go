@@ -98,74 +98,67 @@ func (c *Contract) compileErrors(u *upstream, specs []manifest.ErrorSpec, key st
 	return nil
 }
 
-// closedAt follows pointer p through the schema document of file (its
-// properties, prefixItems and items keywords, and $ref to a fragment of the
-// same file or to another file of the contract) and returns "" when it
-// reaches a schema with enum or const, else why not.
+// closedAt reports whether pointer p into values of the schema file is
+// closed: "" when some schema that applies to the value at p, reached from
+// the file's root through properties, prefixItems, items and $ref (to a
+// fragment of the same file or to another file of the contract; at most
+// 32 deep), has enum or const; else why not. Every schema on such a route
+// applies to the value at once, so one enum or const bounds it.
 func (c *Contract) closedAt(file string, p jsonpointer.Pointer) string {
 	doc := c.schemas.Doc(file)
-	node, why := c.deref(file, doc, doc)
-	if why != "" {
-		return why
+	if doc == nil {
+		return "no schema file " + file
 	}
-	for i, tok := range p {
-		m := node.(map[string]any)
-		var next any
-		if props, ok := m["properties"].(map[string]any); ok {
-			next = props[tok]
-		}
-		if n, err := strconv.Atoi(tok); next == nil && err == nil && n >= 0 {
-			if pre, ok := m["prefixItems"].([]any); ok && n < len(pre) {
-				next = pre[n]
-			} else if it, ok := m["items"].(map[string]any); ok {
-				next = it
-			}
-		}
-		if next == nil {
-			return fmt.Sprintf("%s names nothing in properties, prefixItems or items", jsonpointer.Pointer(p[:i+1]))
-		}
-		if node, why = c.deref(file, doc, next); why != "" {
-			return why
-		}
-	}
-	m := node.(map[string]any)
-	if _, ok := m["const"]; ok {
+	if c.closed(doc, doc, p, 0) {
 		return ""
 	}
-	if _, ok := m["enum"]; ok {
-		return ""
-	}
-	return "its schema has no enum or const"
+	return fmt.Sprintf("no schema on the way to %s (through properties, prefixItems, items and $ref) has enum or const", p)
 }
 
-// deref resolves a chain of $ref (at most 32) from node in doc of file.
-func (c *Contract) deref(file string, doc, node any) (any, string) {
-	for range 32 {
-		m, ok := node.(map[string]any)
-		if !ok {
-			return nil, "a boolean schema, not an enum or const"
+func (c *Contract) closed(doc, node any, p jsonpointer.Pointer, depth int) bool {
+	m, ok := node.(map[string]any)
+	if !ok || depth > 32 {
+		return false
+	}
+	if len(p) == 0 {
+		if _, ok := m["const"]; ok {
+			return true
 		}
-		ref, ok := m["$ref"].(string)
-		if !ok {
-			return m, ""
+		if _, ok := m["enum"]; ok {
+			return true
 		}
-		target, frag, _ := strings.Cut(ref, "#")
-		d := doc
-		if target != "" {
-			if d = c.schemas.Doc(target); d == nil {
-				return nil, fmt.Sprintf("$ref %q is not a schema file of the contract", ref)
+	} else {
+		tok := p[0]
+		if props, ok := m["properties"].(map[string]any); ok && props[tok] != nil && c.closed(doc, props[tok], p[1:], depth+1) {
+			return true
+		}
+		if n, err := strconv.Atoi(tok); err == nil && n >= 0 && strconv.Itoa(n) == tok {
+			pre, _ := m["prefixItems"].([]any)
+			if n < len(pre) && c.closed(doc, pre[n], p[1:], depth+1) {
+				return true
 			}
-			doc, file = d, target
-		}
-		p, err := jsonpointer.Parse(frag)
-		if err != nil {
-			return nil, fmt.Sprintf("$ref %q: %v", ref, err)
-		}
-		if node, ok = p.Lookup(d); !ok {
-			return nil, fmt.Sprintf("$ref %q reaches nothing", ref)
+			if it, ok := m["items"]; ok && n >= len(pre) && c.closed(doc, it, p[1:], depth+1) {
+				return true
+			}
 		}
 	}
-	return nil, "$ref chain longer than 32"
+	ref, ok := m["$ref"].(string)
+	if !ok {
+		return false
+	}
+	target, frag, _ := strings.Cut(ref, "#")
+	d := doc
+	if target != "" {
+		if d = c.schemas.Doc(target); d == nil {
+			return false
+		}
+	}
+	fp, err := jsonpointer.Parse(frag)
+	if err != nil {
+		return false
+	}
+	next, ok := fp.Lookup(d)
+	return ok && c.closed(d, next, p, depth+1)
 }
 
 // matchError tries u's error shapes, in order, on a candidate response:

@@ -150,19 +150,9 @@ var _ = Describe("airlock lint", func() {
 		Expect(l.Findings).To(BeEmpty())
 	})
 
-	It("finds nothing that counts in the bundled contracts: review_status accepts its three findings", func() {
+	It("finds nothing in the bundled contracts: review_status's failure envelope is an error shape, not a schema branch", func() {
 		l := lintTree("../schemas", "../fixtures")
-		Expect(l.Active()).To(BeZero(), "%v", l.Findings)
-		Expect(l.Findings).To(HaveLen(3))
-		for _, f := range l.Findings {
-			Expect(f.Tool).To(Equal("review_status"))
-			Expect(f.Rule).To(Equal("projection-optional"))
-			Expect(f.Ignored).NotTo(BeEmpty())
-		}
-		for _, f := range l.Findings {
-			_, ok := lint.Lookup(f.Rule)
-			Expect(ok).To(BeTrue())
-		}
+		Expect(l.Findings).To(BeEmpty(), "%v", l.Findings)
 	})
 
 	It("skips the fixture rules without a fixture tree, and says so", func() {
