@@ -247,7 +247,7 @@ func FuzzGate(f *testing.F) {
 			if v.Reason == "" || gate.StageOf(v.Reason) == "" || v.Stage != gate.StageOf(v.Reason) {
 				t.Fatalf("refusal with reason %q and stage %q", v.Reason, v.Stage)
 			}
-			want := gate.FailureEnvelope("review_status", fuzzRequestID, v.ErrorCode, v.Retryable)
+			want := gate.FailureEnvelopeDetail("review_status", fuzzRequestID, v.ErrorCode, v.Retryable, v.Detail)
 			if !bytes.Equal(v.Output, want) {
 				t.Fatalf("refusal output\n%s\nwant\n%s", v.Output, want)
 			}

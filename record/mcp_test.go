@@ -261,6 +261,46 @@ var _ = Describe("airlock record from MCP", func() {
 			Expect(string(golden)).To(Equal(`{"tool":"weather","request_id":"req-chicago","outcome":"success","data":{"conditions":"Light rain / drizzle","humidity":82,"temperature":36}}` + "\n"))
 		})
 
+		It("maps the tool's isError result to NOT_FOUND through a declared error shape, and keeps transport.mcp_tool_error without one", func() {
+			dir := testtree.Tree(map[string]string{"schemas/.keep": "", "fixtures/.keep": ""})
+			opts := record.Options{
+				SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
+				Tool: "weather", UpstreamVersion: "v1", Timeout: 60 * time.Second,
+				Calls: []record.Call{mcpCall("chicago", server, "get-structured-content", `{"location":"Chicago"}`)},
+			}
+			first, err := record.Record(context.Background(), opts)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(first[0].Err).NotTo(HaveOccurred())
+			schema, err := os.ReadFile(first[0].OutputSchema)
+			Expect(err).NotTo(HaveOccurred())
+			deriveContract(opts.SchemasDir, "weather", "v1", schema)
+
+			// Paris is not a location the tool knows: it answers isError: true
+			// with a text block that is not JSON, so the error shape matches
+			// on is_error alone (no schema, no detail).
+			opts.Calls = []record.Call{mcpCall("paris", server, "get-structured-content", `{"location":"Paris"}`)}
+			plain, err := record.Record(context.Background(), opts)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(plain[0].Verdict.Reason).To(Equal("transport.mcp_tool_error"))
+
+			manifest := filepath.Join(opts.SchemasDir, "weather", "contract.yaml")
+			m, err := os.ReadFile(manifest)
+			Expect(err).NotTo(HaveOccurred())
+			m = append(m, "    errors:\n      - name: unknown_location\n        when: {is_error: true}\n        code: NOT_FOUND\n"...)
+			Expect(os.WriteFile(manifest, m, 0o644)).To(Succeed())
+			opts.Calls = []record.Call{mcpCall("paris-mapped", server, "get-structured-content", `{"location":"Paris"}`)}
+			mapped, err := record.Record(context.Background(), opts)
+			Expect(err).NotTo(HaveOccurred())
+			v := mapped[0].Verdict
+			Expect(v.Reason).To(Equal("upstream.unknown_location"), "%s", v.Audit.JSON())
+			Expect(v.Stage).To(Equal(gate.StageUpstream))
+			Expect(v.Audit.UpstreamError).To(Equal("unknown_location"))
+			Expect(string(v.Output)).To(Equal(`{"tool":"weather","request_id":"req-paris-mapped","outcome":"failure","error":{"code":"NOT_FOUND","retryable":false}}`))
+			body, err := os.ReadFile(mapped[0].Body)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(body)).To(ContainSubstring(`"isError":true`))
+		})
+
 		It("records MCP calls from a requests file without --mcp, the server from the command line or the entry", func() {
 			dir := testtree.Tree(map[string]string{"fixtures/.keep": "", "calls.yaml": `- name: chicago
   mcp_tool: get-structured-content

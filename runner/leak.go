@@ -13,7 +13,6 @@ import (
 
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/introspect"
-	"github.com/airlockdev/airlock/internal/manifest"
 	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/jsonpointer"
 )
@@ -315,16 +314,17 @@ func DetailCheck(c *gate.Contract, version string, v *gate.Verdict) error {
 	if v.Detail == nil {
 		return nil
 	}
-	var spec *manifest.ErrorSpec
 	uv := introspect.Manifest(c).UpstreamVersions[version]
+	found := -1
 	for i := range uv.Errors {
 		if uv.Errors[i].Name == v.UpstreamError {
-			spec = &uv.Errors[i]
+			found = i
 		}
 	}
-	if spec == nil {
+	if found < 0 {
 		return fmt.Errorf("detail without a matched error shape of %s (upstream_error %q)", version, v.UpstreamError)
 	}
+	spec := uv.Errors[found]
 	value, ok := introspect.ErrorValue(v)
 	if !ok {
 		return errors.New("detail without an error value")
