@@ -10,6 +10,14 @@
 // package semantic), projection (an allowlist of JSON Pointers into a new
 // object, checked against the closed agent-facing schema), envelope, audit.
 //
+// An upstream failure takes its own path after transport: a non-success
+// status, an MCP result with isError: true, or a success-status value that
+// fails the schema is matched against the upstream version's declared
+// error shapes (contract.yaml errors; the body parsed by the same strict
+// parse stage), and the first that matches gives the failure envelope its
+// code, retryable and optional detail (reason upstream.<name>). A failure
+// no shape matches keeps its transport or schema refusal.
+//
 // A connector loads its contracts once (Load from an fs.FS such as an
 // embed.FS, or LoadDir from disk), then calls Contract.Check for every
 // upstream response and hands Verdict.Output to the agent and

@@ -106,7 +106,7 @@ var registry = []ReasonInfo{
 	{ReasonNotJSON, StageTransport, InvalidResponse, false, "The body starts like HTML or XML (\"<\" after optional whitespace), whatever the Content-Type says: a proxy or error page, not the upstream's answer."},
 	{ReasonEncoding, StageTransport, InvalidResponse, false, "The Content-Encoding is not identity or gzip, or the gzip stream is corrupt."},
 	{ReasonReadError, StageTransport, UpstreamUnavailable, true, "Reading the body failed midway (connection reset, timeout)."},
-	{ReasonMCPToolError, StageTransport, UpstreamUnavailable, false, "An MCP tool result with isError: true (contracts with protocol: mcp): the upstream's own failure, passed on as an upstream failure envelope rather than a schema refusal."},
+	{ReasonMCPToolError, StageTransport, UpstreamUnavailable, false, "An MCP tool result with isError: true (contracts with protocol: mcp): the upstream's own failure, passed on as an upstream failure envelope rather than a schema refusal. An error shape of the contract with when.is_error that matches the result turns it into upstream.<name> instead."},
 	{ReasonSyntax, StageParse, InvalidResponse, false, "The body is not JSON text per RFC 8259 (a bad token, a missing delimiter, a non-string member name)."},
 	{ReasonTruncated, StageParse, UpstreamUnavailable, true, "The body ends inside a value: the response was cut short. The offset is the body's end; instance_location is the innermost open object or array, and the message says how many are unclosed."},
 	{ReasonDuplicate, StageParse, InvalidResponse, false, "An object repeats a member name, compared after unescaping (RFC 8259 §4, RFC 7493 §2.3). The audit record names every repeat found (at most 16), each with its JSON Pointer and byte offset."},
