@@ -15,8 +15,8 @@ import (
 func newPromoteCmd(e *env) *cobra.Command {
 	var opts fixture.PromoteOptions
 	cmd := &cobra.Command{
-		Use:   "promote FIXTURE --to accepted|near-miss|historical",
-		Short: "Move a recorded fixture into accepted/, near-miss/ or historical/",
+		Use:   "promote FIXTURE --to accepted|near-miss|error|historical",
+		Short: "Move a recorded fixture into accepted/, near-miss/, error/ or historical/",
 		Long: `promote moves a fixture (usually one airlock record wrote) to another kind folder of the
 same tool and upstream version: body, sidecar, output schema and golden together, all or
 nothing, never overwriting. FIXTURE is the body file or its .meta.yaml.
@@ -25,6 +25,8 @@ The gate judges the fixture first. The new sidecar spells out every value the fi
 inherited and keeps its recorded: block; its expectation is
   accepted     admitted (a refused fixture is not moved)
   near-miss    refused for the reason the gate gives now (an admitted one is not moved)
+  error        refused as the declared upstream error it matches now, upstream.<name>
+               (anything else is not moved)
   historical   what the gate does now: admitted, or refused for its reason
 
 An accepted fixture needs a golden: write it with airlock run --update.
@@ -35,7 +37,7 @@ cannot be written.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.To == "" {
-				return usageErr("--to is required: accepted, near-miss or historical")
+				return usageErr("--to is required: accepted, near-miss, error or historical")
 			}
 			opts.Fixture = args[0]
 			opts.Gate = e.gate
@@ -68,7 +70,7 @@ cannot be written.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.To, "to", "", "destination kind: accepted, near-miss or historical (required)")
+	f.StringVar(&opts.To, "to", "", "destination kind: accepted, near-miss, error or historical (required)")
 	f.StringVar(&opts.SchemasDir, "schemas", "schemas", "directory holding one folder per tool contract")
 	return cmd
 }

@@ -2,15 +2,16 @@ package record_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/testtree"
 	"github.com/airlockdev/airlock/record"
@@ -69,13 +70,15 @@ var _ = Describe("recording an upstream's declared error", func() {
 		Expect(v.Audit.UpstreamError).To(Equal("not_found"))
 		Expect(string(v.Output)).To(Equal(`{"tool":"lookup","request_id":"req-00000001","outcome":"failure","error":{"code":"NOT_FOUND","retryable":false,"detail":{"reason":"not_found"}}}`))
 
-		// Moved to error/ with its expectation, the recorded answer passes
-		// the error suite and the no-leak proof of its detail.
-		edir := filepath.Join(dir, "fixtures", "lookup", "v1", "error")
-		Expect(os.MkdirAll(edir, 0o755)).To(Succeed())
-		Expect(os.Rename(results[0].Body, filepath.Join(edir, "missing.json"))).To(Succeed())
-		Expect(os.Remove(results[0].Meta)).To(Succeed())
-		Expect(os.WriteFile(filepath.Join(edir, "missing.meta.yaml"), []byte("status: 404\nexpect: {reason: upstream.not_found}\n"), 0o644)).To(Succeed())
+		// The found answer cannot be an error fixture; promoted to error/,
+		// the recorded answer passes the error suite and the no-leak proof
+		// of its detail.
+		p, err := fixture.Promote(context.Background(), fixture.PromoteOptions{SchemasDir: opts.SchemasDir, Fixture: results[0].Body, To: fixture.KindError})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Expect).To(Equal(&fixture.Expect{Outcome: "refused", Reason: "upstream.not_found"}))
+		Expect(filepath.Join(dir, "fixtures", "lookup", "v1", "error", "missing.json")).To(BeAnExistingFile())
+		_, err = fixture.Promote(context.Background(), fixture.PromoteOptions{SchemasDir: opts.SchemasDir, Fixture: filepath.Join(dir, "fixtures", "lookup", "v1", "accepted", "found.json"), To: fixture.KindError})
+		Expect(errors.Is(err, fixture.ErrWrongVerdict)).To(BeTrue(), "%v", err)
 		res, err := testtree.Run(dir)
 		Expect(err).NotTo(HaveOccurred())
 		_, failed, _ := res.Run.Counts()
