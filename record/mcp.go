@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"slices"
 	"strings"
@@ -147,18 +148,25 @@ func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 }
 
 // headerTransport adds the call's headers to every HTTP request of a
-// streamable HTTP session, and the negotiated MCP-Protocol-Version (which
-// the SDK learns through a hook a wrapped connection cannot offer).
+// streamable HTTP session to the server's own origin (scheme and host of
+// its URL) — never to another origin, so credentials given for the server
+// cannot reach a host it points elsewhere — and the negotiated
+// MCP-Protocol-Version (which the SDK learns through a hook a wrapped
+// connection cannot offer). The session's client follows no redirect
+// (noRedirects).
 type headerTransport struct {
 	base   http.RoundTripper
 	header http.Header
+	origin string // scheme://host of the server's URL
 	wire   *wireCapture
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
-	for k, v := range t.header {
-		req.Header[k] = append([]string(nil), v...)
+	if req.URL.Scheme+"://"+req.URL.Host == t.origin {
+		for k, v := range t.header {
+			req.Header[k] = append([]string(nil), v...)
+		}
 	}
 	if pv := t.wire.protocolVersion(); pv != "" && req.Header.Get("Mcp-Protocol-Version") == "" {
 		req.Header.Set("Mcp-Protocol-Version", pv)
@@ -203,8 +211,8 @@ func (rec *recorder) connectMCP(ctx context.Context, c *MCPCall) (*mcpSession, e
 			Endpoint: c.URL,
 			HTTPClient: &http.Client{Transport: &headerTransport{
 				base:   &http.Transport{Proxy: http.ProxyFromEnvironment},
-				header: c.Header, wire: s.wire,
-			}},
+				header: c.Header, origin: originOf(c.URL), wire: s.wire,
+			}, CheckRedirect: noRedirects},
 			DisableStandaloneSSE: true,
 			MaxRetries:           -1,
 		}
@@ -355,4 +363,19 @@ func compactJSON(b []byte) string {
 		return sanitize.Text(string(b), 1024, sanitize.Escape)
 	}
 	return sanitize.Text(buf.String(), 1024, sanitize.Escape)
+}
+
+// noRedirects makes an MCP session's HTTP client answer a redirect with
+// the redirect itself (an error the session reports) rather than follow
+// it: a streamable HTTP endpoint has one URL, and a redirect to another
+// host is not the server the user named.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// originOf is scheme://host of a URL ("" when it does not parse).
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }

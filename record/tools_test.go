@@ -145,6 +145,26 @@ var _ = Describe("airlock tools: listing an MCP server's tools", func() {
 		}
 	})
 
+	It("sends the header to the server's origin only and follows no redirect to another host", func() {
+		var leaked http.Header
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			leaked = r.Header.Clone()
+			http.Error(w, "nothing here", http.StatusNotFound)
+		}))
+		defer other.Close()
+		redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.URL+"/x", http.StatusTemporaryRedirect)
+		}))
+		defer redirect.Close()
+		h := http.Header{}
+		h.Set("Authorization", secretAuth)
+		h.Set("X-Api-Key", "K9-secret")
+		_, err := record.ListTools(context.Background(), record.ToolsOptions{Server: record.MCPCall{URL: redirect.URL + "/mcp", Header: h}, Timeout: 10 * time.Second})
+		Expect(err).To(HaveOccurred())
+		Expect(errors.Is(err, record.ErrUpstream)).To(BeTrue(), "%v", err)
+		Expect(leaked).To(BeNil(), "the redirect target was reached with %v", leaked)
+	})
+
 	It("stops at MaxTools and says so", func() {
 		tools := make([]*mcp.Tool, record.MaxTools+5)
 		for i := range tools {
