@@ -3,11 +3,13 @@ package semantic
 import (
 	"encoding/json"
 	"fmt"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"sync"
 
 	"cel.dev/cel-go/cel"
+	celast "cel.dev/cel-go/common/ast"
 	"cel.dev/cel-go/common/types"
 )
 
@@ -17,7 +19,8 @@ const (
 	// cel-go's runtime cost units (about one per operation, so six to ten
 	// per element a comprehension visits; string and list operations cost
 	// in proportion to their size). An expression that would exceed it is
-	// stopped (after about 0.1 s of work) and the response refused:
+	// stopped and the response refused (matches() is bounded apart, by
+	// MaxCELPatternInsts at load):
 	// `value.items.all(i, i.qty > 0)` over 10,000 items costs about 60,000;
 	// a comprehension nested three deep over 1,000 items, about 10^10.
 	CELCostLimit = 1_000_000
@@ -26,6 +29,13 @@ const (
 	MaxCELExpr = 4096
 	// celRecursionLimit bounds the parser's nesting depth.
 	celRecursionLimit = 64
+	// MaxCELPatternInsts bounds a pattern given to matches(): its compiled
+	// RE2 program may have at most this many instructions (the bound
+	// schema patterns have, schema.MaxPatternInsts). A regular expression
+	// runs in time linear in the string but in proportion to its program
+	// too, and cel-go's cost model counts neither, so the bound is checked
+	// at load.
+	MaxCELPatternInsts = 5000
 )
 
 // CEL is a rule written as a Common Expression Language expression
@@ -94,6 +104,9 @@ func NewCEL(name, expr string) (*CEL, error) {
 	}
 	if t := ast.OutputType(); !t.IsExactType(cel.BoolType) && !t.IsExactType(cel.DynType) {
 		return nil, fmt.Errorf("CEL: the expression's type is %s; a rule needs a bool", t)
+	}
+	if err := checkPatterns(ast); err != nil {
+		return nil, err
 	}
 	prg, err := env.Program(ast, cel.CostLimit(CELCostLimit))
 	if err != nil {
@@ -196,4 +209,46 @@ func issues(report string) string {
 // with a caret on a second line) into one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// checkPatterns refuses a matches() whose pattern is not a string literal
+// (a pattern taken from the upstream's value or the request would be
+// compiled and run at the upstream's choosing) or whose literal compiles
+// to more than MaxCELPatternInsts instructions.
+func checkPatterns(a *cel.Ast) error {
+	var problem error
+	celast.PreOrderVisit(a.NativeRep().Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+		if problem != nil || e.Kind() != celast.CallKind || e.AsCall().FunctionName() != "matches" {
+			return
+		}
+		args := e.AsCall().Args()
+		if len(args) == 0 {
+			return
+		}
+		pat := args[len(args)-1]
+		lit, ok := literalString(pat)
+		if !ok {
+			problem = fmt.Errorf("CEL: matches() needs a string literal as its pattern: a pattern from the response or the request would run at the upstream's choosing")
+			return
+		}
+		re, err := syntax.Parse(lit, syntax.Perl)
+		if err != nil {
+			problem = fmt.Errorf("CEL: matches(%q): %v", clip(lit), err)
+			return
+		}
+		prog, err := syntax.Compile(re.Simplify())
+		if err != nil || len(prog.Inst) > MaxCELPatternInsts {
+			problem = fmt.Errorf("CEL: matches(%q): the pattern compiles to more than %d instructions (semantic.MaxCELPatternInsts)", clip(lit), MaxCELPatternInsts)
+		}
+	}))
+	return problem
+}
+
+// literalString is e's value when it is a string literal.
+func literalString(e celast.Expr) (string, bool) {
+	if e.Kind() != celast.LiteralKind {
+		return "", false
+	}
+	s, ok := e.AsLiteral().Value().(string)
+	return s, ok
 }

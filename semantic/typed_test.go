@@ -181,6 +181,20 @@ var _ = Describe("typed values", func() {
 			"items": []any{map[string]any{"state": "done"}, map[string]any{"state": "skipped"}},
 		}
 
+		It("bounds matches(): a literal pattern only, of at most MaxCELPatternInsts instructions", func() {
+			Expect(eval(`value.at.matches("^2025-")`, body)).To(BeNil())
+			_, err := semantic.NewCEL("rule", `value.at.matches(value.owner_pattern)`)
+			Expect(err).To(MatchError(ContainSubstring("needs a string literal")))
+			_, err = semantic.NewCEL("rule", `matches(value.at, request.context.name)`)
+			Expect(err).To(MatchError(ContainSubstring("needs a string literal")))
+			var alts []string // the shape a hostile contract used: 4 KB that compile to some 100,000 instructions
+			for n := 1000; n > 900; n-- {
+				alts = append(alts, fmt.Sprintf("[a-z]{%d}0", n))
+			}
+			_, err = semantic.NewCEL("rule", `value.at.matches("`+strings.Join(alts, "|")+`")`)
+			Expect(err).To(MatchError(ContainSubstring("more than 5000 instructions")))
+		})
+
 		DescribeTable("true passes",
 			func(expr string) { Expect(eval(expr, body)).To(BeNil()) },
 			Entry("every element", `value.items.all(i, i.state in ["done", "skipped"])`),
