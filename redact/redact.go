@@ -249,6 +249,26 @@ func (r *Redactor) Header(h http.Header, where string) (map[string]string, []Red
 // it.
 func (r *Redactor) URL(raw string) (string, []Redaction) {
 	u, err := url.Parse(raw)
+	if err == nil && u.Scheme == "" && u.Host == "" && (u.RawQuery != "" || strings.Contains(u.Fragment, "=")) {
+		// A relative reference ("/cb?access_token=…#token=…", as a
+		// Location header may be): its query and fragment pairs are
+		// redacted like an absolute URL's; nothing else of it changes.
+		path, rest, _ := strings.Cut(raw, "?")
+		if u.RawQuery == "" {
+			path, rest, _ = strings.Cut(raw, "#")
+			frag, f := r.params(rest)
+			return path + "#" + frag, f
+		}
+		query, frag, hasFrag := strings.Cut(rest, "#")
+		q, found := r.params(query)
+		out := path + "?" + q
+		if hasFrag {
+			fr, f := r.params(frag)
+			found = append(found, f...)
+			out += "#" + fr
+		}
+		return out, found
+	}
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		red := r.Text(raw)
 		if red != raw {

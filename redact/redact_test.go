@@ -169,6 +169,16 @@ var _ = Describe("redaction", func() {
 		got, found = (&redact.Redactor{}).URL("http://127.0.0.1:8080/status?id=7")
 		Expect(got).To(Equal("http://127.0.0.1:8080/status?id=7"))
 		Expect(found).To(BeEmpty())
+		// A relative reference, as a Location header may send it.
+		got, found = (&redact.Redactor{}).URL("/cb?access_token=SECRETTOKEN4&api_key=K4&page=2#token=FRAG4&x=1")
+		Expect(got).To(Equal("/cb?access_token=REDACTED&api_key=REDACTED&page=2#token=REDACTED&x=1"))
+		Expect(found).To(HaveLen(3))
+		got, found = (&redact.Redactor{}).URL("next#session=abc")
+		Expect(got).To(Equal("next#session=REDACTED"))
+		Expect(found).To(HaveLen(1))
+		got, found = (&redact.Redactor{}).URL("/plain/path?page=2")
+		Expect(got).To(Equal("/plain/path?page=2"))
+		Expect(found).To(BeEmpty())
 	})
 
 	It("redacts secret command-line arguments by index", func() {
