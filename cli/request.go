@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/fileio"
 	"github.com/airlockdev/airlock/internal/strictyaml"
@@ -45,6 +46,9 @@ func (r *requestFlags) request() (semantic.Request, error) {
 			return req, usageErr("--request: %v", err)
 		}
 		if err := strictyaml.Decode(r.file, data, nil, &req); err != nil {
+			return req, err
+		}
+		if err := fixture.ExactNumbers(r.file, data, "/context", req.Context); err != nil {
 			return req, err
 		}
 		if err := semantic.NormalizeContext(req.Context); err != nil {

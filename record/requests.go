@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/fileio"
 	"github.com/airlockdev/airlock/internal/strictyaml"
@@ -65,6 +66,9 @@ func LoadCalls(file string, base Call) ([]Call, error) {
 	for i, e := range entries {
 		bad := func(key, msg string) error {
 			return &gate.ConfigError{File: file, Key: fmt.Sprintf("/%d%s", i, key), Msg: msg}
+		}
+		if err := fixture.ExactNumbers(file, data, fmt.Sprintf("/%d/context", i), e.Context); err != nil {
+			return nil, err
 		}
 		c, err := e.call(base, bad)
 		if err != nil {

@@ -294,3 +294,37 @@ func misspelt(file string, root *yaml.Node, f *schema.Failure) *config.Error {
 	}
 	return nil
 }
+
+// jsonNumber is a number as JSON writes it (RFC 8259 §6).
+var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+// NumberTexts returns the text of every number among the values of the
+// mapping at pointer in data, by key — what a decoder loses when it turns
+// "9007199254740993.0" into a float64 or reads "0123" as octal — so a
+// caller can keep each number exactly (as a json.Number). A number YAML
+// reads (a plain scalar resolved as int or float) but JSON does not write
+// that way (a leading zero, 0x, 0o, an underscore, a leading "+" or ".",
+// .inf, .nan) is an error naming its key, line and column: quoted, it is a
+// string. No mapping at pointer gives an empty result.
+func NumberTexts(data []byte, pointer string) (texts map[string]string, key string, line, col int, err error) {
+	root, perr := parse("", data, MaxNodes)
+	if perr != nil {
+		return nil, "", 0, 0, nil // Decode reports it
+	}
+	n := nodeAt(root, pointer)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, "", 0, 0, nil
+	}
+	texts = map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if v.Kind != yaml.ScalarNode || v.Style != 0 || v.Tag != "!!int" && v.Tag != "!!float" {
+			continue
+		}
+		if !jsonNumber.MatchString(v.Value) {
+			return nil, k.Value, v.Line, v.Column, fmt.Errorf("%q is not a number as JSON writes it (no leading zero, 0x, 0o, _, + or .inf); write it as JSON does, or quote it to make it a string", v.Value)
+		}
+		texts[k.Value] = v.Value
+	}
+	return texts, "", 0, 0, nil
+}
