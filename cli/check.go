@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -141,6 +142,13 @@ func responseHeader(values []string) (http.Header, error) {
 		name, value, err := record.ParseHeader(s)
 		if err != nil {
 			return nil, usageErr("--response-header: %v", err)
+		}
+		switch http.CanonicalHeaderKey(name) {
+		case "Content-Type", "Content-Encoding":
+			return nil, usageErr("--response-header %q: give the %s with --%s; the gate reads it from there", s, name, strings.ToLower(name))
+		}
+		if strings.ContainsAny(value, "\r\n\x00") {
+			return nil, usageErr("--response-header %q: a field value holds no CR, LF or NUL (RFC 9110 §5.5)", s)
 		}
 		h.Add(name, value)
 	}

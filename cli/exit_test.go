@@ -71,3 +71,14 @@ func TestPrintErrorEscapes(t *testing.T) {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
 }
+
+func TestResponseHeaderRefusesControlCharacters(t *testing.T) {
+	for _, v := range []string{"X-A: b\rc", "X-A: b\nX-B: c", "X-A: b\x00"} {
+		if _, err := responseHeader([]string{v}); exitCode(err) != ExitUsage {
+			t.Errorf("--response-header %q: got %v, want a usage error", v, err)
+		}
+	}
+	if h, err := responseHeader([]string{"Retry-After: 120"}); err != nil || h.Get("Retry-After") != "120" {
+		t.Errorf("Retry-After: 120 gave %v, %v", h, err)
+	}
+}
