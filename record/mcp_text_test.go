@@ -13,7 +13,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/airlockdev/airlock/drift"
+	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/internal/testtree"
+	"github.com/airlockdev/airlock/mutate"
 	"github.com/airlockdev/airlock/record"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/runner"
@@ -171,6 +173,27 @@ upstream_versions:
 		Expect(observedPointers(v1)).To(ContainElements("/*/name", "/*/entityType", "/*/observations"))
 		Expect(observedPointers(v1)).NotTo(ContainElement(HavePrefix("/content")))
 		Expect(v1.Findings).To(BeEmpty())
+
+		// Promote Dave's answer and mutate it: the mutants are made inside
+		// the JSON text of the real server's answer, and the contract
+		// kills most of them.
+		p, err := fixture.Promote(context.Background(), fixture.PromoteOptions{SchemasDir: opts.SchemasDir, Fixture: again[0].Body, To: fixture.KindAccepted})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Verdict.Admitted).To(BeTrue())
+		_, err = testtree.Run(dir, func(o *runner.Options) { o.Update = true })
+		Expect(err).NotTo(HaveOccurred())
+		mut, err := mutate.Mutate(context.Background(), mutate.Options{SchemasDir: opts.SchemasDir, FixturesDir: opts.FixturesDir})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(mut.Scores).To(HaveLen(1))
+		Expect(mut.Scores[0].Generated).To(BeNumerically(">=", 10))
+		Expect(mut.Scores[0].Ratio()).To(BeNumerically(">", 0.5), "%+v", mut.Scores[0])
+		inText := 0
+		for _, r := range mut.Results {
+			if strings.HasPrefix(r.Mutant.Pointer, "/content/") || strings.Contains(r.Mutant.ID, "/content/") {
+				inText++
+			}
+		}
+		Expect(inText).To(BeNumerically(">", 0), "mutants inside the text block")
 
 		// The same answers under result: auto: structuredContent is an
 		// object and the text an array, so every one is refused.
