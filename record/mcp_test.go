@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -32,29 +31,9 @@ import (
 )
 
 // everythingEntry finds the entry script of the npm package
-// @modelcontextprotocol/server-everything: $AIRLOCK_MCP_EVERYTHING, or the
-// copy .ci/run (make mcp-servers) installs under .ci/node. Without it,
-// or without node, the spec fails under CI=true and is skipped otherwise.
+// @modelcontextprotocol/server-everything (serverEntry).
 func everythingEntry() string {
-	missing := func(why string) string {
-		msg := why + "; install it with `make mcp-servers` (or set AIRLOCK_MCP_EVERYTHING to its dist/index.js)"
-		if os.Getenv("CI") == "true" {
-			Fail("CI=true: " + msg)
-		}
-		Skip(msg)
-		return ""
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		return missing("node is not on PATH")
-	}
-	entry := os.Getenv("AIRLOCK_MCP_EVERYTHING")
-	if entry == "" {
-		entry, _ = filepath.Abs(filepath.Join("..", ".ci", "node", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
-	}
-	if _, err := os.Stat(entry); err != nil {
-		return missing("the MCP server @modelcontextprotocol/server-everything is not installed (" + entry + ")")
-	}
-	return entry
+	return serverEntry("server-everything", "AIRLOCK_MCP_EVERYTHING")
 }
 
 // deriveContract writes schemas/<tool>/ for an MCP tool from its recorded
