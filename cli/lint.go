@@ -78,22 +78,45 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 // a fixtures folder named explicitly (given) must exist. A contract that
 // does not load is a contract-load finding and is returned in broken.
 func lintContracts(ctx context.Context, e *env, schemasDir, fixturesDir string, given bool, tools []string) (l *reports.Lint, broken []fixture.Broken, err error) {
-	if _, err := os.Stat(fixturesDir); errors.Is(err, fs.ErrNotExist) {
-		if given {
-			return nil, nil, usageErr("--fixtures %q: no such folder", fixturesDir)
-		}
-		fixturesDir = ""
-	}
-	set, err := fixture.Open(schemasDir, fixturesDir, fixture.Filter{Tools: tools}, e.gate)
+	fixturesDir, err = lintFixtures(fixturesDir, given)
 	if err != nil {
 		return nil, nil, err
 	}
-	in := lint.Input{Contracts: set.List, Broken: set.Broken, FixturesDir: fixturesDir}
-	if fixturesDir != "" {
-		in.Set = set
+	set, err := fixture.Open(schemasDir, "", fixture.Filter{Tools: tools}, e.gate)
+	if err != nil {
+		return nil, nil, err
 	}
-	l, err = lint.Lint(ctx, in)
+	l, err = lintSet(ctx, set, fixturesDir, tools)
 	return l, set.Broken, err
+}
+
+// lintFixtures is the fixtures folder lint reads: fixturesDir, or "" when
+// it does not exist and was not named on the command line (then the
+// fixture rules are skipped); one named that does not exist is a usage
+// error.
+func lintFixtures(fixturesDir string, given bool) (string, error) {
+	if _, err := os.Stat(fixturesDir); errors.Is(err, fs.ErrNotExist) {
+		if given {
+			return "", usageErr("--fixtures %q: no such folder", fixturesDir)
+		}
+		return "", nil
+	}
+	return fixturesDir, nil
+}
+
+// lintSet lints the contracts of set (already loaded: airlock run passes
+// the ones it ran) with every fixture of fixturesDir for tools, "" for no
+// fixture rules.
+func lintSet(ctx context.Context, set *fixture.Set, fixturesDir string, tools []string) (*reports.Lint, error) {
+	all, err := set.Select(fixturesDir, fixture.Filter{Tools: tools})
+	if err != nil {
+		return nil, err
+	}
+	in := lint.Input{Contracts: all.List, Broken: all.Broken, FixturesDir: fixturesDir}
+	if fixturesDir != "" {
+		in.Set = all
+	}
+	return lint.Lint(ctx, in)
 }
 
 // lintVerdict is the exit of a lint: findings (1) for an error, or with

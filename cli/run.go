@@ -111,7 +111,14 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 			return internalErr(err)
 		}
 	}
-	lintRes, _, err := lintContracts(cmd.Context(), e, o.opts.SchemasDir, o.opts.FixturesDir, true, o.opts.Filter.Tools)
+	// The lint line looks at every fixture of the selected tools, with the
+	// contracts the run loaded (a mutation-only run loaded none here).
+	var lintRes *reports.Lint
+	if res.Set != nil {
+		lintRes, err = lintSet(cmd.Context(), res.Set, o.opts.FixturesDir, o.opts.Filter.Tools)
+	} else {
+		lintRes, _, err = lintContracts(cmd.Context(), e, o.opts.SchemasDir, o.opts.FixturesDir, true, o.opts.Filter.Tools)
+	}
 	if err != nil {
 		return err
 	}

@@ -169,8 +169,9 @@ func checkRulePointers(k *contract, e *emitter) {
 						if p, ok := k.dir.Locate(st.next[0].Location, ""); ok {
 							where = fmt.Sprintf(" (%s, %s)", p.File, p.Pointer)
 							if off, ok := strictjson.PointerOffset(k.dir.Bytes(p.Name), p.Pointer); ok {
-								line, _ := newLineIndex(k.dir.Bytes(p.Name)).at(off)
-								where = fmt.Sprintf(" (%s:%d, %s)", p.File, line, p.Pointer)
+								sweep(k.dir.Bytes(p.Name), []placed{{off: off}}, func(_ placed, line, _ int) {
+									where = fmt.Sprintf(" (%s:%d, %s)", p.File, line, p.Pointer)
+								})
 							}
 						}
 					}

@@ -3,7 +3,6 @@ package lint
 import (
 	"cmp"
 	"slices"
-	"sort"
 	"unicode/utf8"
 
 	"github.com/airlockdev/airlock/internal/strictjson"
@@ -70,31 +69,4 @@ func sweep(text []byte, at []placed, set func(p placed, line, col int)) {
 		}
 		set(p, line, col)
 	}
-}
-
-// lineIndex finds the line and column of a byte offset in a text.
-type lineIndex struct {
-	text   []byte
-	starts []int // the offset of each line's first byte
-}
-
-func newLineIndex(text []byte) lineIndex {
-	starts := []int{0}
-	for i, c := range text {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return lineIndex{text: text, starts: starts}
-}
-
-// at returns the 1-based line and column of off; the column counts Unicode
-// code points from the line's start (SARIF's unicodeCodePoints), so a
-// line holding "é" is not off by one for every byte after it.
-func (x lineIndex) at(off int64) (line, col int) {
-	if off < 0 || off > int64(len(x.text)) {
-		return 0, 0
-	}
-	l := sort.Search(len(x.starts), func(i int) bool { return int64(x.starts[i]) > off }) - 1
-	return l + 1, utf8.RuneCount(x.text[x.starts[l]:off]) + 1
 }

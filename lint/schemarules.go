@@ -98,47 +98,65 @@ func checkNumberUnbounded(n *node, e *emitter) {
 		"a number with neither minimum nor maximum: any magnitude written in up to limits.max_number_length (%d bytes) is admitted; add the \"minimum\" and \"maximum\" you expect", n.k.c.Limits().MaxNumberLength)
 }
 
+// pattern is what the pattern rules read of a schema's pattern.
+type pattern struct {
+	expr                  string
+	start, end, unbounded bool // anchored at the start, at the end; unbounded repetition
+}
+
+// pattern parses n's pattern, once for both pattern rules; ok is false
+// without one, or for a syntax Go's parser reads differently from the
+// gate's (the gate compiled it; lint does not judge it).
+func (n *node) pattern() (pattern, bool) {
+	if !n.parsed {
+		n.parsed = true
+		n.pat, n.patOK = patternOf(n.s)
+	}
+	return n.pat, n.patOK
+}
+
+func patternOf(s *jsonschema.Schema) (p pattern, ok bool) {
+	if s.Pattern == nil {
+		return p, false
+	}
+	p.expr = s.Pattern.String()
+	re, err := syntax.Parse(p.expr, syntax.Perl)
+	if err != nil {
+		return p, false
+	}
+	p.start, p.end, p.unbounded = anchoredStart(re), anchoredEnd(re), unboundedRepeat(re)
+	return p, true
+}
+
 // checkPatternUnanchored: a pattern that matches anywhere in the string.
 func checkPatternUnanchored(n *node, e *emitter) {
-	if n.s.Pattern == nil {
-		return
-	}
-	expr := n.s.Pattern.String()
-	re, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil {
-		return // the gate compiled it; a syntax it reads differently is not lint's to judge
-	}
-	start, end := anchoredStart(re), anchoredEnd(re)
-	if start && end {
+	p, ok := n.pattern()
+	if !ok || p.start && p.end {
 		return
 	}
 	missing := "^ at the start and $ at the end"
 	switch {
-	case start:
+	case p.start:
 		missing = "$ at the end"
-	case end:
+	case p.end:
 		missing = "^ at the start"
 	}
 	e.atSchema(patternUnanchored, n.s, "pattern", n.version, n.inst,
-		"pattern %q matches anywhere in the string (JSON Schema patterns are not implicitly anchored): add %s", clip(expr), missing)
+		"pattern %q matches anywhere in the string (JSON Schema patterns are not implicitly anchored): add %s", clip(p.expr), missing)
 }
 
 // checkPatternUnbounded: an anchored pattern with unbounded repetition and
 // no maxLength beside it.
 func checkPatternUnbounded(n *node, e *emitter) {
-	if n.s.Pattern == nil {
-		return
-	}
-	expr := n.s.Pattern.String()
-	re, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil || !anchoredStart(re) || !anchoredEnd(re) || !unboundedRepeat(re) {
+	p, ok := n.pattern()
+	if !ok || !p.start || !p.end || !p.unbounded {
 		return
 	}
 	if n.anyBeside(func(x *jsonschema.Schema) bool { return x.MaxLength != nil || x.Enum != nil || x.Const != nil }) {
 		return
 	}
 	e.atSchema(patternUnbounded, n.s, "pattern", n.version, n.inst,
-		"pattern %q admits strings of any length and no maxLength applies beside it", clip(expr))
+		"pattern %q admits strings of any length and no maxLength applies beside it", clip(p.expr))
 }
 
 // peerFormats are the formats JSON Schema Validation 2020-12 §7.3 defines:

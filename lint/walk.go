@@ -40,6 +40,10 @@ type node struct {
 	// contains: the schema of a value inside the response, not one applying
 	// beside another at the same place.
 	member bool
+	// pat is s's pattern as the pattern rules read it (node.pattern),
+	// parsed once.
+	pat           pattern
+	parsed, patOK bool
 }
 
 // anyBeside reports whether a schema applying beside n satisfies pred.

@@ -47,6 +47,15 @@ func serverEntry(pkg, env string) string {
 	return entry
 }
 
+// mcpManifest is the contract.yaml of an MCP tool with one upstream version
+// v1 (upstream.schema.json) read as result, projecting the given
+// "field: /pointer" entries.
+func mcpManifest(tool, result string, projection ...string) string {
+	return "tool: " + tool + "\nversion: \"1\"\nprotocol: mcp\nresult: " + result +
+		"\nagent_schema: agent.schema.json\nupstream_versions:\n  v1:\n    schema: upstream.schema.json\n    projection:\n      " +
+		strings.Join(projection, "\n      ") + "\n"
+}
+
 // writeContract writes schemas/<tool>/ with a manifest, an upstream schema
 // and an agent schema.
 func writeContract(schemasDir, tool, manifest, upstream, agent string) {
@@ -128,18 +137,7 @@ var _ = Describe("airlock record from MCP servers that answer in text content", 
 		Expect(result.StructuredContent).To(HaveKey("entities"))
 
 		manifest := func(result string) string {
-			return `tool: memory_create
-version: "1"
-protocol: mcp
-result: ` + result + `
-agent_schema: agent.schema.json
-upstream_versions:
-  v1:
-    schema: upstream.schema.json
-    projection:
-      names: /*/name
-      kinds: /*/entityType
-`
+			return mcpManifest("memory_create", result, "names: /*/name", "kinds: /*/entityType")
 		}
 		const upstream = `{"type": "array", "maxItems": 16, "items": {"type": "object", "additionalProperties": false,
   "required": ["name", "entityType", "observations"],
@@ -231,18 +229,7 @@ upstream_versions:
 		Expect(string(body)).To(ContainSubstring(`"text":"{\n  \"thoughtNumber\": 2,`))
 
 		manifest := func(result string) string {
-			return `tool: thinking
-version: "1"
-protocol: mcp
-result: ` + result + `
-agent_schema: agent.schema.json
-upstream_versions:
-  v1:
-    schema: upstream.schema.json
-    projection:
-      thought: /thoughtNumber
-      more: /nextThoughtNeeded
-`
+			return mcpManifest("thinking", result, "thought: /thoughtNumber", "more: /nextThoughtNeeded")
 		}
 		const upstream = `{"type": "object", "additionalProperties": false,
   "required": ["thoughtNumber", "totalThoughts", "nextThoughtNeeded", "branches", "thoughtHistoryLength"],

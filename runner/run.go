@@ -78,6 +78,9 @@ type Result struct {
 	// Updated lists the goldens written by Update, with "created" or
 	// "updated".
 	Updated []string
+	// Set is the contracts and fixtures the run started from (shared:
+	// read only), for a caller that looks at the same contracts again.
+	Set *fixture.Set
 }
 
 // Run loads the contracts, discovers the fixtures and checks them in
@@ -115,7 +118,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 
-	res := &Result{Fixtures: len(fixtures), Broken: rc.set.Broken}
+	res := &Result{Fixtures: len(fixtures), Broken: rc.set.Broken, Set: rc.set}
 	var cfgErrs []error
 	for _, o := range outs {
 		if o.err != nil {
