@@ -38,10 +38,11 @@ type AuditRecord struct {
 	UpstreamVersion string `json:"upstream_version"`
 	RequestID       string `json:"request_id"`
 	// Source is Response.Source with secrets redacted by the contract's
-	// redact.Redactor (Options.Redactor; Redactor.Source: URL userinfo, the
-	// values of secret query and fragment parameters, credential-shaped
-	// words), then sanitised like Message. The recorder uses the same
-	// policy, so both keep the same bytes of a URL.
+	// redact.Redactor (Options.Redactor; Redactor.Source: a URL's password
+	// and secret parameters, a command line's credential flags, tokens by
+	// their published formats; see package redact), then sanitised like
+	// Message. The recorder uses the same policy, so both keep the same
+	// bytes of a URL or command line.
 	Source string `json:"source,omitempty"`
 	// Status is the upstream status as given (0: none).
 	Status int `json:"status"`
@@ -85,8 +86,9 @@ type AuditRecord struct {
 	// InstanceLocation alone. Absent when the refusal has no location
 	// (transport), and on admission. Sanitised like Message.
 	InstanceLocations []string `json:"instance_locations,omitempty"`
-	// Message is the validator's, parser's or rule's message, at most
-	// MaxAuditMessage bytes; invalid UTF-8, control characters (C0, DEL,
+	// Message is the validator's, parser's or rule's message, with the
+	// secrets of any value it quotes redacted (redact.Redactor.Text), at
+	// most MaxAuditMessage bytes; invalid UTF-8, control characters (C0, DEL,
 	// C1, bidi controls, U+2028/U+2029), U+FFFE and U+FFFF escaped as
 	// \xNN or \u{NNNN} text.
 	Message string `json:"message,omitempty"`
@@ -114,7 +116,8 @@ type Warning struct {
 	Code string `json:"code"`
 	// InstanceLocation is the RFC 6901 location of the value.
 	InstanceLocation string `json:"instance_location,omitempty"`
-	// Message says what and why, in English.
+	// Message says what and why, in English; a value it quotes has its
+	// secrets redacted (redact.Redactor.Text).
 	Message string `json:"message,omitempty"`
 }
 

@@ -232,7 +232,7 @@ func (c *Contract) finish(v *Verdict, r *refusal, data map[string]any, resp Resp
 		v.Audit.KeywordLocation = sanitize.Text(c.relative(r.keywordLocation), MaxAuditMessage, sanitize.Escape)
 		v.Audit.InstanceLocation = sanitize.Text(r.instanceLocation, MaxAuditMessage, sanitize.Escape)
 		v.Audit.InstanceLocations = auditLocations(r, v.Stage)
-		v.Audit.Message = sanitize.Text(c.relative(r.message), MaxAuditMessage, sanitize.Escape)
+		v.Audit.Message = sanitize.Text(c.redactor.Text(c.relative(r.message)), MaxAuditMessage, sanitize.Escape)
 		v.Audit.Offset = r.offset
 		if v.HasRetryAfter {
 			s := int64(v.RetryAfter / time.Second)
@@ -242,7 +242,10 @@ func (c *Contract) finish(v *Verdict, r *refusal, data map[string]any, resp Resp
 	if len(v.Warnings) > MaxWarnings {
 		v.Warnings = v.Warnings[:MaxWarnings]
 	}
-	for _, w := range v.Warnings {
+	for i := range v.Warnings {
+		// The value a message quotes is redacted, in the verdict too.
+		v.Warnings[i].Message = c.redactor.Text(v.Warnings[i].Message)
+		w := v.Warnings[i]
 		w.InstanceLocation = sanitize.Text(w.InstanceLocation, MaxAuditMessage, sanitize.Escape)
 		w.Message = sanitize.Text(w.Message, MaxAuditMessage, sanitize.Escape)
 		v.Audit.Warnings = append(v.Audit.Warnings, w)

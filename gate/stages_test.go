@@ -1065,7 +1065,7 @@ upstream_versions:
 			resp := jsonResp(probeBody())
 			resp.Source = "https://bob:hunter2@api.example.com/v1/probe?access_token=abc123&page=2"
 			v := check(resp)
-			Expect(v.Audit.Source).To(Equal("https://REDACTED:REDACTED@api.example.com/v1/probe?access_token=REDACTED&page=2"))
+			Expect(v.Audit.Source).To(Equal("https://bob:REDACTED@api.example.com/v1/probe?access_token=REDACTED&page=2"))
 			Expect(string(v.Audit.JSON())).NotTo(ContainSubstring("hunter2"))
 			Expect(string(v.Audit.JSON())).NotTo(ContainSubstring("abc123"))
 		})

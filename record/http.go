@@ -43,12 +43,11 @@ func (rec *recorder) redactHeader(h http.Header, where string) (map[string]strin
 }
 
 // redactResponseHeader is h as a sidecar's response_headers: every value
-// of every name, in order, each through Redactor.Header (a secret header
-// name such as Set-Cookie, or a credential-shaped value, becomes
-// REDACTED), and the values of Location and Content-Location also through
-// Redactor.URL (userinfo, secret query and fragment parameters). One
-// redaction per name changed. The gate still judged the headers as
-// received.
+// of every name, in order, each through Redactor.HeaderValue (Set-Cookie's
+// cookie value, a secret header name's whole value, and what Redactor.Text
+// finds in any other: the secret parameters of a Location, Link or Refresh
+// URL, a token in a custom header). One redaction per name changed. The
+// gate still judged the headers as received.
 func (rec *recorder) redactResponseHeader(h http.Header) (map[string]fixture.HeaderValues, []redact.Redaction) {
 	if len(h) == 0 {
 		return nil, nil
@@ -61,14 +60,8 @@ func (rec *recorder) redactResponseHeader(h http.Header) (map[string]fixture.Hea
 	for _, k := range slices.Sorted(maps.Keys(h)) {
 		changed := false
 		for _, v := range h[k] {
-			red, f := rec.opts.Redactor.Header(http.Header{k: {v}}, redact.RedactedResponseHeader)
-			value := red[k]
-			changed = changed || len(f) > 0
-			if c := http.CanonicalHeaderKey(k); len(f) == 0 && (c == "Location" || c == "Content-Location") {
-				var u []redact.Redaction
-				value, u = rec.opts.Redactor.URL(value)
-				changed = changed || len(u) > 0
-			}
+			value, c := rec.opts.Redactor.HeaderValue(k, v)
+			changed = changed || c
 			out[k] = append(out[k], value)
 		}
 		if changed {

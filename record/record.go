@@ -546,11 +546,23 @@ func (rec *recorder) redactBody(got *capture) (out []byte, found []redact.Redact
 	case "gzip", "x-gzip":
 		zr, zerr := gzip.NewReader(bytes.NewReader(body))
 		if zerr != nil {
-			return body, nil, "the gzip body does not inflate (" + zerr.Error() + "): stored as received, not redacted", nil
+			// Not gzip at all: its bytes are what anyone reading the
+			// fixture sees, so they are searched as text.
+			red, fs := rec.opts.Redactor.Text(string(body)), []redact.Redaction(nil)
+			if red != string(body) {
+				fs = []redact.Redaction{{Where: redact.RedactedBody, Name: redact.TextPart}}
+			}
+			return []byte(red), fs, "the gzip body does not inflate (" + zerr.Error() + "): stored as received, searched as text", nil
 		}
 		plain, rerr := io.ReadAll(io.LimitReader(zr, rec.opts.MaxBytes+1))
 		if rerr != nil {
-			return body, nil, "the gzip body does not inflate (" + rerr.Error() + "): stored as received, not redacted", nil
+			// A stream cut short still inflates up to the cut: what it
+			// holds must not be a secret, since it cannot be redacted in
+			// place.
+			if _, fs, _ := rec.opts.Redactor.Body(plain); len(fs) > 0 {
+				return nil, nil, "", fmt.Errorf("%w: the gzip body breaks after %d inflated bytes (%v) and holds secrets that cannot be redacted inside a broken stream; record with --no-redact", ErrUpstream, len(plain), rerr)
+			}
+			return body, nil, "the gzip body does not inflate to its end (" + rerr.Error() + "): stored as received; the part that inflates holds no secret", nil
 		}
 		if int64(len(plain)) > rec.opts.MaxBytes {
 			return nil, nil, "", fmt.Errorf("%w: the gzip body inflates past %d bytes and cannot be redacted; raise --max-bytes or record with --no-redact", ErrUpstream, rec.opts.MaxBytes)
@@ -561,7 +573,7 @@ func (rec *recorder) redactBody(got *capture) (out []byte, found []redact.Redact
 	}
 	red, found, complete := rec.opts.Redactor.Body(body)
 	if !complete {
-		warn = "the body is not JSON from start to end: values after the first syntax error were not redacted"
+		warn = "the body is not JSON from start to end: the values before the first syntax error were redacted as JSON, the rest as text"
 	}
 	if len(found) == 0 {
 		return got.body, nil, warn, nil

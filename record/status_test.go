@@ -112,7 +112,7 @@ var _ = Describe("recording failure statuses", func() {
 		rdir := filepath.Join(dir, "fixtures", "note_status", "v1", "recorded")
 		m := testtree.ReadMeta(filepath.Join(rdir, "403-limited.meta.yaml"))
 		Expect(m.ResponseHeaders).To(HaveKeyWithValue("X-Ratelimit-Remaining", fixture.HeaderValues{"0"}))
-		Expect(m.ResponseHeaders).To(HaveKeyWithValue("Set-Cookie", fixture.HeaderValues{"REDACTED", "REDACTED"}))
+		Expect(m.ResponseHeaders).To(HaveKeyWithValue("Set-Cookie", fixture.HeaderValues{"sid=REDACTED", "other=REDACTED"}))
 		Expect(m.ResponseHeaders["Location"]).To(Equal(fixture.HeaderValues{"https://api.example.com/next?access_token=REDACTED"}))
 		Expect(m.Recorded.Redacted).To(ContainElements(
 			redact.Redaction{Where: redact.RedactedResponseHeader, Name: "Location"},

@@ -82,10 +82,10 @@ var _ = Describe("redaction", func() {
 				` "dup": 1, "password": "one", "password": "two", "nested": [{"refresh_token": "r"}]}`)
 			out, found, complete := (&redact.Redactor{}).Body(body)
 			Expect(complete).To(BeTrue())
-			Expect(string(out)).To(Equal(`{"user": "ana", "api_key": "REDACTED", "pin_attempts": 3, "token_count": 0,` +
+			Expect(string(out)).To(Equal(`{"user": "ana", "api_key": "REDACTED", "pin_attempts": 3, "token_count": 7,` +
 				` "auth": {}, "keys": [], "secret_ok": false, "session": null,` +
 				` "dup": 1, "password": "REDACTED", "password": "REDACTED", "nested": [{"refresh_token": "REDACTED"}]}`))
-			Expect(bodyPointers(found)).To(Equal([]string{"/api_key", "/token_count", "/auth", "/keys", "/secret_ok", "/password", "/password", "/nested/0/refresh_token"}))
+			Expect(bodyPointers(found)).To(Equal([]string{"/api_key", "/auth", "/keys", "/secret_ok", "/password", "/password", "/nested/0/refresh_token"}))
 			for _, f := range found {
 				Expect(f.Where).To(Equal(redact.RedactedBody))
 			}
@@ -118,19 +118,37 @@ var _ = Describe("redaction", func() {
 			Expect(found).To(Equal([]redact.Redaction{{Where: redact.RedactedBody, Pointer: "/content/0/text", Inner: "/API_TOKEN"}}))
 		})
 
-		It("redacts a truncated body up to the break and says it is not complete", func() {
+		It("redacts a truncated body as text and says it is not complete", func() {
 			out, found, complete := (&redact.Redactor{}).Body([]byte(`{"token":"abc","more":{"secret":"s`))
 			Expect(complete).To(BeFalse())
-			Expect(string(out)).To(Equal(`{"token":"REDACTED","more":{"secret":"s`))
-			Expect(bodyPointers(found)).To(Equal([]string{"/token"}))
+			Expect(string(out)).To(Equal(`{"token":"REDACTED","more":{"secret":"REDACTED`))
+			Expect(found).To(Equal([]redact.Redaction{{Where: redact.RedactedBody, Name: redact.TextPart}}))
 		})
 
-		It("leaves a body that is not JSON as it is", func() {
+		It("keeps the whole values before a break as JSON and searches the rest as text", func() {
+			out, found, complete := (&redact.Redactor{}).Body([]byte("{\"api_key\":\"k1\"}\nDone. session=abc123 exported\n"))
+			Expect(complete).To(BeFalse())
+			Expect(string(out)).To(Equal("{\"api_key\":\"REDACTED\"}\nDone. session=REDACTED exported\n"))
+			Expect(found).To(Equal([]redact.Redaction{{Where: redact.RedactedBody, Pointer: "/api_key"}, {Where: redact.RedactedBody, Name: redact.TextPart}}))
+		})
+
+		It("searches a body that is not JSON as text, and keeps one without secrets as it is", func() {
 			html := []byte("<html><body>token=abc</body></html>")
 			out, found, complete := (&redact.Redactor{}).Body(html)
-			Expect(out).To(Equal(html))
-			Expect(found).To(BeEmpty())
+			Expect(string(out)).To(Equal("<html><body>token=REDACTED</body></html>"))
+			Expect(found).To(HaveLen(1))
 			Expect(complete).To(BeFalse())
+			plain := []byte("<html><body>page 2 of 7</body></html>")
+			out, found, _ = (&redact.Redactor{}).Body(plain)
+			Expect(out).To(Equal(plain))
+			Expect(found).To(BeEmpty())
+		})
+
+		It("redacts secrets inside longer strings, keeping the rest of the string", func() {
+			body := []byte(`{"error":"invalid api key sk-proj-4fQ9xLm2Vb7Kc1Zp8RtY3wNe for org acme","note":"connect with postgres://admin:Pw9xQ2@db.internal:5432/app"}`)
+			out, found, _ := (&redact.Redactor{}).Body(body)
+			Expect(string(out)).To(Equal(`{"error":"invalid api key REDACTED for org acme","note":"connect with postgres://admin:REDACTED@db.internal:5432/app"}`))
+			Expect(bodyPointers(found)).To(Equal([]string{"/error", "/note"}))
 		})
 	})
 
@@ -142,14 +160,16 @@ var _ = Describe("redaction", func() {
 		h.Add("Set-Cookie", "b=2")
 		h.Set("X-Api-Key", "k")
 		h.Set("X-Custom", "Bearer 0123456789abcdef")
+		h.Set("Link", `<https://api.example/items?page=2&access_token=t0k3nV4lu3>; rel="next"`)
 		h.Set("X-Request-Id", "r-1")
 		h.Set("Content-Type", "application/json")
 		got, found := (&redact.Redactor{Headers: []string{"X-Tenant"}}).Header(h, redact.RedactedResponseHeader)
 		Expect(got).To(Equal(map[string]string{
-			"Authorization": "Bearer REDACTED", "Cookie": "REDACTED", "Set-Cookie": "REDACTED",
-			"X-Api-Key": "REDACTED", "X-Custom": "REDACTED", "X-Request-Id": "r-1", "Content-Type": "application/json",
+			"Authorization": "Bearer REDACTED", "Cookie": "sid=REDACTED", "Set-Cookie": "a=REDACTED, b=REDACTED",
+			"X-Api-Key": "REDACTED", "X-Custom": "Bearer REDACTED", "X-Request-Id": "r-1", "Content-Type": "application/json",
+			"Link": `<https://api.example/items?page=2&access_token=REDACTED>; rel="next"`,
 		}))
-		Expect(found).To(HaveLen(5))
+		Expect(found).To(HaveLen(6))
 		Expect(found[0]).To(Equal(redact.Redaction{Where: redact.RedactedResponseHeader, Name: "Authorization"}))
 		h.Set("X-Tenant", "acme")
 		got, _ = (&redact.Redactor{Headers: []string{"x-tenant"}}).Header(h, redact.RedactedHeader)
@@ -158,7 +178,7 @@ var _ = Describe("redaction", func() {
 
 	It("redacts URL credentials and secret query and fragment parameters, keeping the rest in order", func() {
 		got, found := (&redact.Redactor{}).URL("https://bot:hunter2@api.example/v1/x?b=2&api_key=K%2F1&a=1&sig=zz#access_token=t&state=s")
-		Expect(got).To(Equal("https://REDACTED:REDACTED@api.example/v1/x?b=2&api_key=REDACTED&a=1&sig=REDACTED#access_token=REDACTED&state=s"))
+		Expect(got).To(Equal("https://bot:REDACTED@api.example/v1/x?b=2&api_key=REDACTED&a=1&sig=REDACTED#access_token=REDACTED&state=s"))
 		Expect(found).To(Equal([]redact.Redaction{
 			{Where: redact.RedactedUserinfo}, {Where: redact.RedactedQuery, Name: "api_key"},
 			{Where: redact.RedactedQuery, Name: "sig"}, {Where: redact.RedactedQuery, Name: "access_token"},
@@ -185,7 +205,7 @@ var _ = Describe("redaction", func() {
 		argv := []string{"fetch", "--token=abc", "--password", "p4ss", "--verbose", "API_KEY=k", "-H", "Authorization: Bearer x",
 			"https://h/x?secret=s", "sk-live-0123456789abcdef", "--id", "7"}
 		got, found := (&redact.Redactor{}).Argv(argv)
-		Expect(got).To(Equal([]string{"fetch", "--token=REDACTED", "--password", "REDACTED", "--verbose", "API_KEY=REDACTED", "-H", "Authorization: REDACTED",
+		Expect(got).To(Equal([]string{"fetch", "--token=REDACTED", "--password", "REDACTED", "--verbose", "API_KEY=REDACTED", "-H", "Authorization: Bearer REDACTED",
 			"https://h/x?secret=REDACTED", "REDACTED", "--id", "7"}))
 		var idx []int
 		for _, f := range found {
@@ -198,8 +218,9 @@ var _ = Describe("redaction", func() {
 
 	DescribeTable("Source: the upstream source as the audit record keeps it",
 		func(src, want string) { Expect((&redact.Redactor{}).Source(src)).To(Equal(want)) },
-		Entry("a password", "https://bob:hunter2@host/x", "https://REDACTED:REDACTED@host/x"),
-		Entry("a user without password", "https://bob@host/x", "https://REDACTED@host/x"),
+		Entry("a password", "https://bob:hunter2@host/x", "https://bob:REDACTED@host/x"),
+		Entry("a user without password is a name", "https://bob@host/x", "https://bob@host/x"),
+		Entry("a token as the user", "https://x7Kq2mVb9Lp4Rt8Wz3Nc@host/x", "https://REDACTED@host/x"),
 		Entry("token parameters, in order", "https://host/x?token=t1&q=ok", "https://host/x?token=REDACTED&q=ok"),
 		Entry("any parameter that looks secret", "https://host/x?api_key=k&X-Amz-Signature=s&sessionid=i&client_secret=c&password=p&auth=a&Credential=cr",
 			"https://host/x?api_key=REDACTED&X-Amz-Signature=REDACTED&sessionid=REDACTED&client_secret=REDACTED&password=REDACTED&auth=REDACTED&Credential=REDACTED"),
@@ -209,14 +230,14 @@ var _ = Describe("redaction", func() {
 		Entry("a command", "review-cli --change CR-1", "review-cli --change CR-1"),
 		Entry("a file", "/var/cache/review.json", "/var/cache/review.json"),
 		Entry("a URL that does not parse (bad escape)", "https://bob:hunter2@host/x%zz?access_token=abc",
-			"https://REDACTED:REDACTED@host/x%zz?access_token=REDACTED"),
+			"https://bob:REDACTED@host/x%zz?access_token=REDACTED"),
 		Entry("a URL that does not parse (control character)", "https://bob:hunter2@host/x?token=abc\n",
-			"https://REDACTED:REDACTED@host/x?token=REDACTED\n"),
+			"https://bob:REDACTED@host/x?token=REDACTED\n"),
 		Entry("a token with a bad escape", "https://host/x?token=abc%zz", "https://host/x?token=REDACTED"),
-		Entry("a token before a semicolon", "https://host/x?token=abc;page=1", "https://host/x?token=REDACTED"),
-		Entry("a URL inside a command", "curl -s https://bob:hunter2@host/x?api_key=abc", "curl -s https://REDACTED:REDACTED@host/x?api_key=REDACTED"),
+		Entry("a token before a semicolon", "https://host/x?token=abc;page=1", "https://host/x?token=REDACTED;page=1"),
+		Entry("a URL inside a command", "curl -s https://bob:hunter2@host/x?api_key=abc", "curl -s https://bob:REDACTED@host/x?api_key=REDACTED"),
 		Entry("a URL inside a command that does not parse", "curl -s https://bob:hunter2@host/%zz?api_key=abc -o f",
-			"curl -s https://REDACTED:REDACTED@host/%zz?api_key=REDACTED -o f"),
+			"curl -s https://bob:REDACTED@host/%zz?api_key=REDACTED -o f"),
 		Entry("a token in the fragment", "https://host/cb#access_token=abc&state=1", "https://host/cb#access_token=REDACTED&state=1"),
 		Entry("a port is not a password", "https://host:8443/x@y?page=1", "https://host:8443/x@y?page=1"),
 		Entry("a credential-shaped word in a message", "login failed for ghp_0123456789abcdefghij0123 at host", "login failed for REDACTED at host"),

@@ -1,0 +1,273 @@
+package redact
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/airlockdev/airlock/jsonpointer"
+)
+
+// maxEmbeddedDepth is how deep Body looks into strings that hold JSON
+// documents: one level (an MCP text block), not a document in a document.
+const maxEmbeddedDepth = 1
+
+// TextPart is the Redaction.Name of secrets found in the part of a body
+// that is not JSON (Body).
+const TextPart = "(text)"
+
+// Body redacts a JSON body: a value under a secret member name (Secret) or
+// at one of Pointers becomes a placeholder of the same type ("REDACTED",
+// 0, false, {} or []; null stays null); inside every other string, what
+// Text finds is replaced and the string re-quoted. A string holding a JSON
+// object or array (an MCP text content block) is redacted the same way
+// inside, member names included, and re-quoted.
+//
+// Every byte outside the replaced values is kept, so a body without
+// secrets comes back identical; duplicate member names and invalid UTF-8
+// do not stop it. complete is false when the body is not (all) JSON: the
+// values up to the first syntax error are redacted as JSON and the rest,
+// or a body that is not JSON at all (an HTML page, banners around the
+// value), is redacted as text by Text; one Redaction with Name TextPart
+// reports replacements there. Memory is bounded by a small
+// multiple of len(body).
+func (r *Redactor) Body(body []byte) (out []byte, found []Redaction, complete bool) {
+	return r.body(body, 0)
+}
+
+type edit struct {
+	start, end int64
+	repl       []byte
+}
+
+type bodyWalk struct {
+	r     *Redactor
+	depth int
+	edits []edit
+	found []Redaction
+	ends  []int64 // ends[i]: where the value of found[i] ends in the body
+}
+
+func (w *bodyWalk) report(r Redaction, end int64) {
+	w.found = append(w.found, r)
+	w.ends = append(w.ends, end)
+}
+
+func (r *Redactor) body(body []byte, depth int) ([]byte, []Redaction, bool) {
+	w := &bodyWalk{r: r, depth: depth}
+	d := jsontext.NewDecoder(bytes.NewReader(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	complete := true
+	var good int64 // the end of the last whole value read
+	for {
+		if d.PeekKind() == 0 {
+			if _, err := d.ReadToken(); err != io.EOF {
+				complete = false
+			}
+			break
+		}
+		var err error
+		if w.pointerMatch(nil) {
+			err = w.replace(d, nil)
+		} else {
+			err = w.walk(d, nil)
+		}
+		if err != nil {
+			complete = false
+			break
+		}
+		good = d.InputOffset()
+	}
+	if !complete {
+		// The rest, from the first byte after the last whole top-level
+		// value, is searched as text; edits inside it (from a value cut
+		// short) are dropped for the text's own.
+		kept := w.edits[:0]
+		for _, e := range w.edits {
+			if e.end <= good {
+				kept = append(kept, e)
+			}
+		}
+		w.edits = kept
+		var keptFound []Redaction
+		for i, f := range w.found {
+			if w.ends[i] <= good {
+				keptFound = append(keptFound, f)
+			}
+		}
+		w.found = keptFound
+		rest := string(body[good:])
+		if red, fs := r.text(rest); len(fs) > 0 {
+			w.edits = append(w.edits, edit{good, int64(len(body)), []byte(red)})
+			w.found = append(w.found, Redaction{Where: RedactedBody, Name: TextPart})
+		}
+	}
+	if len(w.edits) == 0 {
+		return body, nil, complete
+	}
+	out := make([]byte, 0, len(body))
+	var at int64
+	for _, e := range w.edits {
+		out = append(out, body[at:e.start]...)
+		out = append(out, e.repl...)
+		at = e.end
+	}
+	out = append(out, body[at:]...)
+	return out, w.found, complete
+}
+
+func (w *bodyWalk) pointerMatch(path []string) bool {
+	for _, p := range w.r.Pointers {
+		if len(p) != len(path) {
+			continue
+		}
+		ok := true
+		for i, t := range p {
+			if t != "*" && t != path[i] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func pointerString(path []string) string { return jsonpointer.Pointer(path).String() }
+
+// member redacts the value at p whole when its name is a secret's or a
+// pointer of the policy selects it, and walks into it otherwise.
+func (w *bodyWalk) member(d *jsontext.Decoder, p []string, secretName bool) error {
+	if secretName || w.pointerMatch(p) {
+		return w.replace(d, p)
+	}
+	return w.walk(d, p)
+}
+
+// walk reads one value at path, redacting inside it.
+func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {
+	switch d.PeekKind() {
+	case '{':
+		if _, err := d.ReadToken(); err != nil {
+			return err
+		}
+		for d.PeekKind() != '}' {
+			tok, err := d.ReadToken()
+			if err != nil {
+				return err
+			}
+			p := append(path[:len(path):len(path)], tok.String())
+			if err := w.member(d, p, w.r.Secret(tok.String())); err != nil {
+				return err
+			}
+		}
+		_, err := d.ReadToken()
+		return err
+	case '[':
+		if _, err := d.ReadToken(); err != nil {
+			return err
+		}
+		for i := 0; d.PeekKind() != ']'; i++ {
+			p := append(path[:len(path):len(path)], strconv.Itoa(i))
+			if err := w.member(d, p, false); err != nil {
+				return err
+			}
+		}
+		_, err := d.ReadToken()
+		return err
+	case '"':
+		val, err := d.ReadValue()
+		if err != nil {
+			return err
+		}
+		end := d.InputOffset()
+		start := end - int64(len(val))
+		text, err := jsontext.AppendUnquote(nil, val)
+		if err != nil {
+			return nil
+		}
+		w.str(path, start, end, text)
+		return nil
+	default:
+		_, err := d.ReadValue()
+		return err
+	}
+}
+
+// str redacts one string value (unquoted text) at body[start:end].
+func (w *bodyWalk) str(path []string, start, end int64, text []byte) {
+	if w.depth < maxEmbeddedDepth {
+		if t := bytes.TrimLeft(text, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+			inner, found, _ := w.r.body(text, w.depth+1)
+			if len(found) > 0 {
+				w.requote(start, end, inner)
+				for _, f := range found {
+					w.report(Redaction{Where: RedactedBody, Pointer: pointerString(path), Inner: innerName(f)}, end)
+				}
+			}
+			return
+		}
+	}
+	red, fs := w.r.text(string(text))
+	if len(fs) == 0 {
+		return
+	}
+	w.requote(start, end, []byte(red))
+	w.report(Redaction{Where: RedactedBody, Pointer: pointerString(path)}, end)
+}
+
+// innerName is how a redaction inside an embedded document is named.
+func innerName(f Redaction) string {
+	if f.Name == TextPart {
+		return TextPart
+	}
+	if f.Pointer == "" {
+		return `""`
+	}
+	return f.Pointer
+}
+
+// requote replaces body[start:end] with text quoted as a JSON string.
+func (w *bodyWalk) requote(start, end int64, text []byte) {
+	q, err := jsontext.AppendQuote(nil, text)
+	if err != nil {
+		// Invalid UTF-8 inside: drop the whole string rather than keep a secret.
+		q = []byte(`"` + Placeholder + `"`)
+	}
+	w.edits = append(w.edits, edit{start, end, q})
+}
+
+// replace reads the value at path and swaps it for its placeholder.
+func (w *bodyWalk) replace(d *jsontext.Decoder, path []string) error {
+	kind := d.PeekKind()
+	val, err := d.ReadValue()
+	if err != nil {
+		return err
+	}
+	end := d.InputOffset()
+	start := end - int64(len(val))
+	var repl string
+	switch kind {
+	case '"':
+		repl = `"` + Placeholder + `"`
+	case '0':
+		repl = "0"
+	case 't', 'f':
+		repl = "false"
+	case '{':
+		repl = "{}"
+	case '[':
+		repl = "[]"
+	default: // null carries nothing
+		return nil
+	}
+	if string(val) == repl {
+		return nil
+	}
+	w.edits = append(w.edits, edit{start, end, []byte(repl)})
+	w.report(Redaction{Where: RedactedBody, Pointer: pointerString(path)}, end)
+	return nil
+}

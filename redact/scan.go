@@ -1,0 +1,492 @@
+package redact
+
+import (
+	"math"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Kinds of finding, which decide how a redaction is reported.
+const (
+	kindName     = "name"     // after a secret name and a separator
+	kindParam    = "param"    // a URL query, fragment or path parameter
+	kindCookie   = "cookie"   // a cookie value
+	kindUserinfo = "userinfo" // URL userinfo
+	kindShape    = "shape"    // a published token format, a webhook path
+	kindScheme   = "scheme"   // after an HTTP authentication scheme
+	kindPEM      = "pem"      // a private-key block
+	kindFlag     = "flag"     // a command-line credential flag's value
+	kindEntropy  = "entropy"  // a random word near a secret word
+)
+
+// finding is one secret found in a string: the bytes [start, end) are
+// replaced; name is the secret's name or shape, for reports.
+type finding struct {
+	start, end int
+	kind, name string
+}
+
+// maxScan is the most bytes of one string the scanner reads: a longer
+// string is scanned in overlapping windows of this size, so memory stays
+// bounded by the string (plus the findings).
+const maxScan = 1 << 20
+
+var (
+	// kvRE finds a name (bare, or quoted as JSON, YAML and Python write
+	// it) and a separator: "name=", "name: ", `"name": `, "name => ".
+	kvRE = regexp.MustCompile(`(?:"([A-Za-z_$@][A-Za-z0-9_.$@ -]{0,63})"|'([A-Za-z_$@][A-Za-z0-9_.$@ -]{0,63})'|([A-Za-z_$@][A-Za-z0-9_.$-]{0,127}))[ \t]*(=>|=|:)[ \t]*`)
+	// paramRE finds "name=value" after "?", "&", ";" or "#" (a URL's
+	// query, fragment and path parameters; a Set-Cookie attribute list).
+	paramRE = regexp.MustCompile(`[?&;#]([^=&;#\s?"'<>]{1,128})=([^&;#\s"'<>]*)`)
+	// authorityRE finds a URL's authority (after "scheme://").
+	authorityRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]{0,31}://([^\s/?#<>"'\x60\\]+)`)
+	// schemeRE finds an HTTP authentication scheme and its credentials.
+	schemeRE = regexp.MustCompile(`(?i)\b(bearer|basic|digest|negotiate|token|bot|apikey|api-key)[ \t]+([A-Za-z0-9._~+/=-]{8,})`)
+	// xmlRE finds an XML element's text content.
+	xmlRE = regexp.MustCompile(`<([A-Za-z_][A-Za-z0-9_.:-]{0,63})>([^<]{1,1000})</`)
+	// userFlagRE finds curl's and similar tools' "user:password" flags,
+	// the value separate, after "=", or attached ("-uuser:pass").
+	userFlagRE = regexp.MustCompile(`(?:^|[\s'"])(?:(?:-u|-U|--user|--proxy-user|--basic-auth|--auth|--creds|--credentials)(?:=|[ \t]+)|-u)('[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)`)
+	// flagRE finds a long or short flag and a separate value.
+	flagRE = regexp.MustCompile(`(?:^|[\s'"])--?([A-Za-z][A-Za-z0-9_.-]{0,63})[ \t]+('[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)`)
+	// mysqlPassRE finds the MySQL clients' attached password, "-pPASS".
+	mysqlPassRE = regexp.MustCompile(`(?:^|[\s'"])-p([^\s'"-][^\s'"]*|'[^'\n]*'|"[^"\n]*")`)
+	// sshpassRE finds "sshpass -p PASS".
+	sshpassRE = regexp.MustCompile(`\bsshpass\b[^\n]*?[ \t]-p[ \t]*('[^'\n]*'|"[^"\n]*"|\S+)`)
+	// mysqlClient names the programs whose -p takes an attached password.
+	mysqlClient = regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mysqlpump|mariadb|mariadb-dump|mariadb-admin)\b`)
+	// wordRE finds the words the entropy rule looks at.
+	wordRE = regexp.MustCompile(`[A-Za-z0-9+/_.~-]+=*`)
+	// hashLabel ends the text before a digest that is named as one.
+	hashLabel = regexp.MustCompile(`(?i)(?:sha1|sha256|sha384|sha512|sha-1|sha-256|md5|h1|etag|digest|hash|checksum|commit|fingerprint|integrity)["']?\s*[:=-]?\s*["']?$`)
+)
+
+// scan finds every secret in s, in no particular order (overlaps allowed).
+func (r *Redactor) scan(s string) []finding {
+	if len(s) <= maxScan {
+		return r.scanWindow(s, 0)
+	}
+	// Windows overlap by 64 KiB so a secret across a boundary is whole
+	// in one of them.
+	var out []finding
+	const overlap = 64 << 10
+	for at := 0; at < len(s); at += maxScan - overlap {
+		end := min(at+maxScan, len(s))
+		out = append(out, r.scanWindow(s[at:end], at)...)
+		if end == len(s) {
+			break
+		}
+	}
+	return out
+}
+
+func (r *Redactor) scanWindow(s string, base int) []finding {
+	var out []finding
+	add := func(start, end int, kind, name string) {
+		if end <= start || placeholder(s[start:end]) {
+			return
+		}
+		out = append(out, finding{base + start, base + end, kind, name})
+	}
+	// Cheap prefilter: most strings hold none of the characters a secret
+	// needs around it and only need the token formats.
+	r.scanPEM(s, add)
+	for _, m := range tokenRE.FindAllStringSubmatchIndex(s, -1) {
+		if !bounded(s, m[0], m[1]) {
+			continue
+		}
+		label := "token"
+		for i := range tokenFormats {
+			if m[2+2*i] >= 0 {
+				label = tokenFormats[i].label
+				break
+			}
+		}
+		add(m[0], m[1], kindShape, label)
+	}
+	if strings.Contains(s, "/services/") || strings.Contains(s, "/api/webhooks/") {
+		for _, m := range webhookPaths.FindAllStringSubmatchIndex(s, -1) {
+			if m[2] >= 0 {
+				add(m[2], m[3], kindShape, "webhook")
+			} else {
+				add(m[4], m[5], kindShape, "webhook")
+			}
+		}
+	}
+	if strings.Contains(s, "://") {
+		for _, m := range authorityRE.FindAllStringSubmatchIndex(s, -1) {
+			r.userinfo(s, m[2], m[3], add)
+		}
+	}
+	if strings.ContainsAny(s, "=:") {
+		r.scanPairs(s, add)
+		for _, m := range paramRE.FindAllStringSubmatchIndex(s, -1) {
+			name := s[m[2]:m[3]]
+			if n, err := url.QueryUnescape(name); err == nil {
+				name = n
+			}
+			if r.Secret(name) {
+				add(m[4], m[5], kindParam, name)
+			}
+		}
+	}
+	for _, m := range schemeRE.FindAllStringSubmatchIndex(s, -1) {
+		scheme := strings.ToLower(s[m[2]:m[3]])
+		lenient := scheme == "bearer" || scheme == "basic"
+		if credentialLike(s[m[4]:m[5]], lenient) {
+			add(m[4], m[5], kindScheme, scheme)
+		}
+	}
+	if strings.Contains(s, "</") {
+		for _, m := range xmlRE.FindAllStringSubmatchIndex(s, -1) {
+			if r.Secret(s[m[2]:m[3]]) {
+				add(m[4], m[5], kindName, s[m[2]:m[3]])
+			}
+		}
+	}
+	if strings.Contains(s, "-") {
+		r.scanFlags(s, add)
+	}
+	r.scanEntropy(s, add)
+	return out
+}
+
+// placeholder reports whether v is Placeholder, alone or followed by
+// punctuation only (what an earlier redaction left).
+func placeholder(v string) bool {
+	rest, ok := strings.CutPrefix(v, Placeholder)
+	if !ok {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// bounded reports whether s[start:end] is a whole word: no letter or
+// digit just before or after it.
+func bounded(s string, start, end int) bool {
+	alnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+	return (start == 0 || !alnum(s[start-1])) && (end == len(s) || !alnum(s[end]))
+}
+
+// scanPEM finds the body of every private-key block: from after its BEGIN
+// line to its END line (or the end of s when the block is cut short).
+func (r *Redactor) scanPEM(s string, add func(int, int, string, string)) {
+	if !strings.Contains(s, "-----BEGIN ") {
+		return
+	}
+	for _, m := range pemBegin.FindAllStringIndex(s, -1) {
+		start := m[1]
+		end := len(s)
+		if i := strings.Index(s[start:], "-----END "); i >= 0 {
+			end = start + i
+		}
+		for start < end && strings.IndexByte(" \t\r\n", s[start]) >= 0 {
+			start++
+		}
+		for end > start && strings.IndexByte(" \t\r\n", s[end-1]) >= 0 {
+			end--
+		}
+		// A JSON- or shell-escaped newline ("\n") is left out at both ends.
+		for strings.HasPrefix(s[start:end], `\n`) {
+			start += 2
+		}
+		for strings.HasSuffix(s[start:end], `\n`) {
+			end -= 2
+		}
+		add(start, end, kindPEM, "private key")
+	}
+}
+
+// userinfo finds the secret in a URL authority s[a:b]: the password, or a
+// user name that is itself a credential (a token used as the user).
+func (r *Redactor) userinfo(s string, a, b int, add func(int, int, string, string)) {
+	at := strings.LastIndexByte(s[a:b], '@')
+	if at < 0 {
+		return
+	}
+	info := s[a : a+at]
+	if i := strings.IndexByte(info, ':'); i >= 0 {
+		add(a+i+1, a+at, kindUserinfo, "")
+		if SecretValue(info[:i]) {
+			add(a, a+i, kindUserinfo, "")
+		}
+		return
+	}
+	if credentialLike(info, false) && len(info) >= 16 || SecretValue(info) {
+		add(a, a+at, kindUserinfo, "")
+	}
+}
+
+// scanPairs finds the value after each secret name and separator.
+func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
+	for _, m := range kvRE.FindAllStringSubmatchIndex(s, -1) {
+		var name string
+		switch {
+		case m[2] >= 0:
+			name = s[m[2]:m[3]]
+		case m[4] >= 0:
+			name = s[m[4]:m[5]]
+		default:
+			name = s[m[6]:m[7]]
+			if c := prevByte(s, m[6]); c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' {
+				continue
+			}
+		}
+		sep := s[m[8]:m[9]]
+		if sep == ":" && strings.HasPrefix(s[m[9]:], "//") {
+			continue // a URL's scheme
+		}
+		lname := strings.ToLower(name)
+		if sep == ":" && (lname == "cookie" || lname == "set-cookie") {
+			r.cookies(s, m[1], lname == "set-cookie", add)
+			continue
+		}
+		if !r.Secret(name) {
+			continue
+		}
+		start, end := value(s, m[1])
+		if strings.IndexByte("?&;#", prevByte(s, m[0])) >= 0 {
+			// A URL parameter: its value also ends at "#".
+			if i := strings.IndexByte(s[start:end], '#'); i >= 0 {
+				end = start + i
+			}
+		}
+		v := s[start:end]
+		if sm := schemeRE.FindStringSubmatchIndex(v); sm != nil && sm[0] == 0 {
+			// "Authorization: Bearer …": the scheme stays.
+			add(start+sm[4], start+sm[5], kindName, name)
+			continue
+		}
+		switch strings.ToLower(v) {
+		case "", "null", "nil", "none", "true", "false", "undefined", "[]", "{}":
+			continue
+		}
+		add(start, end, kindName, name)
+	}
+}
+
+// value returns the value that starts at s[i:]: inside quotes when quoted
+// (to the closing quote on the same line), else up to white space or one
+// of , ; & " ' < > ) ] } `.
+func value(s string, i int) (int, int) {
+	if i >= len(s) {
+		return i, i
+	}
+	if q := s[i]; q == '"' || q == '\'' {
+		for j := i + 1; j < len(s); j++ {
+			switch s[j] {
+			case '\\':
+				j++
+			case '\n':
+				return i + 1, j
+			case q:
+				return i + 1, j
+			}
+		}
+		return i + 1, len(s)
+	}
+	j := i
+	for j < len(s) && strings.IndexByte(" \t\r\n,;&\"'<>)]}`", s[j]) < 0 {
+		j++
+	}
+	return i, j
+}
+
+// cookies finds cookie values after "Cookie:" (every one) or
+// "Set-Cookie:" (the first; the rest are attributes), to the end of the
+// line.
+func (r *Redactor) cookies(s string, i int, set bool, add func(int, int, string, string)) {
+	end := strings.IndexAny(s[i:], "\r\n")
+	if end < 0 {
+		end = len(s)
+	} else {
+		end += i
+	}
+	if q := prevByte(s, i); q == '"' || q == '\'' {
+		if j := strings.IndexByte(s[i:end], q); j >= 0 {
+			end = i + j
+		}
+	}
+	for _, pair := range splitKeep(s[i:end], ';', i) {
+		eq := strings.IndexByte(s[pair[0]:pair[1]], '=')
+		if eq < 0 {
+			continue
+		}
+		name := strings.TrimSpace(s[pair[0] : pair[0]+eq])
+		start := pair[0] + eq + 1
+		stop := pair[1]
+		for stop > start && s[stop-1] == ' ' {
+			stop--
+		}
+		if strings.HasPrefix(s[start:stop], `"`) && strings.HasSuffix(s[start:stop], `"`) && stop-start >= 2 {
+			start, stop = start+1, stop-1
+		}
+		add(start, stop, kindCookie, name)
+		if set {
+			return
+		}
+	}
+}
+
+// splitKeep splits s at sep into [start, end) ranges offset by base.
+func splitKeep(s string, sep byte, base int) [][2]int {
+	var out [][2]int
+	at := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == sep {
+			out = append(out, [2]int{base + at, base + i})
+			at = i + 1
+		}
+	}
+	return out
+}
+
+func prevByte(s string, i int) byte {
+	if i == 0 {
+		return 0
+	}
+	return s[i-1]
+}
+
+// unquoted returns the range inside the quotes of s[a:b], if quoted.
+func unquoted(s string, a, b int) (int, int) {
+	if b-a >= 2 && (s[a] == '\'' || s[a] == '"') && s[b-1] == s[a] {
+		return a + 1, b - 1
+	}
+	return a, b
+}
+
+// scanFlags finds credentials given to command-line flags.
+func (r *Redactor) scanFlags(s string, add func(int, int, string, string)) {
+	for _, m := range userFlagRE.FindAllStringSubmatchIndex(s, -1) {
+		a, b := unquoted(s, m[2], m[3])
+		if i := strings.IndexByte(s[a:b], ':'); i >= 0 {
+			add(a+i+1, b, kindFlag, "user")
+		}
+	}
+	for _, m := range flagRE.FindAllStringSubmatchIndex(s, -1) {
+		if r.Secret(s[m[2]:m[3]]) {
+			a, b := unquoted(s, m[4], m[5])
+			add(a, b, kindFlag, s[m[2]:m[3]])
+		}
+	}
+	if mysqlClient.MatchString(s) {
+		for _, m := range mysqlPassRE.FindAllStringSubmatchIndex(s, -1) {
+			a, b := unquoted(s, m[2], m[3])
+			add(a, b, kindFlag, "p")
+		}
+	} else {
+		for _, m := range mysqlPassRE.FindAllStringSubmatchIndex(s, -1) {
+			if a, b := unquoted(s, m[2], m[3]); credentialLike(s[a:b], false) {
+				add(a, b, kindFlag, "p")
+			}
+		}
+	}
+	if strings.Contains(s, "sshpass") {
+		for _, m := range sshpassRE.FindAllStringSubmatchIndex(s, -1) {
+			a, b := unquoted(s, m[2], m[3])
+			add(a, b, kindFlag, "p")
+		}
+	}
+}
+
+// scanEntropy finds random-looking words among the four words after a
+// secret-looking word ("the api key is 9fQ…", "token 9fQ…").
+func (r *Redactor) scanEntropy(s string, add func(int, int, string, string)) {
+	words := wordRE.FindAllStringIndex(s, -1)
+	window := 0
+	for _, w := range words {
+		text := s[w[0]:w[1]]
+		if window > 0 {
+			window--
+			if highEntropy(text) && !hashLabel.MatchString(s[max(0, w[0]-24):w[0]]) {
+				add(w[0], w[1], kindEntropy, "")
+			}
+		}
+		if len(text) <= 40 && r.Secret(text) {
+			window = 4
+		}
+	}
+}
+
+// entropy is the Shannon entropy, in bits per character, of a string of n
+// characters with the given character counts.
+func entropy(counts []int, n int) float64 {
+	var h float64
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / float64(n)
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+// merge sorts findings and joins overlapping ones, keeping the first's
+// kind and name.
+func merge(fs []finding) []finding {
+	if len(fs) < 2 {
+		return fs
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].start != fs[j].start {
+			return fs[i].start < fs[j].start
+		}
+		return fs[i].end > fs[j].end
+	})
+	out := fs[:1]
+	for _, f := range fs[1:] {
+		last := &out[len(out)-1]
+		if f.start < last.end {
+			last.end = max(last.end, f.end)
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// apply replaces each finding's bytes with Placeholder.
+func apply(s string, fs []finding) string {
+	if len(fs) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	at := 0
+	for _, f := range fs {
+		b.WriteString(s[at:f.start])
+		b.WriteString(Placeholder)
+		at = f.end
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// text redacts s and returns what it found (merged, in order).
+func (r *Redactor) text(s string) (string, []finding) {
+	fs := merge(r.scan(s))
+	return apply(s, fs), fs
+}
+
+// Text redacts secrets anywhere in free text (an error message, a command
+// line, a header value, a body string, a non-JSON body): see the package
+// documentation for what is found. Every byte that is not part of a
+// secret is kept; a string with no secret comes back identical.
+func (r *Redactor) Text(s string) string {
+	out, _ := r.text(s)
+	return out
+}
+
+// Source redacts the description of where a response came from, as the
+// gate's audit record holds it (a URL, a command line, a file path): Text.
+// Source does not sanitise: a caller that stores or prints the result
+// escapes control characters itself.
+func (r *Redactor) Source(src string) string { return r.Text(src) }
