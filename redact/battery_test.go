@@ -104,7 +104,9 @@ func cutHeader(text string) (string, string) {
 // keeps its beginning.
 func argvContext(before string, out []string) string {
 	words := planted.Split(before)
-	partial := before != "" && !strings.ContainsAny(before[len(before)-1:], " \t")
+	// The secret starts inside the last word when a character put in its
+	// place would join that word (white space inside quotes does not end it).
+	partial := len(words) > 0 && len(planted.Split(before+"\x00")) == len(words)
 	for i, w := range words {
 		if i >= len(out) {
 			return fmt.Sprintf("word %d (%q) is gone", i, w)
