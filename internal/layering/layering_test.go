@@ -52,6 +52,7 @@ var allowed = map[string][]string{
 	"cmd/airlock": {"cli"},
 	// Test support and tools: only tests and generators import them.
 	"internal/testtree":    {"runner", "reports", "fixture"},
+	"internal/planted":     {},
 	"scripts/benchratio":   {},
 	"scripts/gendiffrules": {"schemadiff"},
 	"scripts/genlintrules": {"lint"},
