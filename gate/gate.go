@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/internal/sanitize"
 	"github.com/airlockdev/airlock/semantic"
 )
@@ -197,6 +198,21 @@ func (c *Contract) Check(ctx context.Context, resp Response, call Call) (*Verdic
 	return v, nil
 }
 
+// instance returns the value at an instance location of the checked
+// value (nil when there is none), for the redaction of messages that quote
+// it.
+func (v *Verdict) instance(location string) any {
+	if !v.hasValue {
+		return nil
+	}
+	p, err := jsonpointer.Parse(location)
+	if err != nil {
+		return nil
+	}
+	x, _ := p.Lookup(v.value)
+	return x
+}
+
 // finish fills in the envelope and the audit record.
 func (c *Contract) finish(v *Verdict, r *refusal, data map[string]any, resp Response, call Call, name string, now time.Time) {
 	v.Audit = AuditRecord{
@@ -232,7 +248,7 @@ func (c *Contract) finish(v *Verdict, r *refusal, data map[string]any, resp Resp
 		v.Audit.KeywordLocation = sanitize.Text(c.relative(r.keywordLocation), MaxAuditMessage, sanitize.Escape)
 		v.Audit.InstanceLocation = sanitize.Text(r.instanceLocation, MaxAuditMessage, sanitize.Escape)
 		v.Audit.InstanceLocations = auditLocations(r, v.Stage)
-		v.Audit.Message = sanitize.Text(c.redactor.Text(c.relative(r.message)), MaxAuditMessage, sanitize.Escape)
+		v.Audit.Message = sanitize.Text(c.redactor.Message(c.relative(r.message), r.instanceLocation, v.instance(r.instanceLocation)), MaxAuditMessage, sanitize.Escape)
 		v.Audit.Offset = r.offset
 		if v.HasRetryAfter {
 			s := int64(v.RetryAfter / time.Second)
@@ -244,7 +260,7 @@ func (c *Contract) finish(v *Verdict, r *refusal, data map[string]any, resp Resp
 	}
 	for i := range v.Warnings {
 		// The value a message quotes is redacted, in the verdict too.
-		v.Warnings[i].Message = c.redactor.Text(v.Warnings[i].Message)
+		v.Warnings[i].Message = c.redactor.Message(v.Warnings[i].Message, v.Warnings[i].InstanceLocation, v.instance(v.Warnings[i].InstanceLocation))
 		w := v.Warnings[i]
 		w.InstanceLocation = sanitize.Text(w.InstanceLocation, MaxAuditMessage, sanitize.Escape)
 		w.Message = sanitize.Text(w.Message, MaxAuditMessage, sanitize.Escape)

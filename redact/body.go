@@ -117,8 +117,12 @@ func (r *Redactor) body(body []byte, depth int) ([]byte, []Redaction, bool) {
 	return out, w.found, complete
 }
 
-func (w *bodyWalk) pointerMatch(path []string) bool {
-	for _, p := range w.r.Pointers {
+func (w *bodyWalk) pointerMatch(path []string) bool { return w.r.pointerMatch(path) }
+
+// pointerMatch reports whether path is one of Pointers ("*" matching any
+// one token).
+func (r *Redactor) pointerMatch(path []string) bool {
+	for _, p := range r.Pointers {
 		if len(p) != len(path) {
 			continue
 		}

@@ -157,6 +157,12 @@ func (r *Redactor) Argv(argv []string) ([]string, []Redaction) {
 		switch {
 		case want == "secret" && !strings.HasPrefix(a, "-"):
 			v = Placeholder
+			if p, ok := passArg(a); ok {
+				v = a
+				if p >= 0 {
+					v = a[:p] + Placeholder
+				}
+			}
 		case want == "user":
 			v = userPass(a)
 		case want == "header":
@@ -183,7 +189,7 @@ func (r *Redactor) Argv(argv []string) ([]string, []Redaction) {
 				v = "-u" + userPass(a[2:])
 			case strings.HasPrefix(a, "-p") && len(a) > 2 && !strings.HasPrefix(a, "--") && (mysql || credentialLike(a[2:], false)):
 				v = "-p" + Placeholder
-			case a == "-p" && sshpass:
+			case a == "-p" && sshpass, programFlag(argv[0], bare):
 				pending = "secret"
 			case bare != "" && r.Secret(bare):
 				if hasValue {
@@ -195,11 +201,31 @@ func (r *Redactor) Argv(argv []string) ([]string, []Redaction) {
 				}
 			}
 		}
-		if v == a {
-			v = r.Text(a)
+		out[i] = v
+	}
+	// What Text finds in the command line as a whole (arguments joined
+	// by spaces, so "--password PASS", "set aws_secret_access_key KEY"
+	// and NAME=value are judged with their neighbours) is redacted in
+	// each argument it touches.
+	line := strings.Join(out, " ")
+	starts := make([]int, len(out))
+	at := 0
+	for i, a := range out {
+		starts[i] = at
+		at += len(a) + 1
+	}
+	var perArg = make([][]finding, len(out))
+	for _, f := range merge(r.scan(line)) {
+		for i := range out {
+			a, b := max(f.start, starts[i]), min(f.end, starts[i]+len(out[i]))
+			if a < b {
+				perArg[i] = append(perArg[i], finding{a - starts[i], b - starts[i], f.kind, f.name})
+			}
 		}
-		if v != a {
-			out[i] = v
+	}
+	for i := range out {
+		out[i] = apply(out[i], perArg[i])
+		if out[i] != argv[i] {
 			idx := i
 			found = append(found, Redaction{Where: RedactedArgv, Index: &idx})
 		}

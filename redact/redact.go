@@ -57,17 +57,24 @@ var secretSuffixes = []string{
 	"password", "passwd", "passphrase", "secret", "token", "apikey", "sessionid", "sessid", "credentials", "credential",
 }
 
+// usageWords make a name count or describe secrets wherever they stand:
+// "max_tokens", "prompt_tokens", "token_count" are not secret.
+var usageWords = []string{
+	"count", "counts", "total", "max", "min", "used", "usage", "remaining", "prompt", "completion",
+	"input", "output", "cached", "reasoning", "limit", "limits",
+}
+
 // inertWords make a name describe a secret rather than hold one when they
-// are among its words: "token_type", "password_hint", "key_file",
-// "max_tokens", "auth_url", "session_ttl" are not secret.
+// follow its first secret word: "token_type", "password_hint", "key_file",
+// "auth_url", "auth_source", "session_ttl" are not secret, while
+// "database_password" is.
 var inertWords = []string{
 	"type", "types", "kind", "hint", "hints", "file", "files", "path", "dir", "directory", "env", "stdin",
 	"name", "names", "length", "len", "size", "url", "uri", "endpoint", "endpoints", "method", "methods",
 	"mode", "format", "algorithm", "alg", "scheme", "policy", "location", "domain", "ttl", "expiry",
-	"expires", "expiration", "expired", "lifetime", "timeout", "count", "counts", "total", "max", "min",
-	"limit", "limits", "used", "usage", "remaining", "prompt", "completion", "input", "output", "cached",
-	"reasoning", "required", "enabled", "present", "provided", "status", "version", "helper", "store",
-	"field", "label", "prefix", "last4", "fingerprint",
+	"expires", "expiration", "expired", "lifetime", "timeout", "required", "enabled", "present", "provided", "status", "version", "helper", "store",
+	"field", "label", "prefix", "last4", "fingerprint", "source", "mechanism", "provider", "server",
+	"host", "realm", "database", "db", "service", "backend", "plugin", "strategy", "flow", "state",
 }
 
 // idOK lets "id" stay a secret-naming word with these: "session_id" and
@@ -176,17 +183,25 @@ func (r *Redactor) Secret(name string) bool {
 	}
 	if !secret && r.Names == nil {
 		for _, w := range words {
-			for _, s := range secretSuffixes {
-				if len(w) > len(s) && strings.HasSuffix(w, s) {
-					secret = true
-				}
-			}
+			secret = secret || hasSecretSuffix(w)
 		}
 	}
 	if !secret {
 		return false
 	}
+	first := -1
 	for i, w := range words {
+		if first < 0 && (match(w) || r.Names == nil && hasSecretSuffix(w)) {
+			first = i
+		}
+		if contains(usageWords, w) {
+			return false
+		}
+	}
+	for i, w := range words {
+		if i <= first {
+			continue
+		}
 		if w == "id" || w == "ids" {
 			// "key_id" names which key; "id_token" and "session_id" hold one.
 			if i == len(words)-1 && i > 0 && !contains(idOK, words[i-1]) && !strings.HasSuffix(words[i-1], "session") {
@@ -199,6 +214,27 @@ func (r *Redactor) Secret(name string) bool {
 		}
 	}
 	return true
+}
+
+// hasSecretSuffix reports whether one word ends in a long secret word.
+func hasSecretSuffix(w string) bool {
+	for _, s := range secretSuffixes {
+		if len(w) > len(s) && strings.HasSuffix(w, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// weakNames are secret words that also name ordinary things (a map key,
+// a signature line, a session number): alone before a colon, they take
+// only a value that could be a credential.
+var weakNames = []string{"key", "keys", "sig", "sigs", "signature", "signatures", "session", "sessions", "sid", "auth", "cookie", "cookies", "pass", "otp"}
+
+// strong reports whether a secret name is more than one weak word.
+func (r *Redactor) strong(name string) bool {
+	words := nameWords(name)
+	return !(len(words) == 1 && contains(weakNames, words[0]))
 }
 
 func contains(list []string, w string) bool {

@@ -4,8 +4,12 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/airlockdev/airlock/jsonpointer"
 )
 
 // Kinds of finding, which decide how a redaction is reported.
@@ -104,7 +108,11 @@ func (r *Redactor) scanWindow(s string, base int) []finding {
 				break
 			}
 		}
-		add(m[0], m[1], kindShape, label)
+		start := m[0]
+		if strings.HasPrefix(s[start:m[1]], "bot") {
+			start += len("bot") // the path segment "bot<token>" keeps its prefix
+		}
+		add(start, m[1], kindShape, label)
 	}
 	if strings.Contains(s, "/services/") || strings.Contains(s, "/api/webhooks/") {
 		for _, m := range webhookPaths.FindAllStringSubmatchIndex(s, -1) {
@@ -181,12 +189,17 @@ func (r *Redactor) scanPEM(s string, add func(int, int, string, string)) {
 	if !strings.Contains(s, "-----BEGIN ") {
 		return
 	}
+	covered := 0
 	for _, m := range pemBegin.FindAllStringIndex(s, -1) {
+		if m[0] < covered {
+			continue
+		}
 		start := m[1]
 		end := len(s)
 		if i := strings.Index(s[start:], "-----END "); i >= 0 {
 			end = start + i
 		}
+		covered = end
 		for start < end && strings.IndexByte(" \t\r\n", s[start]) >= 0 {
 			start++
 		}
@@ -226,7 +239,14 @@ func (r *Redactor) userinfo(s string, a, b int, add func(int, int, string, strin
 
 // scanPairs finds the value after each secret name and separator.
 func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
+	// covered is the end of the last value taken: a name inside it is
+	// part of that value, which keeps the scan linear in len(s) however
+	// many names repeat ("password=password=…", "Cookie: Cookie: …").
+	covered := 0
 	for _, m := range kvRE.FindAllStringSubmatchIndex(s, -1) {
+		if m[0] < covered {
+			continue
+		}
 		var name string
 		switch {
 		case m[2] >= 0:
@@ -245,13 +265,14 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 		}
 		lname := strings.ToLower(name)
 		if sep == ":" && (lname == "cookie" || lname == "set-cookie") {
-			r.cookies(s, m[1], lname == "set-cookie", add)
+			covered = r.cookies(s, m[1], lname == "set-cookie", add)
 			continue
 		}
 		if !r.Secret(name) {
 			continue
 		}
 		start, end := value(s, m[1])
+		covered = end
 		if strings.IndexByte("?&;#", prevByte(s, m[0])) >= 0 {
 			// A URL parameter: its value also ends at "#".
 			if i := strings.IndexByte(s[start:end], '#'); i >= 0 {
@@ -259,7 +280,7 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 			}
 		}
 		v := s[start:end]
-		if sm := schemeRE.FindStringSubmatchIndex(v); sm != nil && sm[0] == 0 {
+		if sm := schemeRE.FindStringSubmatchIndex(s[start:]); sm != nil && sm[0] == 0 {
 			// "Authorization: Bearer …": the scheme stays.
 			add(start+sm[4], start+sm[5], kindName, name)
 			continue
@@ -268,8 +289,53 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 		case "", "null", "nil", "none", "true", "false", "undefined", "[]", "{}":
 			continue
 		}
+		if sep == ":" && start == m[1] && !r.strong(name) && !credentialLike(v, false) {
+			// "key: value", "session: expired": a weak name before a
+			// colon takes only a value that could be a credential.
+			continue
+		}
+		if sep == ":" && start == m[1] && prose(s, v, end) {
+			// "Bad credentials: token ghp_…": a word of prose, not a value.
+			continue
+		}
+		if p, ok := passArg(v); ok {
+			// openssl's "pass:SECRET"; "env:VAR" and "file:PATH" hold none.
+			if p >= 0 {
+				add(start+p, end, kindName, name)
+			}
+			continue
+		}
 		add(start, end, kindName, name)
 	}
+}
+
+// prose reports whether v, an unquoted value after "name:", is a word of a
+// sentence rather than a value: letters only, and more text follows on the
+// same line.
+func prose(s, v string, end int) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	rest := s[end:]
+	if i := strings.IndexAny(rest, "\r\n"); i >= 0 {
+		rest = rest[:i]
+	}
+	return strings.TrimSpace(strings.Trim(rest, ".,;)")) != ""
+}
+
+// passArg recognises OpenSSL's pass phrase arguments: "pass:SECRET" (the
+// secret starts at p), and "env:VAR", "file:PATH", "fd:N", "stdin" (no
+// secret: p is -1).
+func passArg(v string) (p int, ok bool) {
+	switch {
+	case strings.HasPrefix(v, "pass:"):
+		return len("pass:"), true
+	case strings.HasPrefix(v, "env:"), strings.HasPrefix(v, "file:"), strings.HasPrefix(v, "fd:"), v == "stdin":
+		return -1, true
+	}
+	return 0, false
 }
 
 // value returns the value that starts at s[i:]: inside quotes when quoted
@@ -302,8 +368,8 @@ func value(s string, i int) (int, int) {
 // cookies finds cookie values after "Cookie:" (every one) or
 // "Set-Cookie:" (the first; the rest are attributes), to the end of the
 // line.
-func (r *Redactor) cookies(s string, i int, set bool, add func(int, int, string, string)) {
-	end := strings.IndexAny(s[i:], "\r\n")
+func (r *Redactor) cookies(s string, i int, set bool, add func(int, int, string, string)) (end int) {
+	end = strings.IndexAny(s[i:], "\r\n")
 	if end < 0 {
 		end = len(s)
 	} else {
@@ -330,9 +396,10 @@ func (r *Redactor) cookies(s string, i int, set bool, add func(int, int, string,
 		}
 		add(start, stop, kindCookie, name)
 		if set {
-			return
+			return end
 		}
 	}
+	return end
 }
 
 // splitKeep splits s at sep into [start, end) ranges offset by base.
@@ -372,9 +439,16 @@ func (r *Redactor) scanFlags(s string, add func(int, int, string, string)) {
 		}
 	}
 	for _, m := range flagRE.FindAllStringSubmatchIndex(s, -1) {
-		if r.Secret(s[m[2]:m[3]]) {
+		flag := s[m[2]:m[3]]
+		if r.Secret(flag) || programFlag(s, flag) {
 			a, b := unquoted(s, m[4], m[5])
-			add(a, b, kindFlag, s[m[2]:m[3]])
+			if p, ok := passArg(s[a:b]); ok {
+				if p < 0 {
+					continue
+				}
+				a += p
+			}
+			add(a, b, kindFlag, flag)
 		}
 	}
 	if mysqlClient.MatchString(s) {
@@ -397,8 +471,32 @@ func (r *Redactor) scanFlags(s string, add func(int, int, string, string)) {
 	}
 }
 
-// scanEntropy finds random-looking words among the four words after a
-// secret-looking word ("the api key is 9fQ…", "token 9fQ…").
+// programFlags are short flags that take a secret with one program only:
+// redis-cli's -a, twine's -p, sshpass's -p, htpasswd -b's password.
+var programFlags = map[string][]string{
+	"redis-cli": {"a"},
+	"twine":     {"p"},
+	"sshpass":   {"p"},
+	"keytool":   {"storepass", "keypass", "srcstorepass", "deststorepass"},
+	"smbclient": {"U"},
+}
+
+// programFlag reports whether flag takes a secret with a program named in s.
+func programFlag(s, flag string) bool {
+	for prog, flags := range programFlags {
+		if slices.Contains(flags, flag) && strings.Contains(s, prog) {
+			return true
+		}
+	}
+	return false
+}
+
+// weakTriggers are secret words that prose uses for other things ("auth
+// failed for AC…", "session 42"): they do not open the entropy window.
+var weakTriggers = []string{"auth", "authorization", "session", "sessions", "sid", "sig", "signature", "cookie", "cookies"}
+
+// scanEntropy finds random-looking words among the six words after a
+// secret-looking word ("the password for user deploy is 9fQ…", "token 9fQ…").
 func (r *Redactor) scanEntropy(s string, add func(int, int, string, string)) {
 	words := wordRE.FindAllStringIndex(s, -1)
 	window := 0
@@ -410,8 +508,8 @@ func (r *Redactor) scanEntropy(s string, add func(int, int, string, string)) {
 				add(w[0], w[1], kindEntropy, "")
 			}
 		}
-		if len(text) <= 40 && r.Secret(text) {
-			window = 4
+		if len(text) <= 40 && r.Secret(text) && !contains(weakTriggers, strings.ToLower(text)) {
+			window = 6
 		}
 	}
 }
@@ -490,3 +588,64 @@ func (r *Redactor) Text(s string) string {
 // Source does not sanitise: a caller that stores or prints the result
 // escapes control characters itself.
 func (r *Redactor) Source(src string) string { return r.Text(src) }
+
+// quotedRE finds a quoted value in a validator's or rule's message.
+var quotedRE = regexp.MustCompile(`'[^'\n]*'|"(?:[^"\\\n]|\\.)*"`)
+
+// Message redacts a message about the value at instanceLocation (an RFC
+// 6901 JSON Pointer; instance is that value, nil when unknown): what Text
+// finds, then the instance itself wherever the message quotes it, when it
+// could be a secret: under a secret name (Secret) or one of Pointers, a
+// string Text would change, or a word that looks like a credential (at
+// least 8 characters mixing letters and digits, or random-looking). A
+// validator quotes the value it refuses ("'9fQ…' does not match
+// pattern …") without naming the member, so the member's name cannot
+// protect it there.
+func (r *Redactor) Message(msg, instanceLocation string, instance any) string {
+	msg = r.Text(msg)
+	secretAt := false
+	if p, err := jsonpointer.Parse(instanceLocation); err == nil {
+		for n := range p {
+			secretAt = secretAt || r.Secret(p[n]) || r.pointerMatch(p[:n+1])
+		}
+	}
+	v, ok := instance.(string)
+	if !ok {
+		if secretAt {
+			// Not a string (or not known): every quoted string goes.
+			return quotedRE.ReplaceAllStringFunc(msg, func(q string) string {
+				return q[:1] + Placeholder + q[len(q)-1:]
+			})
+		}
+		return msg
+	}
+	if len(v) < 4 || !(secretAt || r.Text(v) != v || maybeCredential(v)) {
+		return msg
+	}
+	msg = strings.ReplaceAll(msg, v, Placeholder)
+	if q := strconv.Quote(v); len(q) > 2 {
+		msg = strings.ReplaceAll(msg, q[1:len(q)-1], Placeholder)
+	}
+	return msg
+}
+
+// maybeCredential reports whether a value quoted in a message could be a
+// credential: one word (not a URL, which Text redacts, nor an email
+// address) of at least 8
+// characters mixing letters and digits, or of at least 16 characters, or a
+// random-looking word.
+func maybeCredential(v string) bool {
+	if strings.ContainsAny(v, " \t\r\n@") || strings.Contains(v, "://") {
+		return false
+	}
+	if len(v) >= 16 {
+		return true
+	}
+	var digit, letter bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		digit = digit || c >= '0' && c <= '9'
+		letter = letter || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	return len(v) >= 8 && digit && letter || highEntropy(v)
+}

@@ -47,7 +47,7 @@ var tokenFormats = []tokenFormat{
 	{"grafana token", `gl(?:c|sa)_[A-Za-z0-9+/_=]{32,}`},
 	{"new relic key", `NRAK-[A-Z0-9]{27}`},
 	{"atlassian token", `ATATT3[A-Za-z0-9_=-]{60,}`},
-	{"telegram bot token", `\d{8,10}:AA[A-Za-z0-9_-]{33}`},
+	{"telegram bot token", `(?:bot)?\d{8,10}:[A-Za-z0-9_-]{35}`},
 	{"square token", `(?:sq0atp|sq0csp|EAAA)[A-Za-z0-9_-]{22,}`},
 	{"age secret key", `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`},
 	{"firebase server key", `AAAA[A-Za-z0-9_-]{7}:[A-Za-z0-9_-]{100,}`},
