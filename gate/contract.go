@@ -61,14 +61,16 @@ type Contract struct {
 	agentSchema  *jsonschema.Schema
 	// agentErrorSchema checks a matched upstream error's detail; nil: none.
 	agentErrorSchema *jsonschema.Schema
-	formats          schema.FormatPolicy
-	annotated        []string // the formats the policy only annotates, sorted
-	versions         map[string]*upstream
-	schemas          *schema.Dir
-	redactor         *redact.Redactor
-	locations        int // the most instance locations an audit record lists
-	fsys             fs.FS
-	dir, shown       string
+	// text is the resolved text policy of projected strings.
+	text       textPolicies
+	formats    schema.FormatPolicy
+	annotated  []string // the formats the policy only annotates, sorted
+	versions   map[string]*upstream
+	schemas    *schema.Dir
+	redactor   *redact.Redactor
+	locations  int // the most instance locations an audit record lists
+	fsys       fs.FS
+	dir, shown string
 }
 
 type upstream struct {
@@ -359,7 +361,7 @@ func (c *Contract) compile(m manifest.Manifest, opts Options, cfgErr func(key, m
 	if c.current != "" && c.versions[c.current] == nil {
 		return cfgErr("/current", fmt.Sprintf("current upstream version %q is not in upstream_versions", c.current))
 	}
-	return nil
+	return c.compileText(m, cfgErr)
 }
 
 // resultOf resolves an upstream version's result and text_block (the

@@ -186,6 +186,11 @@ func (c *Contract) matchError(u *upstream, status int, isError bool, value any, 
 			message: fmt.Sprintf("%s matched the declared upstream error %s", what, e.name)}
 		if len(e.detail) > 0 {
 			d := project(e.detail, value)
+			if rr := c.checkText(e.detail, d, value, c.text.detailField, "detail field"); rr != nil {
+				rr.upstreamError = e.name
+				rr.message = "the detail of upstream error " + e.name + ": " + rr.message
+				return rr
+			}
 			if c.agentErrorSchema != nil {
 				if rr := c.schemaStage(c.agentErrorSchema, d); rr != nil {
 					rr.reason = ReasonAgentErrorSchema

@@ -8,7 +8,8 @@
 // type, HTML/XML sniff), parse (strict RFC 8259 + I-JSON with limits),
 // schema (JSON Schema 2020-12 with format assertion), semantic (rules from
 // package semantic), projection (an allowlist of JSON Pointers into a new
-// object, checked against the closed agent-facing schema), envelope, audit.
+// object, its strings checked against the contract's text policy, checked
+// against the closed agent-facing schema), envelope, audit.
 //
 // An upstream failure takes its own path after transport: a non-success
 // status, an MCP result with isError: true, or a success-status value that
@@ -320,6 +321,14 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 		return nil, nil, err
 	}
 	data := project(u.projection, value)
+	if r := c.checkText(u.projection, data, value, c.text.field, "field"); r != nil {
+		return nil, r, nil
+	}
+	for f, x := range data {
+		if c.text.field(f).untrusted {
+			data[f] = wrapUntrusted(x)
+		}
+	}
 	if r := c.schemaStage(c.agentSchema, data); r != nil {
 		r.reason = ReasonAgentSchema
 		return nil, r, nil

@@ -75,6 +75,7 @@ const (
 	ReasonMCPMismatch      = "parse.mcp_mismatch"
 	ReasonSchemaFamily     = "schema.<keyword>"
 	ReasonSemantic         = "semantic.<rule>"
+	ReasonTextPolicy       = "projection.text_policy"
 	ReasonAgentSchema      = "projection.agent_schema"
 	ReasonUpstreamError    = "upstream.<name>"
 	ReasonAgentErrorSchema = "projection.agent_error_schema"
@@ -128,6 +129,7 @@ var registry = []ReasonInfo{
 	{ReasonSchemaFamily, StageSchema, InvalidResponse, false, "The value fails the upstream version's JSON Schema; <keyword> is the keyword of the most specific failing cause (additionalProperties, required, type, enum, const, format, maxLength, pattern, oneOf, false, …)."},
 	{ReasonSemantic, StageSemantic, InvalidResponse, false, "A semantic rule of the contract refused the value; <rule> is the rule's name in contract.yaml (binding, context match, freshness, membership, count, cel or custom)."},
 	{ReasonUpstreamError, StageUpstream, InvalidResponse, false, "The response is an upstream failure that matched the declared error shape <name> of the upstream version (contract.yaml errors): a non-success status in its when.status, an MCP result with isError: true under when.is_error, or a value under a success status in its when.status that failed the version's schema; and its schema (if any) admitted the error value. The error code and retryable are the error shape's (the default here is never used); the failure envelope carries error.detail when the shape projects one. Shapes are tried in order; a failure none matches keeps its transport.status, transport.mcp_tool_error or schema.<keyword> refusal."},
+	{ReasonTextPolicy, StageProjection, InvalidResponse, false, "A string the agent would receive breaks the contract's text policy (contract.yaml text; docs/contracts.md, Text policy): in a projected field (any string or member name at or below the projected location) or in a matched upstream error's detail. The rules are a control character other than the allowed ones (default TAB and LF; DEL and C1 always), a bidirectional formatting character (bidi: false, the default), a zero-width or invisible character (zero_width: false, the default), more code points than max_length, a string not already in the required normalization form. instance_location is the string's JSON Pointer in the upstream value; the message names the field and the rule (\"U+202E RIGHT-TO-LEFT OVERRIDE at code point 12\", \"241 code points, max_length 200\", \"not in NFC\") and never quotes the string. Nothing is rewritten."},
 	{ReasonAgentSchema, StageProjection, InvalidResponse, false, "The projected agent data fails the contract's closed agent-facing schema."},
 	{ReasonAgentErrorSchema, StageProjection, InvalidResponse, false, "A matched upstream error's projected detail fails the contract's agent_error_schema; the audit record names the error (upstream_error)."},
 	{ReasonPanic, StageInternal, InvalidResponse, false, "The schema validator panicked on this value; the panic is recovered and the response refused."},

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -251,4 +252,193 @@ func checkNearMissStages(k *contract, set *fixture.Set, fixturesDir string, e *e
 		}
 	}
 	return nil
+}
+
+// checkProjectedText: a projected field that can carry strings (member
+// names included) with no length bound from the text policy's max_length,
+// the agent-facing schema or the upstream schema at the projection
+// pointer.
+func checkProjectedText(k *contract, e *emitter) {
+	agent := introspect.AgentSchema(k.c)
+	for _, v := range k.versions() {
+		root, _ := introspect.Schema(k.c, v)
+		proj, _ := k.c.Projection(v)
+		for _, f := range proj {
+			if k.textMaxLength(f.Field) {
+				continue
+			}
+			agentSet, _ := schemawalk.Member(schemawalk.Applicable([]*jsonschema.Schema{agent}), f.Field)
+			at, unbounded := k.textUnbounded(agentSet, 0)
+			if !unbounded {
+				continue
+			}
+			if _, up := k.textUnbounded(schemasAt(root, f.Pointer), 0); !up {
+				continue
+			}
+			e.atManifest(projectedTextUnbounded, versionKey(v)+"/projection/"+jsonpointer.EscapeToken(f.Field), v, f.Pointer.String(),
+				"projected field %q can carry strings of any length (%s): no text policy max_length (text.fields.%s or text.default), and neither the agent-facing schema nor the upstream schema at %s bounds them (maxLength, enum, const, a bounded pattern or a short format); only limits.max_string_length (%d bytes) does. Set a max_length or a maxLength",
+				f.Field, at, f.Field, f.Pointer, k.c.Limits().MaxStringLength)
+		}
+	}
+}
+
+// textMaxLength reports whether the text policy bounds field's strings.
+func (k *contract) textMaxLength(field string) bool {
+	if p, ok := k.m.Text.Fields[field]; ok && p.MaxLength != nil {
+		return true
+	}
+	return k.m.Text.Default.MaxLength != nil
+}
+
+// schemasAt returns the schemas that apply to the value at ptr (with "*"
+// for every element) below root; nil when a token is not declared.
+func schemasAt(root *jsonschema.Schema, ptr jsonpointer.Pointer) []*jsonschema.Schema {
+	set := []*jsonschema.Schema{root}
+	follow(root, ptr, func(_ int, st step) bool {
+		if !st.declared {
+			set = nil
+			return false
+		}
+		set = st.next
+		return true
+	})
+	return set
+}
+
+// maxTextDepth bounds textUnbounded's descent into members and items.
+const maxTextDepth = 16
+
+// textUnbounded reports whether a value that every schema of set admits
+// can hold a string, or an object member name, with no length bound, and
+// where ("the value", "member names at /x", "/x/*"). Only what set merges
+// ($ref, allOf) applies together; a oneOf or anyOf bounds the value's
+// strings when each of its branches does. No schema at all is any value.
+func (k *contract) textUnbounded(set []*jsonschema.Schema, depth int) (string, bool) {
+	where := func(s string) string {
+		if s == "" {
+			return "the value"
+		}
+		return s
+	}
+	if len(set) == 0 {
+		return "the value (no schema describes it)", true
+	}
+	if depth > maxTextDepth {
+		return "", false
+	}
+	all := closureAll(set)
+	admits := func(t string) bool {
+		for _, x := range all {
+			if x.Bool == nil && x.Types != nil && !hasType(x, t) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, x := range all {
+		if x.Bool != nil && !*x.Bool || x.Bool == nil && (x.Const != nil || x.Enum != nil) {
+			return "", false
+		}
+	}
+	branchesBound := func(bound func(b *jsonschema.Schema) bool) bool {
+		for _, x := range all {
+			for _, group := range [][]*jsonschema.Schema{x.OneOf, x.AnyOf} {
+				if len(group) > 0 && !slices.ContainsFunc(group, func(b *jsonschema.Schema) bool { return !bound(b) }) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if admits("string") {
+		if !k.stringBound(all) && !branchesBound(func(b *jsonschema.Schema) bool { return k.stringBound(closure(b)) }) {
+			return where(""), true
+		}
+	}
+	if admits("object") && !branchesBound(func(b *jsonschema.Schema) bool {
+		return slices.ContainsFunc(closure(b), func(x *jsonschema.Schema) bool { return x.Types != nil && !hasType(x, "object") })
+	}) {
+		namesClosed, membersClosed := false, false
+		var members []*jsonschema.Schema
+		for _, x := range all {
+			if x.Bool != nil {
+				continue
+			}
+			if ap, ok := x.AdditionalProperties.(bool); ok && !ap && len(x.PatternProperties) == 0 {
+				namesClosed = true
+			}
+			if u := x.UnevaluatedProperties; u != nil && u.Bool != nil && !*u.Bool {
+				namesClosed = true
+			}
+			if x.PropertyNames != nil && k.stringBound(closure(x.PropertyNames)) {
+				namesClosed = true
+			}
+			if closesObject(x) {
+				membersClosed = true
+			}
+			for _, name := range slices.Sorted(maps.Keys(x.Properties)) {
+				members = append(members, x.Properties[name])
+			}
+			for _, p := range x.PatternProperties {
+				members = append(members, p)
+			}
+			if ap, ok := x.AdditionalProperties.(*jsonschema.Schema); ok {
+				members = append(members, ap)
+			}
+		}
+		if !namesClosed {
+			return "member names", true
+		}
+		if !membersClosed {
+			return "the members of an open object", true
+		}
+		for _, m := range members {
+			if at, ok := k.textUnbounded([]*jsonschema.Schema{m}, depth+1); ok {
+				return "inside an object: " + at, true
+			}
+		}
+	}
+	if admits("array") && !branchesBound(func(b *jsonschema.Schema) bool {
+		return slices.ContainsFunc(closure(b), func(x *jsonschema.Schema) bool { return x.Types != nil && !hasType(x, "array") })
+	}) {
+		items := false
+		for _, x := range all {
+			if x.Bool != nil {
+				continue
+			}
+			prefix, rest := schemawalk.ElementSchemas(x, "")
+			for _, p := range prefix {
+				if at, ok := k.textUnbounded([]*jsonschema.Schema{p.Schema}, depth+1); ok {
+					return "in an element: " + at, true
+				}
+			}
+			if rest != nil {
+				items = true
+				if at, ok := k.textUnbounded([]*jsonschema.Schema{rest.Schema}, depth+1); ok {
+					return "in an element: " + at, true
+				}
+			}
+		}
+		if !items {
+			return "in an element of any value", true
+		}
+	}
+	return "", false
+}
+
+// stringBound reports whether schemas that all apply to a value bound the
+// length of a string there: maxLength, const, enum, a short asserted
+// format, an anchored pattern without unbounded repetition, a type that
+// excludes strings, or false.
+func (k *contract) stringBound(list []*jsonschema.Schema) bool {
+	return slices.ContainsFunc(list, func(x *jsonschema.Schema) bool {
+		if x.Bool != nil {
+			return !*x.Bool
+		}
+		if x.MaxLength != nil || x.Const != nil || x.Enum != nil || k.boundingFormat(x.Format) || x.Types != nil && !hasType(x, "string") {
+			return true
+		}
+		p, ok := patternOf(x)
+		return ok && p.start && p.end && !p.unbounded
+	})
 }

@@ -3,8 +3,9 @@
 // with no bound, a pattern that matches anywhere, additionalProperties:
 // false beside an allOf that adds members, oneOf branches a response can
 // satisfy twice, a projected field the schema does not require, a rule on
-// a value the schema does not constrain, an upstream version without
-// fixtures, a stage no near-miss fixture exercises.
+// a value the schema does not constrain, a projected field whose strings
+// nothing bounds in length, an upstream version without fixtures, a stage
+// no near-miss fixture exercises.
 //
 // Every rule is a Rule in one registry (Rules): a stable id, a level, a
 // description, and the handler that finds it. docs/lint.md, the SARIF

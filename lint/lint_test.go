@@ -347,3 +347,60 @@ var _ = Describe("airlock lint", func() {
 		Expect(errors.Is(err, fs.ErrNotExist)).To(BeFalse())
 	})
 })
+
+// textContract writes a contract t whose one field "text" projects /text,
+// with the upstream and agent schemas of that member as given and text as
+// the manifest's text section (or none); it returns the schemas folder.
+func textContract(upstream, agent, text string) string {
+	dir := GinkgoT().TempDir()
+	folder := filepath.Join(dir, "t")
+	Expect(os.MkdirAll(folder, 0o755)).To(Succeed())
+	wrap := func(member string) string {
+		return `{"type":"object","additionalProperties":false,"properties":{"text":` + member + `}}`
+	}
+	manifest := "tool: t\nversion: \"1\"\nagent_schema: agent.schema.json\n" + text +
+		"upstream_versions:\n  v1:\n    schema: upstream.v1.schema.json\n    projection:\n      text: /text\n"
+	for name, content := range map[string]string{"upstream.v1.schema.json": wrap(upstream), "agent.schema.json": wrap(agent), gate.ManifestFile: manifest} {
+		Expect(os.WriteFile(filepath.Join(folder, name), []byte(content), 0o644)).To(Succeed())
+	}
+	return dir
+}
+
+var _ = Describe("projected-text-unbounded", func() {
+	DescribeTable("judges whether a projected field's strings have a length bound",
+		func(upstream, agent, text string, fires bool, where string) {
+			l := lintTree(textContract(upstream, agent, text), "")
+			var got []reports.LintFinding
+			for _, f := range l.Findings {
+				if f.Rule == "projected-text-unbounded" {
+					got = append(got, f)
+				}
+			}
+			if !fires {
+				Expect(got).To(BeEmpty())
+				return
+			}
+			Expect(got).To(HaveLen(1))
+			Expect(got[0].Pointer).To(Equal("/upstream_versions/v1/projection/text"))
+			Expect(got[0].Level).To(Equal(reports.SeverityError))
+			Expect(got[0].Message).To(ContainSubstring(where))
+		},
+		Entry("a free string on both sides", `{"type":"string"}`, `{"type":"string"}`, "", true, "(the value)"),
+		Entry("no type at all on either side", `{"maxProperties":2}`, `{"minLength":0}`, "", true, "(the value)"),
+		Entry("strings in an array", `{"type":"array","maxItems":2,"items":{"type":"string"}}`, `{"type":"array","items":{"type":"string"}}`, "", true, "in an element: the value"),
+		Entry("a string branch of a oneOf", `{"oneOf":[{"type":"integer"},{"type":"string"}]}`, `{"type":["integer","string"]}`, "", true, "(the value)"),
+		Entry("bounded by text.default max_length", `{"type":"string"}`, `{"type":"string"}`, "text:\n  default: {max_length: 100}\n", false, ""),
+		Entry("bounded by the field's max_length", `{"type":"string"}`, `{"type":"string"}`, "text:\n  fields:\n    text: {max_length: 100}\n", false, ""),
+		Entry("a field policy without max_length does not bound it", `{"type":"string"}`, `{"type":"string"}`, "text:\n  fields:\n    text: {bidi: false}\n", true, "(the value)"),
+		Entry("bounded by the agent schema's maxLength", `{"type":"string"}`, `{"type":"string","maxLength":10}`, "", false, ""),
+		Entry("bounded by the upstream schema's maxLength", `{"type":"string","maxLength":10}`, `{"type":"string"}`, "", false, ""),
+		Entry("bounded by an enum", `{"enum":["a","b"]}`, `{"type":"string"}`, "", false, ""),
+		Entry("bounded by an anchored pattern of bounded repetition", `{"type":"string"}`, `{"type":"string","pattern":"^[a-z]{1,8}$"}`, "", false, ""),
+		Entry("not by a pattern of unbounded repetition", `{"type":"string"}`, `{"type":"string","pattern":"^[a-z]+$"}`, "", true, "(the value)"),
+		Entry("not a string at all", `{"type":"integer","minimum":0}`, `{"type":"integer"}`, "", false, ""),
+		Entry("each oneOf branch bounded", `{"oneOf":[{"type":"integer"},{"type":"string","maxLength":3}]}`, `{"type":["integer","string"]}`, "", false, ""),
+		Entry("an object's free member names", `{"type":"object","additionalProperties":{"type":"string","maxLength":4}}`, `{"type":"object","additionalProperties":{"type":"string","maxLength":4}}`, "", true, "(member names)"),
+		Entry("an object's bounded member names", `{"type":"object","propertyNames":{"maxLength":8},"additionalProperties":{"type":"string","maxLength":4}}`, `{"type":"object"}`, "", false, ""),
+		Entry("a closed object with a free string member", `{"type":"object","additionalProperties":false,"properties":{"a":{"type":"string"}}}`, `{"type":"object","additionalProperties":false,"properties":{"a":{"type":"string"}}}`, "", true, "inside an object: the value"),
+	)
+})

@@ -74,6 +74,8 @@ var (
 		Description: "A projected field that the agent-facing schema requires reads a value the upstream schema does not require on its way (in some oneOf/anyOf branch, or at all), or does not declare: a response without it is admitted by the schema, then refused after all (by a semantic rule that reads it, or as projection.agent_schema). Require it in every branch, make the agent field optional, declare a branch that is the upstream's own error envelope as an error shape (contract.yaml errors; see docs/contracts.md), or accept it with lint.ignore."}
 	rulePointerUnconstrained = &Rule{ID: "rule-pointer-unconstrained", Level: reports.SeverityError, scope: scopeContract,
 		Description: "A semantic rule reads a value the schema does not name (in properties, patternProperties, prefixItems or items; additionalProperties alone does not count) or names without a type, const or enum: the rule judges a value the contract never describes. Declare the member, with a type."}
+	projectedTextUnbounded = &Rule{ID: "projected-text-unbounded", Level: reports.SeverityError, scope: scopeContract,
+		Description: "A projected field can carry strings — a string value, strings inside its arrays or objects, or an object's member names — that nothing bounds in length: no text policy max_length (text.fields.<field> or text.default in contract.yaml), and neither the agent-facing schema's property nor the upstream schema at the projection pointer has maxLength, enum, const, an anchored pattern without unbounded repetition, a short asserted format, or a closed object (additionalProperties: false, or propertyNames with a bound) for the member names. Only limits.max_string_length bounds what reaches the agent. Set text: {fields: {<field>: {max_length: N}}} or a maxLength (docs/contracts.md, Text policy)."}
 	versionWithoutFixtures = &Rule{ID: "version-without-fixtures", Level: reports.SeverityWarning, scope: scopeFixtures,
 		Description: "An upstream version has no fixture at all: nothing proves its schema, rules and projection against a response. Record or write an accepted fixture and near-misses."}
 	ignoreUnused = &Rule{ID: "lint-ignore-unused", Level: reports.SeverityWarning, scope: scopeIgnore,
@@ -88,7 +90,7 @@ var registry = []*Rule{
 	openObject, valueUnconstrained, stringUnbounded, arrayUnbounded, numberUnbounded,
 	patternUnanchored, patternUnbounded, formatUnportable,
 	closedBesideAllOf, oneOfOverlap,
-	projectionOptional, rulePointerUnconstrained,
+	projectionOptional, rulePointerUnconstrained, projectedTextUnbounded,
 	versionWithoutFixtures, nearMissStageUncovered,
 	ignoreUnused,
 }
@@ -106,6 +108,7 @@ func init() {
 	oneOfOverlap.schema = checkOneOfOverlap
 	projectionOptional.contract = checkProjectionOptional
 	rulePointerUnconstrained.contract = checkRulePointers
+	projectedTextUnbounded.contract = checkProjectedText
 	versionWithoutFixtures.fixtures = checkVersionFixtures
 	nearMissStageUncovered.fixtures = checkNearMissStages
 }

@@ -143,6 +143,31 @@ var _ = Describe("airlock mutate", func() {
 		Expect(rep.Scores[0].Ratio()).To(BeNumerically("<", 1))
 	})
 
+	It("counts a text policy max_length as killing an over-long projected string", func() {
+		files := testtree.Project()
+		files["schemas/note_status/contract.yaml"] = openManifest + "text:\n  fields:\n    note_id: {max_length: 64}\n"
+		files["schemas/note_status/upstream.schema.json"] = openUpstream
+		files["schemas/note_status/agent.schema.json"] = openAgent
+		for k := range files {
+			if filepath.Dir(k) == "fixtures/note_status/v1/near-miss" {
+				delete(files, k)
+			}
+		}
+		rep := mutateTree(testtree.Tree(files))
+		seen := false
+		for _, r := range rep.Results {
+			switch r.Mutant.ID {
+			case "values.overlong_string@/note_id":
+				seen = true
+				Expect(r.Outcome).To(Equal(mutate.Killed), r.Problem)
+				Expect(r.Actual).To(Equal(gate.ReasonTextPolicy))
+			case "values.overlong_string@/request_id": // not projected: no text policy
+				Expect(r.Outcome).To(Equal(mutate.Survived))
+			}
+		}
+		Expect(seen).To(BeTrue())
+	})
+
 	It("expects a case-folded name to be the schema's to refuse when the contract admits fold collisions", func() {
 		files := testtree.Project()
 		files["schemas/note_status/contract.yaml"] = openManifest + "limits: {member_fold_collision: false}\n"

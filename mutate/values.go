@@ -58,7 +58,8 @@ func (m *mutator) stringMutants(l location, x string) {
 	if n := utf8.RuneCountInString(long); n < target {
 		long += strings.Repeat("x", target-n)
 	}
-	m.valueMutant(FamilyValues, "overlong_string", l.loc, long, []string{"schema.*", "semantic.*", gate.ReasonStringTooLong, gate.ReasonTooLarge}, "schema.maxLength", c, "maxLength")
+	// A projected string's text policy max_length refuses it too.
+	m.valueMutant(FamilyValues, "overlong_string", l.loc, long, []string{"schema.*", "semantic.*", gate.ReasonStringTooLong, gate.ReasonTooLarge, gate.ReasonTextPolicy}, "schema.maxLength", c, "maxLength")
 	if slices.Contains(f.enums, x) {
 		if near := nearValue(x, f.enums); near != "" {
 			m.valueMutant(FamilyValues, "enum_near_value", l.loc, near, schemaReasons, "schema.enum", canaryIfLong(near), "enum")

@@ -62,6 +62,10 @@ type LeakCheck struct {
 	// place of the string, and Projection's pointers go on into it. A string
 	// there that is not JSON is an error.
 	Embedded jsonpointer.Pointer
+	// Untrusted are the agent fields whose strings the gate wraps as
+	// {"untrusted_text": "<the string>"} (gate.Contract.UntrustedFields):
+	// such a field's value is compared with its projection unwrapped.
+	Untrusted []string
 }
 
 // envelopeNames are the member names and constants of both envelopes.
@@ -181,10 +185,37 @@ func (lc *LeakCheck) copied(raw any, field string, v any) bool {
 	for _, f := range lc.Projection {
 		if f.Field == field {
 			src, ok := f.Pointer.Expand(raw)
+			if ok && slices.Contains(lc.Untrusted, field) {
+				v = unwrapUntrusted(v)
+			}
 			return ok && reflect.DeepEqual(src, v)
 		}
 	}
 	return false
+}
+
+// unwrapUntrusted undoes the gate's untrusted_text wrapping: every object
+// whose only member is "untrusted_text" with a string value becomes that
+// string. The gate wraps every string, so no other object has that shape.
+func unwrapUntrusted(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if s, ok := x[gate.UntrustedTextKey].(string); ok && len(x) == 1 {
+			return s
+		}
+		out := make(map[string]any, len(x))
+		for k, el := range x {
+			out[k] = unwrapUntrusted(el)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, el := range x {
+			out[i] = unwrapUntrusted(el)
+		}
+		return out
+	}
+	return v
 }
 
 // collect gathers the raw tokens outside every projected path.

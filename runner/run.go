@@ -427,7 +427,7 @@ func (rc *runContext) noLeak(f fixture.Fixture, c *gate.Contract, v *gate.Verdic
 		return reports.Passed, "", ""
 	}
 	proj := rawProjection(c, f.UpstreamVersion, v)
-	lc := LeakCheck{Tool: c.Tool(), RequestID: exp.Request.ID, Projection: proj, Constants: rc.constants[c.Tool()]}
+	lc := LeakCheck{Tool: c.Tool(), RequestID: exp.Request.ID, Projection: proj, Constants: rc.constants[c.Tool()], Untrusted: c.UntrustedFields()}
 	if at, text := introspect.Extracted(v); text {
 		lc.Embedded = at
 	}

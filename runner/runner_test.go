@@ -269,6 +269,25 @@ var _ = Describe("the leak check", func() {
 		Expect(toks).To(ContainElements("secret_hint", "12345"))
 	})
 
+	It("compares an untrusted_text field unwrapped, and still catches a leak wrapped inside it", func() {
+		// raw's note_id "N-17" and a forbidden token that contains it.
+		raw := []byte(`{"request_id":"req-00000001","note_id":"N-17 queued","state":"open","other":"queued"}`)
+		wrapped := `{"tool":"note_status","request_id":"req-00000001","outcome":"success","data":{"note_id":{"untrusted_text":"N-17 queued"},"state":"open"}}`
+		lc := check()
+		leaks, err := lc.Find(raw, []byte(wrapped))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(leaks).NotTo(BeEmpty(), "without Untrusted the wrapped copy is not recognised as the projection")
+		lc.Untrusted = []string{"note_id"}
+		leaks, err = lc.Find(raw, []byte(wrapped))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(leaks).To(BeEmpty())
+		leaky := `{"tool":"note_status","request_id":"req-00000001","outcome":"success","data":{"note_id":{"untrusted_text":"queued"},"state":"open"}}`
+		leaks, err = lc.Find(raw, []byte(leaky))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(leaks).To(HaveLen(1))
+		Expect(leaks[0].Pointer).To(Equal("/other"))
+	})
+
 	Describe("an MCP text result (Embedded)", func() {
 		// The same value as raw, as the JSON text of an MCP text block.
 		wrapped, err := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": string(raw)}}})

@@ -73,6 +73,74 @@ type Manifest struct {
 	Formats          map[string]string          `yaml:"formats"`
 	UpstreamVersions map[string]UpstreamVersion `yaml:"upstream_versions"`
 	Lint             Lint                       `yaml:"lint"`
+	// Text is the text policy of projected strings (docs/contracts.md,
+	// "Text policy"); the zero value takes every default.
+	Text Text `yaml:"text"`
+}
+
+// Text is the manifest's text section: the policy every string the agent
+// receives from a projected field (or a matched error's detail) must meet.
+// Default applies to every field; an entry of Fields (by agent field name
+// of a projection) or DetailFields (by detail field name) overrides it key
+// by key.
+type Text struct {
+	Default      TextPolicy            `yaml:"default"`
+	Fields       map[string]TextPolicy `yaml:"fields"`
+	DetailFields map[string]TextPolicy `yaml:"detail_fields"`
+}
+
+// TextPolicy is one text policy as written; a nil key is not set (the
+// default's, or the built-in default: no max_length, no normalization
+// form, controls TAB and LF, bidi and zero-width characters refused, not
+// untrusted_text).
+type TextPolicy struct {
+	// MaxLength is the most Unicode code points one string may hold.
+	MaxLength *int `yaml:"max_length"`
+	// Normalization is the Unicode normalization form every string must
+	// already be in: "none", "NFC", "NFD", "NFKC" or "NFKD".
+	Normalization *string `yaml:"normalization"`
+	// Controls are the control characters allowed: "TAB", "LF", "CR".
+	Controls []string `yaml:"controls"`
+	// Bidi allows the bidirectional formatting characters.
+	Bidi *bool `yaml:"bidi"`
+	// ZeroWidth allows the zero-width and invisible characters.
+	ZeroWidth *bool `yaml:"zero_width"`
+	// UntrustedText wraps every string of the field as
+	// {"untrusted_text": "<string>"} in the agent output.
+	UntrustedText *bool `yaml:"untrusted_text"`
+}
+
+// Clone returns a deep copy of p.
+func (p TextPolicy) Clone() TextPolicy {
+	p.MaxLength = cloneInt(p.MaxLength)
+	if p.Normalization != nil {
+		s := *p.Normalization
+		p.Normalization = &s
+	}
+	if p.Controls != nil {
+		p.Controls = slices.Clone(p.Controls)
+	}
+	p.Bidi, p.ZeroWidth, p.UntrustedText = cloneBool(p.Bidi), cloneBool(p.ZeroWidth), cloneBool(p.UntrustedText)
+	return p
+}
+
+func cloneBool(p *bool) *bool {
+	if p == nil {
+		return nil
+	}
+	b := *p
+	return &b
+}
+
+func clonePolicies(m map[string]TextPolicy) map[string]TextPolicy {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]TextPolicy, len(m))
+	for k, v := range m {
+		out[k] = v.Clone()
+	}
+	return out
 }
 
 // StatusSpec is one entry of the manifest's statuses section: what a
@@ -213,6 +281,9 @@ func (m Manifest) Clone() Manifest {
 	}
 	m.Formats = maps.Clone(m.Formats)
 	m.Lint.Ignore = slices.Clone(m.Lint.Ignore)
+	m.Text.Default = m.Text.Default.Clone()
+	m.Text.Fields = clonePolicies(m.Text.Fields)
+	m.Text.DetailFields = clonePolicies(m.Text.DetailFields)
 	if m.UpstreamVersions != nil {
 		uvs := make(map[string]UpstreamVersion, len(m.UpstreamVersions))
 		for k, uv := range m.UpstreamVersions {
