@@ -36,6 +36,7 @@ lint:
 test: lint test-deps build
 	AIRLOCK_BIN=$(abspath $(BIN)) $(GO) test -race -count=1 $(PKGS)
 	$(GO) test -count=1 -run 'TestStrictYAML|TestPrescan' ./internal/strictyaml
+	$(GO) test -run '^$$' -fuzz '^FuzzText$$' -fuzztime 10s -fuzzminimizetime 2s ./redact
 	cd examples/connector && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # What the tests use beyond Go: the pinned MCP servers from npm. Without npm
@@ -102,6 +103,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./gate | tee bench.out
 	$(GO) run ./scripts/benchratio < bench.out
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./runner ./mutate ./lint
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./redact
 	$(GO) test -run '^$$' -bench 'Hostile/requests' -benchmem -benchtime 3x ./internal/strictyaml
 
 # Run each fuzz target for FUZZTIME (default 30s). FuzzMarshalMeta's inputs
@@ -112,6 +114,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzGate$$' -fuzztime $(FUZZTIME) ./gate
 	$(GO) test -run '^$$' -fuzz '^FuzzMarshalMeta$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./fixture
 	$(GO) test -run '^$$' -fuzz '^FuzzPrescan$$' -fuzztime $(FUZZTIME) ./internal/strictyaml
+	$(GO) test -run '^$$' -fuzz '^FuzzText$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./redact
 
 # Refresh the published copies of airlock's own schemas.
 schemas: build

@@ -39,8 +39,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/internal/sanitize"
+	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/semantic"
 )
 

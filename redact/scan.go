@@ -38,12 +38,6 @@ type finding struct {
 const maxScan = 1 << 20
 
 var (
-	// kvRE finds a name (bare, or quoted as JSON, YAML and Python write
-	// it) and a separator: "name=", "name: ", `"name": `, "name => ".
-	kvRE = regexp.MustCompile(`(?:"([A-Za-z_$@][A-Za-z0-9_.$@ -]{0,63})"|'([A-Za-z_$@][A-Za-z0-9_.$@ -]{0,63})'|([A-Za-z_$@][A-Za-z0-9_.$-]{0,127}))[ \t]*(=>|=|:)[ \t]*`)
-	// paramRE finds "name=value" after "?", "&", ";" or "#" (a URL's
-	// query, fragment and path parameters; a Set-Cookie attribute list).
-	paramRE = regexp.MustCompile(`[?&;#]([^=&;#\s?"'<>]{1,128})=([^&;#\s"'<>]*)`)
 	// authorityRE finds a URL's authority (after "scheme://").
 	authorityRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]{0,31}://([^\s/?#<>"'\x60\\]+)`)
 	// schemeRE finds an HTTP authentication scheme and its credentials.
@@ -61,8 +55,6 @@ var (
 	sshpassRE = regexp.MustCompile(`\bsshpass\b[^\n]*?[ \t]-p[ \t]*('[^'\n]*'|"[^"\n]*"|\S+)`)
 	// mysqlClient names the programs whose -p takes an attached password.
 	mysqlClient = regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mysqlpump|mariadb|mariadb-dump|mariadb-admin)\b`)
-	// wordRE finds the words the entropy rule looks at.
-	wordRE = regexp.MustCompile(`[A-Za-z0-9+/_.~-]+=*`)
 	// hashLabel ends the text before a digest that is named as one.
 	hashLabel = regexp.MustCompile(`(?i)(?:sha1|sha256|sha384|sha512|sha-1|sha-256|md5|h1|etag|digest|hash|checksum|commit|fingerprint|integrity)["']?\s*[:=-]?\s*["']?$`)
 )
@@ -94,26 +86,11 @@ func (r *Redactor) scanWindow(s string, base int) []finding {
 		}
 		out = append(out, finding{base + start, base + end, kind, name})
 	}
-	// Cheap prefilter: most strings hold none of the characters a secret
-	// needs around it and only need the token formats.
 	r.scanPEM(s, add)
-	for _, m := range tokenRE.FindAllStringSubmatchIndex(s, -1) {
-		if !bounded(s, m[0], m[1]) {
-			continue
-		}
-		label := "token"
-		for i := range tokenFormats {
-			if m[2+2*i] >= 0 {
-				label = tokenFormats[i].label
-				break
-			}
-		}
-		start := m[0]
-		if strings.HasPrefix(s[start:m[1]], "bot") {
-			start += len("bot") // the path segment "bot<token>" keeps its prefix
-		}
-		add(start, m[1], kindShape, label)
-	}
+	// One pass over the words: token formats in long words, the
+	// credentials after an authentication scheme, random words after a
+	// secret word.
+	r.scanWords(s, add)
 	if strings.Contains(s, "/services/") || strings.Contains(s, "/api/webhooks/") {
 		for _, m := range webhookPaths.FindAllStringSubmatchIndex(s, -1) {
 			if m[2] >= 0 {
@@ -130,22 +107,6 @@ func (r *Redactor) scanWindow(s string, base int) []finding {
 	}
 	if strings.ContainsAny(s, "=:") {
 		r.scanPairs(s, add)
-		for _, m := range paramRE.FindAllStringSubmatchIndex(s, -1) {
-			name := s[m[2]:m[3]]
-			if n, err := url.QueryUnescape(name); err == nil {
-				name = n
-			}
-			if r.Secret(name) {
-				add(m[4], m[5], kindParam, name)
-			}
-		}
-	}
-	for _, m := range schemeRE.FindAllStringSubmatchIndex(s, -1) {
-		scheme := strings.ToLower(s[m[2]:m[3]])
-		lenient := scheme == "bearer" || scheme == "basic"
-		if credentialLike(s[m[4]:m[5]], lenient) {
-			add(m[4], m[5], kindScheme, scheme)
-		}
 	}
 	if strings.Contains(s, "</") {
 		for _, m := range xmlRE.FindAllStringSubmatchIndex(s, -1) {
@@ -154,10 +115,9 @@ func (r *Redactor) scanWindow(s string, base int) []finding {
 			}
 		}
 	}
-	if strings.Contains(s, "-") {
+	if hasFlag(s) {
 		r.scanFlags(s, add)
 	}
-	r.scanEntropy(s, add)
 	return out
 }
 
@@ -243,58 +203,62 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 	// part of that value, which keeps the scan linear in len(s) however
 	// many names repeat ("password=password=…", "Cookie: Cookie: …").
 	covered := 0
-	for _, m := range kvRE.FindAllStringSubmatchIndex(s, -1) {
-		if m[0] < covered {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '=' && c != ':' {
 			continue
 		}
-		var name string
-		switch {
-		case m[2] >= 0:
-			name = s[m[2]:m[3]]
-		case m[4] >= 0:
-			name = s[m[4]:m[5]]
-		default:
-			name = s[m[6]:m[7]]
-			if c := prevByte(s, m[6]); c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' {
-				continue
-			}
+		sepEnd := i + 1
+		if c == '=' && sepEnd < len(s) && s[sepEnd] == '>' {
+			sepEnd++
 		}
-		sep := s[m[8]:m[9]]
-		if sep == ":" && strings.HasPrefix(s[m[9]:], "//") {
+		if c == '=' {
+			r.param(s, i, add)
+		}
+		nameStart, name, ok := nameBefore(s, i)
+		if !ok || nameStart < covered {
+			continue
+		}
+		if c == ':' && strings.HasPrefix(s[sepEnd:], "//") {
 			continue // a URL's scheme
 		}
-		lname := strings.ToLower(name)
-		if sep == ":" && (lname == "cookie" || lname == "set-cookie") {
-			covered = r.cookies(s, m[1], lname == "set-cookie", add)
+		vstart := sepEnd
+		for vstart < len(s) && (s[vstart] == ' ' || s[vstart] == '\t') {
+			vstart++
+		}
+		if c == ':' && (strings.EqualFold(name, "cookie") || strings.EqualFold(name, "set-cookie")) {
+			covered = r.cookies(s, vstart, strings.EqualFold(name, "set-cookie"), add)
 			continue
 		}
 		if !r.Secret(name) {
 			continue
 		}
-		start, end := value(s, m[1])
+		start, end := value(s, vstart)
 		covered = end
-		if strings.IndexByte("?&;#", prevByte(s, m[0])) >= 0 {
+		if strings.IndexByte("?&;#", prevByte(s, nameStart)) >= 0 {
 			// A URL parameter: its value also ends at "#".
 			if i := strings.IndexByte(s[start:end], '#'); i >= 0 {
 				end = start + i
 			}
 		}
 		v := s[start:end]
-		if sm := schemeRE.FindStringSubmatchIndex(s[start:]); sm != nil && sm[0] == 0 {
+		if a, b, ok := schemeCredential(s, start); ok {
 			// "Authorization: Bearer …": the scheme stays.
-			add(start+sm[4], start+sm[5], kindName, name)
+			add(a, b, kindName, name)
+			covered = max(covered, b)
 			continue
 		}
 		switch strings.ToLower(v) {
 		case "", "null", "nil", "none", "true", "false", "undefined", "[]", "{}":
 			continue
 		}
-		if sep == ":" && start == m[1] && !r.strong(name) && !credentialLike(v, false) {
+		unquoted := start == vstart
+		if c == ':' && unquoted && !r.strong(name) && !credentialLike(v, false) {
 			// "key: value", "session: expired": a weak name before a
 			// colon takes only a value that could be a credential.
 			continue
 		}
-		if sep == ":" && start == m[1] && prose(s, v, end) {
+		if c == ':' && unquoted && prose(s, v, end) {
 			// "Bad credentials: token ghp_…": a word of prose, not a value.
 			continue
 		}
@@ -307,6 +271,120 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 		}
 		add(start, end, kindName, name)
 	}
+}
+
+// isNameByte reports whether c may be in a bare name: letters, digits and
+// _ . $ -.
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '$' || c == '-'
+}
+
+// nameBefore finds the name before the separator at s[sep] (white space
+// between them allowed): a bare name (a letter, _, $ or @, then letters,
+// digits and _ . $ -, at most 128 bytes, not inside a longer word) or a
+// quoted one ("…" or '…', at most 64 bytes, the same characters and
+// spaces). start is where the name (or its opening quote) begins.
+func nameBefore(s string, sep int) (start int, name string, ok bool) {
+	j := sep
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	if j == 0 {
+		return 0, "", false
+	}
+	if q := s[j-1]; q == '"' || q == '\'' {
+		k := j - 2
+		for k >= 0 && j-2-k <= 64 && (isNameByte(s[k]) || s[k] == ' ' || s[k] == '@') {
+			k--
+		}
+		if k < 0 || s[k] != q || k+1 >= j-1 || !firstNameByte(s[k+1]) {
+			return 0, "", false
+		}
+		return k, s[k+1 : j-1], true
+	}
+	k := j
+	for k > 0 && j-k < 128 && isNameByte(s[k-1]) {
+		k--
+	}
+	if k > 0 && j-k >= 128 && isNameByte(s[k-1]) {
+		return 0, "", false // longer than a name
+	}
+	for k < j && (s[k] == '-' || s[k] == '.') {
+		k++ // "--password=": the dashes are the flag's
+	}
+	if k > 0 && s[k-1] == '@' {
+		k--
+	}
+	if k == j || !firstNameByte(s[k]) {
+		return 0, "", false
+	}
+	return k, s[k:j], true
+}
+
+func firstNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || c == '@'
+}
+
+// param finds a URL parameter "name=value" whose "=" is at s[eq] and whose
+// name follows "?", "&", ";" or "#", and adds its value when the name (URL
+// unescaped: "tok+en", "pass%5Fword") is secret.
+func (r *Redactor) param(s string, eq int, add func(int, int, string, string)) {
+	k := eq
+	for k > 0 && eq-k < 128 && strings.IndexByte("=&;#?\"'<> \t\r\n", s[k-1]) < 0 {
+		k--
+	}
+	if k == 0 || k == eq || strings.IndexByte("?&;#", s[k-1]) < 0 {
+		return
+	}
+	name := s[k:eq]
+	if n, err := url.QueryUnescape(name); err == nil {
+		name = n
+	}
+	if !r.Secret(name) {
+		return
+	}
+	end := eq + 1
+	for end < len(s) && strings.IndexByte("&;#\"'<> \t\r\n", s[end]) < 0 {
+		end++
+	}
+	add(eq+1, end, kindParam, name)
+}
+
+// schemeWords are the HTTP authentication schemes (and the words used
+// like them) whose credentials follow a space.
+var schemeWords = []string{"bearer", "basic", "digest", "negotiate", "token", "bot", "apikey", "api-key"}
+
+// schemeCredential finds "Scheme credentials" at s[i:]: a scheme word,
+// spaces or tabs, and a token68-like run of at least 8 characters that
+// could be a credential; it returns the credentials' range.
+func schemeCredential(s string, i int) (start, end int, ok bool) {
+	w := i
+	for w < len(s) && w-i <= 10 && (isNameByte(s[w])) {
+		w++
+	}
+	if w == i || w >= len(s) || (s[w] != ' ' && s[w] != '\t') {
+		return 0, 0, false
+	}
+	scheme := strings.ToLower(s[i:w])
+	if !contains(schemeWords, scheme) {
+		return 0, 0, false
+	}
+	a := w
+	for a < len(s) && (s[a] == ' ' || s[a] == '\t') {
+		a++
+	}
+	b := a
+	for b < len(s) && isToken68(s[b]) {
+		b++
+	}
+	if b-a < 8 || !credentialLike(s[a:b], scheme == "bearer" || scheme == "basic") {
+		return 0, 0, false
+	}
+	return a, b, true
+}
+
+func isToken68(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~+/=-", c) >= 0
 }
 
 // prose reports whether v, an unquoted value after "name:", is a word of a
@@ -495,23 +573,113 @@ func programFlag(s, flag string) bool {
 // failed for AC…", "session 42"): they do not open the entropy window.
 var weakTriggers = []string{"auth", "authorization", "session", "sessions", "sid", "sig", "signature", "cookie", "cookies"}
 
-// scanEntropy finds random-looking words among the six words after a
-// secret-looking word ("the password for user deploy is 9fQ…", "token 9fQ…").
-func (r *Redactor) scanEntropy(s string, add func(int, int, string, string)) {
-	words := wordRE.FindAllStringIndex(s, -1)
+// scanWords reads s word by word (runs of letters, digits and
+// _ . + / = : ~ -): a word of 16 or more bytes is searched for the token
+// formats; a scheme word ("Bearer", "Basic", …) is followed by its
+// credentials; and a random-looking word among the six words after a
+// secret-looking word ("the password for user deploy is 9fQ…", "token
+// 9fQ…") is a secret too (the entropy rule; "auth", "session", "sig" and
+// "cookie", common in prose, do not open the window).
+func (r *Redactor) scanWords(s string, add func(int, int, string, string)) {
 	window := 0
-	for _, w := range words {
-		text := s[w[0]:w[1]]
-		if window > 0 {
-			window--
-			if highEntropy(text) && !hashLabel.MatchString(s[max(0, w[0]-24):w[0]]) {
-				add(w[0], w[1], kindEntropy, "")
+	for i := 0; i < len(s); {
+		if !isWordByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isWordByte(s[j]) {
+			j++
+		}
+		word := s[i:j]
+		if len(word) >= 16 && mayToken(word) {
+			for _, m := range tokenRE.FindAllStringIndex(word, -1) {
+				a, b := i+m[0], i+m[1]
+				if !bounded(s, a, b) {
+					continue
+				}
+				label := tokenLabel(s[a:b])
+				if strings.HasPrefix(s[a:b], "bot") {
+					a += len("bot") // the path segment "bot<token>" keeps its prefix
+				}
+				add(a, b, kindShape, label)
 			}
 		}
-		if len(text) <= 40 && r.Secret(text) && !contains(weakTriggers, strings.ToLower(text)) {
+		if len(word) <= 10 {
+			if a, b, ok := schemeCredential(s, i); ok {
+				add(a, b, kindScheme, strings.ToLower(word))
+			}
+		}
+		// The entropy rule looks at the word without the ":" and "="
+		// that join it to its neighbours.
+		if window > 0 {
+			at := i
+			for _, part := range strings.FieldsFunc(word, func(c rune) bool { return c == ':' || c == '=' }) {
+				off := at + strings.Index(s[at:j], part)
+				at = off + len(part)
+				if highEntropy(part) && !hashLabel.MatchString(s[max(0, off-24):off]) {
+					add(off, off+len(part), kindEntropy, "")
+				}
+			}
+		}
+		if window > 0 {
+			window--
+		}
+		if len(word) <= 40 && r.secretWord(word) {
 			window = 6
 		}
+		i = j
 	}
+}
+
+// isWordByte reports whether c is part of a word for scanWords.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_.+/=:~-", c) >= 0
+}
+
+// secretWord reports whether a word of prose opens the entropy window.
+func (r *Redactor) secretWord(w string) bool {
+	w = strings.Trim(w, ".:=,-")
+	if w == "" || contains(weakTriggers, strings.ToLower(w)) {
+		return false
+	}
+	if r.Names == nil && !mayName(w) {
+		return false
+	}
+	return r.Secret(w)
+}
+
+// nameHints are lower-case fragments every default secret name contains
+// one of; a word without any is not looked at further.
+var nameHints = []string{"tok", "secret", "pass", "pwd", "key", "cred", "auth", "cookie", "sess", "sid", "sig", "jwt", "bearer", "otp", "sas"}
+
+// mayName is a cheap test that a word could be a default secret name.
+func mayName(w string) bool {
+	var buf [40]byte
+	n := copy(buf[:], w)
+	for i := 0; i < n; i++ {
+		if c := buf[i]; c >= 'A' && c <= 'Z' {
+			buf[i] = c + 'a' - 'A'
+		}
+	}
+	l := string(buf[:n])
+	for _, h := range nameHints {
+		if strings.Contains(l, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFlag reports whether s holds something like a command-line flag: a
+// "-" at its start or after white space or a quote.
+func hasFlag(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '-' && (i == 0 || strings.IndexByte(" \t\n'\"", s[i-1]) >= 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // entropy is the Shannon entropy, in bits per character, of a string of n

@@ -56,14 +56,60 @@ var tokenFormats = []tokenFormat{
 	{"jwe", `eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`},
 }
 
-// tokenRE matches any of tokenFormats; group i+1 is tokenFormats[i].
-var tokenRE = func() *regexp.Regexp {
+// tokenRE matches any of tokenFormats (without capture groups, so the
+// regexp engine need not track them); tokenREs[i] matches exactly
+// tokenFormats[i], to name a match.
+var tokenRE, tokenREs = func() (*regexp.Regexp, []*regexp.Regexp) {
 	parts := make([]string, len(tokenFormats))
+	each := make([]*regexp.Regexp, len(tokenFormats))
 	for i, f := range tokenFormats {
-		parts[i] = "(" + f.re + ")"
+		parts[i] = "(?:" + f.re + ")"
+		each[i] = regexp.MustCompile("^(?:" + f.re + ")$")
 	}
-	return regexp.MustCompile(strings.Join(parts, "|"))
+	return regexp.MustCompile(strings.Join(parts, "|")), each
 }()
+
+// tokenHints are literals one of which every token format contains; a
+// word with none of them is not searched with tokenRE.
+var tokenHints = []string{
+	"AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA",
+	"sk-", "sk_", "rk-", "rk_", "pk_", "whsec_", "gh", "github_pat_", "gl", "GR1348941", "xox", "xapp-",
+	"AIza", "ya29.", "GOCSPX-", "npm_", "pypi-", "SG.", "SK", "key-", "shp", "hf_", "_v1_", "dapi",
+	"hv", "dp.", "lin_", "PMAK-", "NRAK-", "ATATT3", "sq0", "EAAA", "AGE-SECRET-KEY-", "AAAA",
+	"HRKU-", "eyJ",
+}
+
+// mayToken is a cheap test that a word could hold a token format: one of
+// tokenHints, or eight digits before a ":" (a chat bot token).
+func mayToken(w string) bool {
+	for _, h := range tokenHints {
+		if strings.Contains(w, h) {
+			return true
+		}
+	}
+	digits := 0
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == ':' && digits >= 8:
+			return true
+		default:
+			digits = 0
+		}
+	}
+	return false
+}
+
+// tokenLabel names the format of a token tokenRE matched.
+func tokenLabel(tok string) string {
+	for i, re := range tokenREs {
+		if re.MatchString(tok) {
+			return tokenFormats[i].label
+		}
+	}
+	return "token"
+}
 
 // webhookPaths are URL paths whose last segment is the secret.
 var webhookPaths = regexp.MustCompile(`/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/([A-Za-z0-9]{16,})|/api/webhooks/\d{10,}/([A-Za-z0-9_-]{40,})`)

@@ -1,0 +1,61 @@
+package redact_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/airlockdev/airlock/redact"
+)
+
+// BenchmarkText redacts a 1 MiB log-like text holding a few secrets, and
+// a 1 MiB text of repeated names ("password=password=…"), the worst case
+// of the name rule; both are linear in the input.
+func BenchmarkText(b *testing.B) {
+	line := "2026-12-01T12:00:00Z INFO request id=req.J7q94MkP user=ana path=/v1/items?page=2 took 12ms\n"
+	logText := strings.Repeat(line, (1<<20)/len(line)) + "token=sk-proj-4fQ9xLm2Vb7Kc1Zp8RtY3wNe\n"
+	names := strings.Repeat("password=", (1<<20)/9)
+	for _, tc := range []struct{ name, text string }{{"log", logText}, {"names", names}} {
+		b.Run(tc.name, func(b *testing.B) {
+			r := &redact.Redactor{}
+			b.SetBytes(int64(len(tc.text)))
+			b.ReportAllocs()
+			for range b.N {
+				r.Text(tc.text)
+			}
+		})
+	}
+}
+
+// BenchmarkBody redacts the bundled accepted fixture bodies as one JSON
+// array (no secrets: the common case, where the body comes back as it is).
+func BenchmarkBody(b *testing.B) {
+	var body bytes.Buffer
+	files, _ := filepath.Glob("../fixtures/*/*/accepted/*.json")
+	body.WriteString("[")
+	for i, f := range files {
+		if strings.HasSuffix(f, ".agent.json") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i > 0 {
+			body.WriteString(",")
+		}
+		body.Write(data)
+	}
+	body.WriteString("]")
+	if len(files) == 0 {
+		b.Fatal("no bundled fixtures found")
+	}
+	r := &redact.Redactor{}
+	b.SetBytes(int64(body.Len()))
+	b.ReportAllocs()
+	for range b.N {
+		r.Body(body.Bytes())
+	}
+}
