@@ -97,33 +97,12 @@ func inexactNumbers(fields []projField, data map[string]any, v any, max int) []W
 		}
 		return true
 	}
-	// at follows a projection pointer through v as Pointer.Expand does,
-	// keeping the location of each value it reaches.
-	var at func(p jsonpointer.Pointer, x any, loc jsonpointer.Pointer, field string) bool
-	at = func(p jsonpointer.Pointer, x any, loc jsonpointer.Pointer, field string) bool {
-		for i, t := range p {
-			if t == "*" {
-				arr, _ := x.([]any)
-				for j, el := range arr {
-					if !at(p[i+1:], el, append(slices.Clip(loc), strconv.Itoa(j)), field) {
-						return false
-					}
-				}
-				return true
-			}
-			next, ok := p[i : i+1].Lookup(x)
-			if !ok {
-				return true
-			}
-			x, loc = next, append(slices.Clip(loc), t)
-		}
-		return scan(x, slices.Clip(loc), field)
-	}
 	for _, f := range fields {
 		if _, ok := data[f.field]; !ok {
 			continue
 		}
-		if !at(f.pointer, v, nil, "data/"+jsonpointer.EscapeToken(f.field)) {
+		field := "data/" + jsonpointer.EscapeToken(f.field)
+		if !walkPointer(f.pointer, v, nil, func(x any, loc jsonpointer.Pointer) bool { return scan(x, loc, field) }) {
 			break
 		}
 	}
