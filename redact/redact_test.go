@@ -240,6 +240,10 @@ var _ = Describe("redaction", func() {
 			"curl -s https://bob:REDACTED@host/%zz?api_key=REDACTED -o f"),
 		Entry("a token in the fragment", "https://host/cb#access_token=abc&state=1", "https://host/cb#access_token=REDACTED&state=1"),
 		Entry("a port is not a password", "https://host:8443/x@y?page=1", "https://host:8443/x@y?page=1"),
+		Entry("names spelt apart or escaped", "https://host/x?pass_word=pw1&tok+en=t1&pass%5Fword=pw2&page=2",
+			"https://host/x?pass_word=REDACTED&tok+en=REDACTED&pass%5Fword=REDACTED&page=2"),
+		Entry("a curl command line", "command: curl -s -u ana:pw0rd9 --header 'X-Api-Key: k3y9' https://host/x",
+			"command: curl -s -u ana:REDACTED --header 'X-Api-Key: REDACTED' https://host/x"),
 		Entry("a credential-shaped word in a message", "login failed for ghp_0123456789abcdefghij0123 at host", "login failed for REDACTED at host"),
 	)
 
@@ -253,4 +257,64 @@ var _ = Describe("redaction", func() {
 			Expect(r.Source(u)).To(Equal(viaURL), u)
 		}
 	})
+
+	DescribeTable("Message: a validator's message about a value",
+		func(msg, loc string, instance any, want string) {
+			Expect((&redact.Redactor{}).Message(msg, loc, instance)).To(Equal(want))
+		},
+		Entry("a credential-like value under an ordinary name is masked where quoted",
+			"'x7Kq2mVb9Lp4' does not match pattern '^CR-[0-9]+$'", "/data/change_id", "x7Kq2mVb9Lp4",
+			"'REDACTED' does not match pattern '^CR-[0-9]+$'"),
+		Entry("any quoted value under a secret name is masked",
+			`value "hunter" is not one of ["a", "b"]`, "/data/password", "hunter",
+			`value "REDACTED" is not one of ["a", "b"]`),
+		Entry("an ordinary word stays, so messages stay useful",
+			"'pending' is not one of 'approved', 'rejected'", "/data/decision", "pending",
+			"'pending' is not one of 'approved', 'rejected'"),
+		Entry("an email address stays", "'12345+bot[x]@users.example' is not valid email", "/email", "12345+bot[x]@users.example",
+			"'12345+bot[x]@users.example' is not valid email"),
+		Entry("a token format is masked by its shape wherever it is", "got ghp_0123456789abcdefghij0123456789abcd", "", nil,
+			"got REDACTED"),
+	)
+
+	DescribeTable("Argv: every common credential flag form",
+		func(argv []string, want []string) {
+			got, _ := (&redact.Redactor{}).Argv(argv)
+			Expect(got).To(Equal(want))
+		},
+		Entry("curl -u", []string{"curl", "-u", "ana:s3cr3tpw", "https://h"}, []string{"curl", "-u", "ana:REDACTED", "https://h"}),
+		Entry("curl --user=", []string{"curl", "--user=ana:s3cr3tpw"}, []string{"curl", "--user=ana:REDACTED"}),
+		Entry("curl -u attached", []string{"curl", "-uana:s3cr3tpw"}, []string{"curl", "-uana:REDACTED"}),
+		Entry("mysql -p attached", []string{"mysql", "-u", "root", "-ppw", "app"}, []string{"mysql", "-u", "root", "-pREDACTED", "app"}),
+		Entry("mkdir -p is not a password", []string{"mkdir", "-p", "a/b"}, []string{"mkdir", "-p", "a/b"}),
+		Entry("a port is not a password", []string{"ssh", "-p2222", "h"}, []string{"ssh", "-p2222", "h"}),
+		Entry("--header= keeps the header name", []string{"curl", "--header=X-Api-Key: k3y-v4lue"}, []string{"curl", "--header=X-Api-Key: REDACTED"}),
+		Entry("-H Authorization keeps the scheme", []string{"curl", "-H", "Authorization: Basic YW5hOnB3"}, []string{"curl", "-H", "Authorization: Basic REDACTED"}),
+		Entry("a key file is not a key", []string{"ssh-keygen", "--key-file", "./id.pem"}, []string{"ssh-keygen", "--key-file", "./id.pem"}),
+		Entry("redis-cli -a", []string{"redis-cli", "-a", "pw0rdpw0rd", "ping"}, []string{"redis-cli", "-a", "REDACTED", "ping"}),
+		Entry("openssl pass:", []string{"openssl", "enc", "-pass", "pass:pw0rd"}, []string{"openssl", "enc", "-pass", "pass:REDACTED"}),
+		Entry("openssl env: holds no secret", []string{"openssl", "enc", "-pass", "env:PW"}, []string{"openssl", "enc", "-pass", "env:PW"}),
+		Entry("a value after a secret-named word", []string{"aws", "configure", "set", "aws_secret_access_key", "wJalrXUtnFEMIK7MDENGbPxRfiCY9xAMPLEKEY"},
+			[]string{"aws", "configure", "set", "aws_secret_access_key", "REDACTED"}),
+	)
+
+	DescribeTable("names: the words that make a name secret, and those that describe one",
+		func(name string, secret bool) {
+			Expect((&redact.Redactor{}).Secret(name)).To(Equal(secret))
+		},
+		Entry(nil, "PHPSESSID", true),
+		Entry(nil, "JSESSIONID", true),
+		Entry(nil, "connect.sid", true),
+		Entry(nil, "pwd", true),
+		Entry(nil, "X-Tenant-Pass", true),
+		Entry(nil, "pass_word", true),
+		Entry(nil, "PGPASSWORD", true),
+		Entry(nil, "DATABASE_PASSWORD", true),
+		Entry(nil, "id_token", true),
+		Entry(nil, "token_type", false),
+		Entry(nil, "key_id", false),
+		Entry(nil, "max_tokens", false),
+		Entry(nil, "authSource", false),
+		Entry(nil, "passenger", false),
+	)
 })
