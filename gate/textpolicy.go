@@ -2,9 +2,12 @@ package gate
 
 import (
 	"fmt"
+	"net/url"
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -28,6 +31,8 @@ type textPolicy struct {
 	tab       bool // controls allowed
 	lf        bool
 	cr        bool
+	ls, ps    bool // U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR allowed
+	tags      bool // the TAG characters U+E0000–U+E007F allowed
 	bidi      bool // bidi formatting characters allowed
 	zeroWidth bool // zero-width and invisible characters allowed
 	untrusted bool // wrap every string as {"untrusted_text": s}
@@ -61,12 +66,16 @@ func (p textPolicy) resolve(w manifest.TextPolicy) textPolicy {
 	}
 	if w.Controls != nil {
 		p.tab, p.lf, p.cr = slices.Contains(w.Controls, "TAB"), slices.Contains(w.Controls, "LF"), slices.Contains(w.Controls, "CR")
+		p.ls, p.ps = slices.Contains(w.Controls, "LS"), slices.Contains(w.Controls, "PS")
 	}
 	if w.Bidi != nil {
 		p.bidi = *w.Bidi
 	}
 	if w.ZeroWidth != nil {
 		p.zeroWidth = *w.ZeroWidth
+	}
+	if w.TagCharacters != nil {
+		p.tags = *w.TagCharacters
 	}
 	if w.UntrustedText != nil {
 		p.untrusted = *w.UntrustedText
@@ -148,9 +157,9 @@ func (c *Contract) compileText(m manifest.Manifest, cfgErr func(key, msg string)
 		if w, ok := m.Text.Fields[name]; ok && w.UntrustedText != nil {
 			key = "/text/fields/" + jsonpointer.EscapeToken(name) + "/untrusted_text"
 		}
-		prop, _ := props[name].(map[string]any)
-		if onlyString(prop["type"]) {
-			return cfgErr(key, fmt.Sprintf("field %q is untrusted_text, so each of its strings reaches the agent as {\"%s\": \"<the string>\"}, but %s says its property is \"type\": \"string\": describe the wrapped shape there (docs/contracts.md, Text policy)", name, UntrustedTextKey, m.AgentSchema))
+		doc := c.schemas.Doc(m.AgentSchema)
+		if at, ok := stringSlot(props[name], doc, jsonpointer.Pointer{"properties", name}, 0); ok {
+			return cfgErr(key, fmt.Sprintf("field %q is untrusted_text, so each of its strings reaches the agent as {\"%s\": \"<the string>\"}, but %s says a string goes at %s: describe the wrapped shape there (docs/contracts.md, Text policy)", name, UntrustedTextKey, m.AgentSchema, at))
 		}
 	}
 	c.text = t
@@ -167,16 +176,75 @@ func mapAt(doc any, key string) (map[string]any, bool) {
 	return v, ok
 }
 
-// onlyString reports whether a schema's type keyword admits strings only.
-func onlyString(t any) bool {
+// stringSlot finds where schema x (at location at of the agent schema
+// document doc) expects a plain string where an untrusted_text field sends
+// wrapped ones: a type that admits strings but not objects, directly or
+// through a local $ref, allOf, items, prefixItems, properties or
+// additionalProperties (at most 16 deep). It
+// returns the keyword's location as an RFC 6901 pointer.
+func stringSlot(x, doc any, at jsonpointer.Pointer, depth int) (string, bool) {
+	m, ok := x.(map[string]any)
+	if !ok || depth > 16 {
+		return "", false
+	}
+	if props, ok := m["properties"].(map[string]any); ok && props[UntrustedTextKey] != nil {
+		return "", false // the wrapped shape itself
+	}
+	if t, ok := m["type"]; ok && admitsString(t) && !admitsObject(t) {
+		return append(slices.Clip(at), "type").String(), true
+	}
+	if ref, ok := m["$ref"].(string); ok && strings.HasPrefix(ref, "#") {
+		frag, err := url.PathUnescape(ref[1:])
+		if p, perr := jsonpointer.Parse(frag); err == nil && perr == nil {
+			if target, ok := p.Lookup(doc); ok {
+				if w, ok := stringSlot(target, doc, p, depth+1); ok {
+					return w, true
+				}
+			}
+		}
+	}
+	if all, ok := m["allOf"].([]any); ok {
+		for i, s := range all {
+			if w, ok := stringSlot(s, doc, append(slices.Clip(at), "allOf", strconv.Itoa(i)), depth+1); ok {
+				return w, true
+			}
+		}
+	}
+	for _, k := range []string{"items", "additionalProperties"} {
+		if w, ok := stringSlot(m[k], doc, append(slices.Clip(at), k), depth+1); ok {
+			return w, true
+		}
+	}
+	if props, ok := m["properties"].(map[string]any); ok {
+		for _, k := range slices.Sorted(maps.Keys(props)) {
+			if w, ok := stringSlot(props[k], doc, append(slices.Clip(at), "properties", k), depth+1); ok {
+				return w, true
+			}
+		}
+	}
+	if pre, ok := m["prefixItems"].([]any); ok {
+		for i, s := range pre {
+			if w, ok := stringSlot(s, doc, append(slices.Clip(at), "prefixItems", strconv.Itoa(i)), depth+1); ok {
+				return w, true
+			}
+		}
+	}
+	return "", false
+}
+
+func admitsString(t any) bool { return typeHas(t, "string") }
+func admitsObject(t any) bool { return typeHas(t, "object") }
+
+func typeHas(t any, name string) bool {
 	switch t := t.(type) {
 	case string:
-		return t == "string"
+		return t == name
 	case []any:
-		return len(t) == 1 && t[0] == "string"
+		return slices.Contains(t, any(name))
 	}
 	return false
 }
+
 
 // checkText checks every string of every projected field in data (the
 // values the projection selected in v, member names included) against its
@@ -261,10 +329,19 @@ func textRefusal(loc jsonpointer.Pointer, field, what, why string) *refusal {
 // normalization form. It never quotes s.
 func (p textPolicy) judge(s string) string {
 	n := 0
+	var prev rune = -1 // the code point before, -1 at the start
 	for _, r := range s {
-		if name, rule, refused := p.refused(r); refused {
+		name, rule, refused := p.refused(r)
+		if !refused && unicode.Is(unicode.Variation_Selector, r) {
+			name, rule, refused = p.selector(r, prev)
+		}
+		if refused && rule == "" {
+			return fmt.Sprintf("%U %s at code point %d, always refused", r, name, n)
+		}
+		if refused {
 			return fmt.Sprintf("%U %s at code point %d, refused by %s", r, name, n, rule)
 		}
+		prev = r
 		n++
 	}
 	if p.maxLength > 0 && n > p.maxLength {
@@ -277,9 +354,9 @@ func (p textPolicy) judge(s string) string {
 }
 
 // refused reports whether r is refused by p, with its name and the rule
-// that refuses it.
+// that refuses it. Variation selectors are judged by selector.
 func (p textPolicy) refused(r rune) (name, rule string, refused bool) {
-	const controls = "controls"
+	const controls, always = "controls", ""
 	switch {
 	case r == '\t':
 		return "CHARACTER TABULATION (TAB)", controls, !p.tab
@@ -288,22 +365,56 @@ func (p textPolicy) refused(r rune) (name, rule string, refused bool) {
 	case r == '\r':
 		return "CARRIAGE RETURN (CR)", controls, !p.cr
 	case r < 0x20 || r == 0x7f:
-		return "control character", controls, true
+		return "control character", always, true
 	case r >= 0x80 && r <= 0x9f:
-		return "C1 control character", controls, true
+		return "C1 control character", always, true
 	case r < 0xa0 || r > utf8.MaxRune:
 		return "", "", false
+	case r == 0x2028:
+		return "LINE SEPARATOR (LS)", controls, !p.ls
+	case r == 0x2029:
+		return "PARAGRAPH SEPARATOR (PS)", controls, !p.ps
+	case unicode.Is(unicode.Noncharacter_Code_Point, r):
+		return "noncharacter", always, true
 	}
 	if name, ok := bidiChars[r]; ok {
 		return name, "bidi: false", !p.bidi
 	}
+	if r >= 0xe0000 && r <= 0xe007f {
+		return "TAG character (invisible)", "tag_characters: false", !p.tags
+	}
 	if name, ok := invisibleChars[r]; ok {
 		return name, "zero_width: false", !p.zeroWidth
 	}
-	if r >= 0xe0000 && r <= 0xe007f {
-		return "TAG character (invisible)", "zero_width: false", !p.zeroWidth
+	if unicode.Is(unicode.Variation_Selector, r) {
+		return "", "", false
+	}
+	if unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) {
+		return "invisible format character", "zero_width: false", !p.zeroWidth
 	}
 	return "", "", false
+}
+
+// selector judges a variation selector r after the code point prev (-1:
+// none). One selector after a character it can vary passes: U+FE0E or
+// U+FE0F (text or emoji presentation) after a symbol, digit or punctuation
+// ("❤️", "1️⃣"), an ideographic variation selector (U+E0100–U+E01EF) after a
+// Han ideograph. A selector after another selector, at the start of a
+// string, or after a character it does not vary carries nothing a reader
+// sees and can hide any bytes ("😀" followed by selectors that spell an
+// instruction): the first is refused always, the others unless
+// zero_width: true.
+func (p textPolicy) selector(r, prev rune) (name, rule string, refused bool) {
+	const name0 = "VARIATION SELECTOR"
+	switch {
+	case prev < 0 || unicode.Is(unicode.Variation_Selector, prev):
+		return name0 + " (not after a character it varies)", "", true
+	case (r == 0xfe0e || r == 0xfe0f) && !unicode.IsLetter(prev) && !unicode.Is(unicode.Mn, prev) && !unicode.IsSpace(prev):
+		return "", "", false
+	case r >= 0xe0100 && r <= 0xe01ef && unicode.Is(unicode.Han, prev):
+		return "", "", false
+	}
+	return name0 + " (after a character it does not vary)", "zero_width: false", !p.zeroWidth
 }
 
 // bidiChars are the bidirectional formatting characters (Unicode UAX #9):
@@ -324,16 +435,21 @@ var bidiChars = map[rune]string{
 	0x2069: "POP DIRECTIONAL ISOLATE",
 }
 
-// invisibleChars are the zero-width and invisible characters: they render
-// as nothing (or as blank space indistinguishable from none) and so can
-// hide text from a human reviewer while a model still reads it. The TAG
-// characters U+E0000–U+E007F are judged beside them.
+// invisibleChars are the zero-width and invisible characters named in
+// messages: they render as nothing (or as blank space indistinguishable
+// from none) and so can hide text from a human reviewer while a model
+// still reads it. Every other format character (Unicode category Cf) and
+// default-ignorable code point is judged with them; the TAG characters
+// U+E0000–U+E007F have their own key (tag_characters), and variation
+// selectors their own rule (selector).
 var invisibleChars = map[rune]string{
 	0x00ad: "SOFT HYPHEN",
 	0x034f: "COMBINING GRAPHEME JOINER",
 	0x115f: "HANGUL CHOSEONG FILLER",
 	0x1160: "HANGUL JUNGSEONG FILLER",
 	0x180e: "MONGOLIAN VOWEL SEPARATOR",
+	0x17b4: "KHMER VOWEL INHERENT AQ",
+	0x17b5: "KHMER VOWEL INHERENT AA",
 	0x200b: "ZERO WIDTH SPACE",
 	0x200c: "ZERO WIDTH NON-JOINER",
 	0x200d: "ZERO WIDTH JOINER",

@@ -92,22 +92,40 @@ var _ = Describe("the text policy", func() {
 			"field tags: U+200D ZERO WIDTH JOINER at code point 1, refused by zero_width: false (text policy)"),
 		Entry("a bell (U+0007)",
 			`{"title":"ding\u0007"}`, "/title",
-			"field title: U+0007 control character at code point 4, refused by controls (text policy)"),
+			"field title: U+0007 control character at code point 4, always refused (text policy)"),
 		Entry("NUL",
 			`{"title":"a\u0000"}`, "/title",
-			"field title: U+0000 control character at code point 1, refused by controls (text policy)"),
+			"field title: U+0000 control character at code point 1, always refused (text policy)"),
 		Entry("DEL",
 			`{"title":"\u007f"}`, "/title",
-			"field title: U+007F control character at code point 0, refused by controls (text policy)"),
+			"field title: U+007F control character at code point 0, always refused (text policy)"),
 		Entry("a C1 control (U+0085)",
 			`{"title":"x\u0085"}`, "/title",
-			"field title: U+0085 C1 control character at code point 1, refused by controls (text policy)"),
+			"field title: U+0085 C1 control character at code point 1, always refused (text policy)"),
 		Entry("CR where only the default TAB and LF are allowed",
 			`{"title":"a\r\nb"}`, "/title",
 			"field title: U+000D CARRIAGE RETURN (CR) at code point 1, refused by controls (text policy)"),
 		Entry("a TAG character (invisible)",
 			`{"title":"hi\udb40\udc41"}`, "/title",
-			"field title: U+E0041 TAG character (invisible) at code point 2, refused by zero_width: false (text policy)"),
+			"field title: U+E0041 TAG character (invisible) at code point 2, refused by tag_characters: false (text policy)"),
+		Entry("a LINE SEPARATOR (U+2028), which is not in the default controls",
+			`{"title":"a\u2028b"}`, "/title",
+			"field title: U+2028 LINE SEPARATOR (LS) at code point 1, refused by controls (text policy)"),
+		Entry("a noncharacter (U+FFFF)",
+			`{"title":"a\uffff"}`, "/title",
+			"field title: U+FFFF noncharacter at code point 1, always refused (text policy)"),
+		Entry("variation selectors in a row, which can spell hidden bytes after an emoji",
+			`{"title":"😀\ufe0f\ufe0e"}`, "/title",
+			"field title: U+FE0E VARIATION SELECTOR (not after a character it varies) at code point 2, always refused (text policy)"),
+		Entry("a supplementary variation selector after an emoji",
+			`{"title":"😀\udb40\udd00"}`, "/title",
+			"field title: U+E0100 VARIATION SELECTOR (after a character it does not vary) at code point 1, refused by zero_width: false (text policy)"),
+		Entry("an emoji presentation selector after a letter",
+			`{"title":"a\ufe0f"}`, "/title",
+			"field title: U+FE0F VARIATION SELECTOR (after a character it does not vary) at code point 1, refused by zero_width: false (text policy)"),
+		Entry("another invisible format character (U+FFF9 INTERLINEAR ANNOTATION ANCHOR)",
+			`{"title":"a\ufff9b"}`, "/title",
+			"field title: U+FFF9 invisible format character at code point 1, refused by zero_width: false (text policy)"),
 		Entry("an over-long value: 41 code points, the default's max_length 40 (counted in code points, not bytes)",
 			`{"title":"`+strings.Repeat("é", 41)+`"}`, "/title",
 			"field title: 41 code points, max_length 40 (text policy)"),
@@ -118,7 +136,7 @@ var _ = Describe("the text policy", func() {
 			`{"title":"caf\u0065\u0301"}`, "/title",
 			"field title: not in NFC (text policy)"),
 		Entry("a member name of a projected object",
-			`{"title":"t","labels":{"ok":"fine","bad\u200B":"x"}}`, "/labels/bad\u200b",
+			`{"title":"t","labels":{"ok":"fine","bad\u200B":"x"}}`, `/labels/bad\u{200b}`, // the audit escapes what renders as nothing
 			"field labels: member name: U+200B ZERO WIDTH SPACE at code point 3, refused by zero_width: false (text policy)"),
 		Entry("a member value of a projected object",
 			`{"title":"t","labels":{"k":"\u2066x"}}`, "/labels/k",
@@ -127,6 +145,34 @@ var _ = Describe("the text policy", func() {
 			`{"title":"t","note":["ok","\u200Fx"]}`, "/note/1",
 			"field note: U+200F RIGHT-TO-LEFT MARK at code point 0, refused by bidi: false (text policy)"),
 	)
+
+	It("admits one variation selector after a character it varies, byte for byte", func() {
+		// ❤️ (U+2764 U+FE0F), a keycap 1️⃣ (1 U+FE0F U+20E3), 葛󠄀 (U+845B U+E0100, an ideographic variation sequence).
+		title := `\u2764\ufe0f 1\ufe0f\u20e3 \u845b\udb40\udd00`
+		v := textsCheck(c, `{"title":"`+title+`"}`)
+		Expect(v.Admitted).To(BeTrue(), string(v.Audit.JSON()))
+		Expect(string(v.Output)).To(Equal(textsSuccess(`{"title":"` + "\u2764\ufe0f 1\ufe0f\u20e3 \u845b\U000e0100" + `"}`)))
+	})
+
+	It("allows TAG characters only with tag_characters: true, never through zero_width: true", func() {
+		flag := `🏴\udb40\udc67\udb40\udc62\udb40\udc73\udb40\udc63\udb40\udc74\udb40\udc7f` // a subdivision flag
+		zw, err := loadTexts(textsWith("text:\n  default: {max_length: 40, zero_width: true}\n"))
+		Expect(err).NotTo(HaveOccurred())
+		v := textsCheck(zw, `{"title":"`+flag+`"}`)
+		expectRefused(v, "texts", gate.ReasonTextPolicy, gate.InvalidResponse, false)
+		Expect(v.Audit.Message).To(ContainSubstring("refused by tag_characters: false"))
+		tags, err := loadTexts(textsWith("text:\n  default: {max_length: 40, tag_characters: true}\n"))
+		Expect(err).NotTo(HaveOccurred())
+		v = textsCheck(tags, `{"title":"`+flag+`"}`)
+		Expect(v.Admitted).To(BeTrue(), string(v.Audit.JSON()))
+	})
+
+	It("allows LINE SEPARATOR and PARAGRAPH SEPARATOR when controls lists LS and PS", func() {
+		ls, err := loadTexts(textsWith("text:\n  default: {max_length: 40, controls: [LF, LS, PS]}\n"))
+		Expect(err).NotTo(HaveOccurred())
+		v := textsCheck(ls, `{"title":"a\u2028b\u2029c"}`)
+		Expect(v.Admitted).To(BeTrue(), string(v.Audit.JSON()))
+	})
 
 	It("never quotes the refused string in the audit record", func() {
 		v := textsCheck(c, `{"title":"SECRETWORD\u202E"}`)
@@ -208,6 +254,12 @@ var _ = Describe("the text policy", func() {
 		Entry("untrusted_text by default, with string properties",
 			"text:\n  default: {untrusted_text: true}\n",
 			"/text/default/untrusted_text", `field "body" is untrusted_text`),
+		Entry("untrusted_text on an array field whose items are strings",
+			"text:\n  default: {max_length: 40}\n  fields:\n    tags: {untrusted_text: true}\n",
+			"/text/fields/tags/untrusted_text", `says a string goes at /properties/tags/items/type`),
+		Entry("untrusted_text on an object field whose member values are strings",
+			"text:\n  default: {max_length: 40}\n  fields:\n    labels: {untrusted_text: true}\n",
+			"/text/fields/labels/untrusted_text", `says a string goes at /properties/labels/additionalProperties/type`),
 	)
 
 	It("refuses an unknown key or a bad value in a policy through the manifest's schema", func() {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -275,9 +276,13 @@ func checkProjectedText(k *contract, e *emitter) {
 			if _, up := k.textUnbounded(schemasAt(root, f.Pointer), 0); !up {
 				continue
 			}
+			fix := "Set a max_length or a maxLength"
+			if strings.HasPrefix(at, "member names") {
+				fix = "Set a max_length, or bound the names in a schema (propertyNames: {maxLength: N}, or additionalProperties: false with the names listed)"
+			}
 			e.atManifest(projectedTextUnbounded, versionKey(v)+"/projection/"+jsonpointer.EscapeToken(f.Field), v, f.Pointer.String(),
-				"projected field %q can carry strings of any length (%s): no text policy max_length (text.fields.%s or text.default), and neither the agent-facing schema nor the upstream schema at %s bounds them (maxLength, enum, const, a bounded pattern or a short format); only limits.max_string_length (%d bytes) does. Set a max_length or a maxLength",
-				f.Field, at, f.Field, f.Pointer, k.c.Limits().MaxStringLength)
+				"projected field %q can carry strings of any length (%s): no text policy max_length (text.fields.%s or text.default), and neither the agent-facing schema nor the upstream schema at %s bounds them (maxLength, enum, const, a bounded pattern or a short format); only limits.max_string_length (%d bytes) does. %s",
+				f.Field, at, f.Field, f.Pointer, k.c.Limits().MaxStringLength, fix)
 		}
 	}
 }

@@ -105,6 +105,8 @@ type TextPolicy struct {
 	Bidi *bool `yaml:"bidi"`
 	// ZeroWidth allows the zero-width and invisible characters.
 	ZeroWidth *bool `yaml:"zero_width"`
+	// TagCharacters allows the TAG characters U+E0000–U+E007F.
+	TagCharacters *bool `yaml:"tag_characters"`
 	// UntrustedText wraps every string of the field as
 	// {"untrusted_text": "<string>"} in the agent output.
 	UntrustedText *bool `yaml:"untrusted_text"`
@@ -121,6 +123,7 @@ func (p TextPolicy) Clone() TextPolicy {
 		p.Controls = slices.Clone(p.Controls)
 	}
 	p.Bidi, p.ZeroWidth, p.UntrustedText = cloneBool(p.Bidi), cloneBool(p.ZeroWidth), cloneBool(p.UntrustedText)
+	p.TagCharacters = cloneBool(p.TagCharacters)
 	return p
 }
 

@@ -6,9 +6,13 @@
 // Whatever the mode, the result is valid UTF-8 and holds no character a
 // terminal or an XML 1.0 document would act on: invalid UTF-8 bytes, C0
 // control characters, DEL, C1 control characters, U+2028 and U+2029,
-// Unicode bidirectional controls (U+202E, U+2066, …) and the noncharacters
-// U+FFFE and U+FFFF (which XML 1.0 §2.2 forbids) become visible escapes;
-// only the mode's line breaks and tabs survive as themselves.
+// Unicode bidirectional controls (U+202E, U+2066, …), the noncharacters
+// (U+FFFE and U+FFFF, which XML 1.0 §2.2 forbids, and the others), and the
+// characters that render as nothing — format characters above U+00FF
+// (zero-width space and joiners, TAG characters), variation selectors and
+// other default-ignorable code points, which could hide text from the
+// person reading the record — become visible escapes; only the mode's
+// line breaks and tabs survive as themselves.
 //
 // For reports, which HTML viewers load (the report modes Line, Block and
 // Name), the text also never holds "<!" (the start of an HTML or XML
@@ -107,7 +111,9 @@ func next(s string, i int, mode Mode) (string, int) {
 		return " ", size
 	case r < 0x20 || r == 0x7f:
 		return fmt.Sprintf(`\x%02x`, r), size
-	case r >= 0x80 && r < 0xa0, r == 0xfffe, r == 0xffff, r == 0x2028, r == 0x2029, unicode.Is(unicode.Bidi_Control, r):
+	case r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029, unicode.Is(unicode.Bidi_Control, r),
+		r > 0xff && (unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Noncharacter_Code_Point, r) ||
+			unicode.Is(unicode.Variation_Selector, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)):
 		return fmt.Sprintf(`\u{%04x}`, r), size
 	case mode == Name && r == '\\':
 		return `\\`, size
