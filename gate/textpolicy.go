@@ -2,8 +2,8 @@ package gate
 
 import (
 	"fmt"
-	"net/url"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -244,7 +244,6 @@ func typeHas(t any, name string) bool {
 	}
 	return false
 }
-
 
 // checkText checks every string of every projected field in data (the
 // values the projection selected in v, member names included) against its
