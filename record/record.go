@@ -559,10 +559,13 @@ func (rec *recorder) redactBody(got *capture) (out []byte, found []redact.Redact
 			// A stream cut short still inflates up to the cut: what it
 			// holds must not be a secret, since it cannot be redacted in
 			// place.
-			if _, fs, _ := rec.opts.Redactor.Body(plain); len(fs) > 0 {
+			// The bytes after the part that inflates (trailing garbage, a
+			// broken second member, plain text after the stream) are
+			// searched as they are stored.
+			if _, fs, _ := rec.opts.Redactor.Body(plain); len(fs) > 0 || rec.opts.Redactor.Text(string(body)) != string(body) {
 				return nil, nil, "", fmt.Errorf("%w: the gzip body breaks after %d inflated bytes (%v) and holds secrets that cannot be redacted inside a broken stream; record with --no-redact", ErrUpstream, len(plain), rerr)
 			}
-			return body, nil, "the gzip body does not inflate to its end (" + rerr.Error() + "): stored as received; the part that inflates holds no secret", nil
+			return body, nil, "the gzip body does not inflate to its end (" + rerr.Error() + "): stored as received; neither the part that inflates nor the raw bytes hold a secret", nil
 		}
 		if int64(len(plain)) > rec.opts.MaxBytes {
 			return nil, nil, "", fmt.Errorf("%w: the gzip body inflates past %d bytes and cannot be redacted; raise --max-bytes or record with --no-redact", ErrUpstream, rec.opts.MaxBytes)

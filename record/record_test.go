@@ -397,6 +397,28 @@ var _ = Describe("airlock record from HTTP", func() {
 		Expect(res.Fixtures).To(Equal(2))
 	})
 
+	It("refuses to store a gzip body whose bytes after the stream hold a secret", func() {
+		var zipped bytes.Buffer
+		zw := gzip.NewWriter(&zipped)
+		zw.Write([]byte(`{"ok":true}`))
+		zw.Close()
+		trailing := append(zipped.Bytes(), []byte("\npassword="+secretBody+"\n")...)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(trailing)
+		}))
+		defer srv.Close()
+		dir, opts := noteProject()
+		c := httpCall("gz-trailing", srv.URL)
+		c.HTTP.Gzip = true
+		opts.Calls = []record.Call{c}
+		results, err := record.Record(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(results[0].Err).To(MatchError(ContainSubstring("cannot be redacted inside a broken stream")))
+		noSecretsUnder(dir)
+	})
+
 	It("records a redirect as the 3xx it is, and follows it only when asked", func() {
 		var target string
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

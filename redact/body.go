@@ -3,7 +3,9 @@ package redact
 import (
 	"bytes"
 	"io"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -106,6 +108,9 @@ func (r *Redactor) body(body []byte, depth int) ([]byte, []Redaction, bool) {
 	if len(w.edits) == 0 {
 		return body, nil, complete
 	}
+	// Edits come in document order except a pair object's value, placed
+	// when its object closed.
+	sort.SliceStable(w.edits, func(i, j int) bool { return w.edits[i].start < w.edits[j].start })
 	out := make([]byte, 0, len(body))
 	var at int64
 	for _, e := range w.edits {
@@ -142,6 +147,11 @@ func (r *Redactor) pointerMatch(path []string) bool {
 
 func pointerString(path []string) string { return jsonpointer.Pointer(path).String() }
 
+// Paths share one growing stack: a member's path is its parent's with one
+// token appended in place, which siblings then overwrite, so a body nested
+// N deep costs O(N) memory, not O(N²). A Redaction copies the path into
+// its Pointer when it is made.
+
 // member redacts the value at p whole when its name is a secret's or a
 // pointer of the policy selects it, and walks into it otherwise.
 func (w *bodyWalk) member(d *jsontext.Decoder, p []string, secretName bool) error {
@@ -151,6 +161,32 @@ func (w *bodyWalk) member(d *jsontext.Decoder, p []string, secretName bool) erro
 	return w.walk(d, p)
 }
 
+// weak reads the value of a member with a weak secret name ("key",
+// "signature", "cookie"): a string that holds a secret by weakValue is
+// replaced whole; anything else is walked as under any name.
+func (w *bodyWalk) weak(d *jsontext.Decoder, path []string) error {
+	if d.PeekKind() != '"' || w.pointerMatch(path) {
+		return w.member(d, path, false)
+	}
+	val, err := d.ReadValue()
+	if err != nil {
+		return err
+	}
+	end := d.InputOffset()
+	start := end - int64(len(val))
+	text, uerr := jsontext.AppendUnquote(nil, val)
+	if uerr != nil {
+		return nil
+	}
+	if w.r.weakValue(string(text)) {
+		w.edits = append(w.edits, edit{start, end, []byte(`"` + Placeholder + `"`)})
+		w.report(Redaction{Where: RedactedBody, Pointer: pointerString(path)}, end)
+		return nil
+	}
+	w.str(path, start, end, text)
+	return nil
+}
+
 // walk reads one value at path, redacting inside it.
 func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {
 	switch d.PeekKind() {
@@ -158,15 +194,73 @@ func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {
 		if _, err := d.ReadToken(); err != nil {
 			return err
 		}
+		// A pair object names its value with a sibling member:
+		// {"name": "DB_PASSWORD", "value": "…"} (Kubernetes env, HAR
+		// headers, AWS tags and parameters). The value is replaced when
+		// the name or key is secret, whichever comes first.
+		secretSibling := false
+		valueAt := -1 // index in w.edits of the value's edit, or -1
+		var valueStart, valueEnd int64 = -1, -1
+		var valuePath string
 		for d.PeekKind() != '}' {
 			tok, err := d.ReadToken()
 			if err != nil {
 				return err
 			}
-			p := append(path[:len(path):len(path)], tok.String())
-			if err := w.member(d, p, w.r.Secret(tok.String())); err != nil {
+			name := tok.String()
+			p := append(path, name)
+			if lname := strings.ToLower(name); d.PeekKind() == '"' && (lname == "name" || lname == "key" || lname == "value") {
+				val, err := d.ReadValue()
+				if err != nil {
+					return err
+				}
+				end := d.InputOffset()
+				start := end - int64(len(val))
+				text, uerr := jsontext.AppendUnquote(nil, val)
+				if uerr != nil {
+					continue
+				}
+				if lname == "value" {
+					if secretSibling {
+						w.edits = append(w.edits, edit{start, end, []byte(`"` + Placeholder + `"`)})
+						w.report(Redaction{Where: RedactedBody, Pointer: pointerString(p)}, end)
+						continue
+					}
+					valueStart, valueEnd, valuePath, valueAt = start, end, pointerString(p), len(w.edits)
+					w.str(p, start, end, text)
+					continue
+				}
+				if w.r.Secret(string(text)) && len(text) <= 256 {
+					secretSibling = true
+				}
+				if lname == "key" && w.r.weakValue(string(text)) {
+					w.edits = append(w.edits, edit{start, end, []byte(`"` + Placeholder + `"`)})
+					w.report(Redaction{Where: RedactedBody, Pointer: pointerString(p)}, end)
+					continue
+				}
+				w.str(p, start, end, text)
+				continue
+			}
+			switch {
+			case !w.r.Secret(name):
+				err = w.member(d, p, false)
+			case w.r.strong(name):
+				err = w.member(d, p, true)
+			default:
+				err = w.weak(d, p)
+			}
+			if err != nil {
 				return err
 			}
+		}
+		if secretSibling && valueStart >= 0 {
+			// The value came first: its edit (if Text made one) gives
+			// way to the placeholder.
+			if valueAt < len(w.edits) && w.edits[valueAt].start == valueStart {
+				w.edits = append(w.edits[:valueAt], w.edits[valueAt+1:]...)
+			}
+			w.edits = append(w.edits, edit{valueStart, valueEnd, []byte(`"` + Placeholder + `"`)})
+			w.report(Redaction{Where: RedactedBody, Pointer: valuePath}, valueEnd)
 		}
 		_, err := d.ReadToken()
 		return err
@@ -175,7 +269,7 @@ func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {
 			return err
 		}
 		for i := 0; d.PeekKind() != ']'; i++ {
-			p := append(path[:len(path):len(path)], strconv.Itoa(i))
+			p := append(path, strconv.Itoa(i))
 			if err := w.member(d, p, false); err != nil {
 				return err
 			}

@@ -11,6 +11,16 @@ import (
 // alwaysSecretHeaders are redacted whatever Names says.
 var alwaysSecretHeaders = []string{"authorization", "proxy-authorization", "cookie", "set-cookie"}
 
+// extraHeader reports whether name is one of Headers.
+func (r *Redactor) extraHeader(name string) bool {
+	for _, h := range r.Headers {
+		if strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *Redactor) secretHeader(name string) bool {
 	l := strings.ToLower(name)
 	if slices.Contains(alwaysSecretHeaders, l) {
@@ -54,7 +64,7 @@ func (r *Redactor) HeaderValue(name, v string) (out string, changed bool) {
 			fs = []finding{{0, len(v), kindCookie, ""}}
 		}
 		out = apply(v, fs)
-	case r.secretHeader(name):
+	case r.secretHeader(name) && (r.strong(name) || r.extraHeader(name) || r.weakValue(v)):
 		out = Placeholder
 	default:
 		out = r.Text(v)

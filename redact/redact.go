@@ -61,7 +61,7 @@ var secretSuffixes = []string{
 // "max_tokens", "prompt_tokens", "token_count" are not secret.
 var usageWords = []string{
 	"count", "counts", "total", "max", "min", "used", "usage", "remaining", "prompt", "completion",
-	"input", "output", "cached", "reasoning", "limit", "limits",
+	"input", "output", "cached", "reasoning", "limit", "limits", "public", "pub", "rate", "ratio", "percent",
 }
 
 // inertWords make a name describe a secret rather than hold one when they
@@ -75,6 +75,8 @@ var inertWords = []string{
 	"expires", "expiration", "expired", "lifetime", "timeout", "required", "enabled", "present", "provided", "status", "version", "helper", "store",
 	"field", "label", "prefix", "last4", "fingerprint", "source", "mechanism", "provider", "server",
 	"host", "realm", "database", "db", "service", "backend", "plugin", "strategy", "flow", "state",
+	"scanning", "protection", "rotation", "rotated", "manager", "detection", "alert", "alerts", "rule", "rules",
+	"reference", "ref", "refs", "metadata", "settings", "schedule", "changed", "updated", "created", "reset",
 }
 
 // idOK lets "id" stay a secret-naming word with these: "session_id" and
@@ -226,15 +228,69 @@ func hasSecretSuffix(w string) bool {
 	return false
 }
 
-// weakNames are secret words that also name ordinary things (a map key,
-// a signature line, a session number): alone before a colon, they take
-// only a value that could be a credential.
-var weakNames = []string{"key", "keys", "sig", "sigs", "signature", "signatures", "session", "sessions", "sid", "auth", "cookie", "cookies", "pass", "otp"}
+// weakNames are secret words that also name ordinary things (a map key, a
+// signature line, a session object, a cookie package, a pass count). A
+// name whose only secret words are weak — "key", "X-Cache-Key", "path-key",
+// "signature", "pass_rate" — holds a secret only when its value looks like
+// a credential; unless a qualifier before the weak word makes it strong
+// ("api_key", "access_key", "private_key", "client_secret").
+var weakNames = []string{"key", "keys", "sig", "sigs", "signature", "signatures", "session", "sessions", "sess", "sid", "auth", "cookie", "cookies", "pass"}
 
-// strong reports whether a secret name is more than one weak word.
+// keyQualifiers make the weak word after them strong.
+var keyQualifiers = []string{
+	"api", "access", "private", "secret", "client", "master", "signing", "encryption", "auth", "session",
+	"license", "app", "consumer", "shared", "storage", "account", "admin", "root", "service", "deploy",
+	"webhook", "subscription", "primary", "secondary", "x", "hmac", "aws", "gcp", "azure", "stripe", "user",
+}
+
+// strong reports whether a secret name holds a secret whatever its value:
+// a configured name (Names), a word that is not weak, or a weak word after
+// a qualifier.
 func (r *Redactor) strong(name string) bool {
+	if r.Names != nil {
+		return true
+	}
 	words := nameWords(name)
-	return !(len(words) == 1 && contains(weakNames, words[0]))
+	for i, w := range words {
+		if !contains(weakNames, w) && (r.matchName(w) || hasSecretSuffix(w)) {
+			return true
+		}
+		if contains(weakNames, w) && i > 0 && contains(keyQualifiers, words[i-1]) {
+			return true
+		}
+	}
+	return len(words) > 1 && r.matchName(strings.Join(words, "")) && !contains(weakNames, strings.Join(words, ""))
+}
+
+// matchName reports whether one word is a secret word (Names, or one of
+// them plus "s").
+func (r *Redactor) matchName(w string) bool {
+	names := r.Names
+	if names == nil {
+		names = DefaultSecretNames
+	}
+	for _, n := range names {
+		if strings.EqualFold(w, n) || len(w) == len(n)+1 && w[len(w)-1] == 's' && strings.EqualFold(w[:len(n)], n) {
+			return true
+		}
+	}
+	return false
+}
+
+// weakValue reports whether v, under a weak name, holds a secret: one
+// word of 6 or more characters mixing letters and digits, or that looks
+// like a credential or random, or a secret Text finds.
+func (r *Redactor) weakValue(v string) bool {
+	if strings.ContainsAny(v, " \t\r\n") {
+		return r.Text(v) != v
+	}
+	var digit, letter bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		digit = digit || c >= '0' && c <= '9'
+		letter = letter || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	return len(v) >= 6 && digit && letter || credentialLike(v, false) || highEntropy(v) || r.Text(v) != v
 }
 
 func contains(list []string, w string) bool {

@@ -42,8 +42,19 @@ var (
 	authorityRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]{0,31}://([^\s/?#<>"'\x60\\]+)`)
 	// schemeRE finds an HTTP authentication scheme and its credentials.
 	schemeRE = regexp.MustCompile(`(?i)\b(bearer|basic|digest|negotiate|token|bot|apikey|api-key)[ \t]+([A-Za-z0-9._~+/=-]{8,})`)
-	// xmlRE finds an XML element's text content.
-	xmlRE = regexp.MustCompile(`<([A-Za-z_][A-Za-z0-9_.:-]{0,63})>([^<]{1,1000})</`)
+	// xmlRE finds an XML element's text content (attributes allowed, the
+	// content plain or a CDATA section).
+	xmlRE = regexp.MustCompile(`<([A-Za-z_][A-Za-z0-9_.:-]{0,63})(?:\s[^<>]{0,200})?>(?:<!\[CDATA\[)?([^<\]]{1,1000})(?:\]\]>)?</`)
+	// pairJSONRE finds a name and a value given as sibling members:
+	// {"name": "DB_PASSWORD", "value": "…"} (Kubernetes env, HAR headers,
+	// AWS tags and parameters), in either order of the two names' case.
+	pairJSONRE = regexp.MustCompile(`"(?:[Nn]ame|[Kk]ey)"\s*:\s*"([^"\\\n]{1,128})"\s*,\s*(?:"[Tt]ype"\s*:\s*"[^"\n]{0,64}"\s*,\s*)?"[Vv]alue"\s*:\s*"((?:[^"\\\n]|\\.)*)"`)
+	// pairAttrRE finds the same as XML attributes: <add key="ApiKey"
+	// value="…"/>, <property name="db.password" value="…"/>.
+	pairAttrRE = regexp.MustCompile(`\b(?:name|key)\s*=\s*"([^"\n]{1,128})"[^<>]{0,200}?\bvalue\s*=\s*"([^"\n]*)"`)
+	// attrElementRE finds an element named by its key attribute:
+	// <entry key="password">…</entry>.
+	attrElementRE = regexp.MustCompile(`<[A-Za-z_][A-Za-z0-9_.:-]{0,63}\s+(?:key|name)\s*=\s*"([^"\n]{1,128})"[^<>]{0,200}>([^<]{1,1000})</`)
 	// userFlagRE finds curl's and similar tools' "user:password" flags,
 	// the value separate, after "=", or attached ("-uuser:pass").
 	userFlagRE = regexp.MustCompile(`(?:^|[\s'"])(?:(?:-u|-U|--user|--proxy-user|--basic-auth|--auth|--creds|--credentials)(?:=|[ \t]+)|-u)('[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)`)
@@ -108,7 +119,23 @@ func (r *Redactor) scanWindow(s string, base int) []finding {
 	if strings.ContainsAny(s, "=:") {
 		r.scanPairs(s, add)
 	}
+	if strings.Contains(s, "alue") {
+		// {"name": "DB_PASSWORD", "value": "…"}, <add key="ApiKey" value="…"/>:
+		// a pair whose value is named by a sibling.
+		for _, re := range []*regexp.Regexp{pairJSONRE, pairAttrRE} {
+			for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+				if name := s[m[2]:m[3]]; r.Secret(name) {
+					add(m[4], m[5], kindName, name)
+				}
+			}
+		}
+	}
 	if strings.Contains(s, "</") {
+		for _, m := range attrElementRE.FindAllStringSubmatchIndex(s, -1) {
+			if name := s[m[2]:m[3]]; r.Secret(name) {
+				add(m[4], m[5], kindName, name)
+			}
+		}
 		for _, m := range xmlRE.FindAllStringSubmatchIndex(s, -1) {
 			if r.Secret(s[m[2]:m[3]]) {
 				add(m[4], m[5], kindName, s[m[2]:m[3]])
@@ -118,6 +145,7 @@ func (r *Redactor) scanWindow(s string, base int) []finding {
 	if hasFlag(s) {
 		r.scanFlags(s, add)
 	}
+	r.scanLines(s, add)
 	return out
 }
 
@@ -209,8 +237,11 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 			continue
 		}
 		sepEnd := i + 1
-		if c == '=' && sepEnd < len(s) && s[sepEnd] == '>' {
-			sepEnd++
+		if c == '=' && sepEnd < len(s) && s[sepEnd] == '>' || c == ':' && sepEnd < len(s) && s[sepEnd] == '=' {
+			sepEnd++ // "=>", ":="
+		}
+		if c == '=' && i > 0 && s[i-1] == ':' {
+			continue // the "=" of ":=", judged at its ":"
 		}
 		if c == '=' {
 			r.param(s, i, add)
@@ -233,6 +264,12 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 		if !r.Secret(name) {
 			continue
 		}
+		if vstart < len(s) && (s[vstart] == '!' || s[vstart] == '&') {
+			// A YAML tag or anchor ("!!str", "&pw"): the value follows it.
+			if sp := strings.IndexAny(s[vstart:], " \t\n"); sp > 0 && s[vstart+sp] != '\n' {
+				vstart += sp + 1
+			}
+		}
 		start, end := value(s, vstart)
 		covered = end
 		if strings.IndexByte("?&;#", prevByte(s, nameStart)) >= 0 {
@@ -252,10 +289,17 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 		case "", "null", "nil", "none", "true", "false", "undefined", "[]", "{}":
 			continue
 		}
+		if start == vstart && blockIndicator(v) {
+			continue // a YAML block scalar: scanLines takes its lines
+		}
+		if placeholderValue(v) {
+			continue
+		}
 		unquoted := start == vstart
-		if c == ':' && unquoted && !r.strong(name) && !credentialLike(v, false) {
-			// "key: value", "session: expired": a weak name before a
-			// colon takes only a value that could be a credential.
+		if !r.strong(name) && !r.weakValue(v) && strings.IndexByte("?&;#", prevByte(s, nameStart)) < 0 {
+			// "key: value", "session: expired", key="ApiKey": a weak
+			// name (not a URL parameter's) takes only a value that could
+			// be a credential.
 			continue
 		}
 		if c == ':' && unquoted && prose(s, v, end) {
@@ -291,6 +335,18 @@ func nameBefore(s string, sep int) (start int, name string, ok bool) {
 	}
 	if j == 0 {
 		return 0, "", false
+	}
+	if j >= 2 && s[j-1] == '"' && s[j-2] == '\\' {
+		// An escaped quote: JSON inside a JSON string or a shell word,
+		// \"password\": \"…\".
+		k := j - 3
+		for k >= 1 && j-3-k <= 64 && (isNameByte(s[k]) || s[k] == ' ') {
+			k--
+		}
+		if k < 1 || s[k] != '"' || s[k-1] != '\\' || k+1 >= j-2 || !firstNameByte(s[k+1]) {
+			return 0, "", false
+		}
+		return k - 1, s[k+1 : j-2], true
 	}
 	if q := s[j-1]; q == '"' || q == '\'' {
 		k := j - 2
@@ -344,7 +400,7 @@ func (r *Redactor) param(s string, eq int, add func(int, int, string, string)) {
 		return
 	}
 	end := eq + 1
-	for end < len(s) && strings.IndexByte("&;#\"'<> \t\r\n", s[end]) < 0 {
+	for end < len(s) && strings.IndexByte("&;#\"'<>)] \t\r\n", s[end]) < 0 {
 		end++
 	}
 	add(eq+1, end, kindParam, name)
@@ -387,6 +443,39 @@ func isToken68(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~+/=-", c) >= 0
 }
 
+// blockIndicator reports whether v is a YAML block scalar's header: "|",
+// ">", with a chomping indicator or an indentation digit.
+func blockIndicator(v string) bool {
+	if v == "" || v[0] != '|' && v[0] != '>' {
+		return false
+	}
+	return len(strings.Trim(v[1:], "+-0123456789")) == 0 && len(v) <= 3
+}
+
+// placeholderValue reports whether v stands for a value in documentation
+// rather than being one: "VALUE", "JSON", "YOUR_TOKEN", "…", "...",
+// "<token>", "${TOKEN}", "$TOKEN", "%TOKEN%", "{{ token }}", "***".
+func placeholderValue(v string) bool {
+	switch {
+	case v == "…" || v == "..." || strings.Trim(v, "*x") == "" && len(v) >= 3:
+		return true
+	case len(v) >= 2 && (v[0] == '<' && v[len(v)-1] == '>' || strings.HasPrefix(v, "${") ||
+		strings.HasPrefix(v, "{{") || v[0] == '%' && v[len(v)-1] == '%'):
+		return true
+	case len(v) >= 2 && v[0] == '$' && strings.Trim(v[1:], "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") == "":
+		return true
+	}
+	if len(v) > 24 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !(c >= 'A' && c <= 'Z' || c == '_') {
+			return false
+		}
+	}
+	return len(v) >= 3
+}
+
 // prose reports whether v, an unquoted value after "name:", is a word of a
 // sentence rather than a value: letters only, and more text follows on the
 // same line.
@@ -422,6 +511,26 @@ func passArg(v string) (p int, ok bool) {
 func value(s string, i int) (int, int) {
 	if i >= len(s) {
 		return i, i
+	}
+	if strings.HasPrefix(s[i:], `"""`) || strings.HasPrefix(s[i:], "'''") {
+		// A TOML multi-line string: to the closing triple quote.
+		end := strings.Index(s[i+3:], s[i:i+3])
+		if end < 0 {
+			end = len(s) - i - 3
+		}
+		return i + 3, i + 3 + end
+	}
+	if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\'') {
+		// An escaped quote opens the value: it ends at the next escaped
+		// quote of the same kind on the line.
+		end := strings.Index(s[i+2:], s[i:i+2])
+		if nl := strings.IndexByte(s[i+2:], '\n'); end < 0 || nl >= 0 && nl < end {
+			end = nl
+		}
+		if end < 0 {
+			end = len(s) - i - 2
+		}
+		return i + 2, i + 2 + end
 	}
 	if q := s[i]; q == '"' || q == '\'' {
 		for j := i + 1; j < len(s); j++ {
@@ -520,6 +629,9 @@ func (r *Redactor) scanFlags(s string, add func(int, int, string, string)) {
 		flag := s[m[2]:m[3]]
 		if r.Secret(flag) || programFlag(s, flag) {
 			a, b := unquoted(s, m[4], m[5])
+			if !programFlag(s, flag) && !r.strong(flag) && !r.weakValue(s[a:b]) {
+				continue
+			}
 			if p, ok := passArg(s[a:b]); ok {
 				if p < 0 {
 					continue
@@ -549,14 +661,109 @@ func (r *Redactor) scanFlags(s string, add func(int, int, string, string)) {
 	}
 }
 
+var (
+	// sqlPassRE finds SQL's quoted passwords: IDENTIFIED BY '…',
+	// PASSWORD '…'.
+	sqlPassRE = regexp.MustCompile(`(?i)\b(?:identified\s+by|password)\s+'([^'\n]{1,256})'`)
+	// directiveRE finds a secret set by a configuration directive with
+	// spaces: SetEnv NAME value, ENV NAME value, export NAME value,
+	// proxy_set_header NAME value;
+	directiveRE = regexp.MustCompile(`(?m)^[ \t]*(?:SetEnv|ENV|env|setenv|set|proxy_set_header|add_header|RequestHeader\s+set|Header\s+set)[ \t]+([A-Za-z_][A-Za-z0-9_.-]{0,127})[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s;]+)`)
+	// lineNameRE finds a line that is a name, spaces and one value (a
+	// .properties or .pgpass-like setting: "db.password  s3cr3t").
+	lineNameRE = regexp.MustCompile(`(?m)^[ \t]*([A-Za-z_][A-Za-z0-9_.-]{0,127})[ \t]+([^\s=:]\S*)[ \t]*;?[ \t]*$`)
+	// netrcRE finds the password of a .netrc entry.
+	netrcRE = regexp.MustCompile(`\b(?:machine|default)\b[^\n]*?\bpassword[ \t]+(\S+)`)
+	// blockScalarRE finds a YAML block scalar after a name: "password: |".
+	blockScalarRE = regexp.MustCompile(`(?m)^([ \t]*)([A-Za-z_"'][A-Za-z0-9_.$ "'-]{0,127}):[ \t]*[|>][+-]?[0-9]?[ \t]*\n`)
+)
+
+// scanLines finds secrets in configuration-file lines: SQL passwords,
+// directives, "name value" lines, .netrc entries, YAML block scalars and
+// TOML multi-line strings under secret names.
+func (r *Redactor) scanLines(s string, add func(int, int, string, string)) {
+	if strings.Contains(s, "'") {
+		for _, m := range sqlPassRE.FindAllStringSubmatchIndex(s, -1) {
+			add(m[2], m[3], kindName, "password")
+		}
+	}
+	if strings.Contains(s, "\n") || len(s) < 256 {
+		for _, m := range directiveRE.FindAllStringSubmatchIndex(s, -1) {
+			if name := s[m[2]:m[3]]; r.Secret(name) {
+				a, b := unquoted(s, m[4], m[5])
+				add(a, b, kindName, name)
+			}
+		}
+		for _, m := range lineNameRE.FindAllStringSubmatchIndex(s, -1) {
+			if name := s[m[2]:m[3]]; r.Secret(name) && r.strong(name) && len(nameWords(name)) > 1 {
+				add(m[4], m[5], kindName, name)
+			}
+		}
+	}
+	if strings.Contains(s, "machine") || strings.Contains(s, "default") {
+		for _, m := range netrcRE.FindAllStringSubmatchIndex(s, -1) {
+			add(m[2], m[3], kindName, "password")
+		}
+	}
+	if strings.ContainsAny(s, "|>") {
+		for _, m := range blockScalarRE.FindAllStringSubmatchIndex(s, -1) {
+			name := strings.Trim(s[m[4]:m[5]], `"' `)
+			if !r.Secret(name) {
+				continue
+			}
+			// The block is every following line indented deeper than
+			// the name (blank lines included).
+			indent := m[3] - m[2]
+			end := m[1]
+			for end < len(s) {
+				nl := strings.IndexByte(s[end:], '\n')
+				line := s[end:]
+				if nl >= 0 {
+					line = s[end : end+nl]
+				}
+				trimmed := strings.TrimLeft(line, " \t")
+				if trimmed != "" && len(line)-len(trimmed) <= indent {
+					break
+				}
+				if nl < 0 {
+					end = len(s)
+					break
+				}
+				end += nl + 1
+			}
+			start := m[1]
+			for start < end && (s[start] == ' ' || s[start] == '\t') {
+				start++
+			}
+			for end > start && strings.IndexByte(" \t\r\n", s[end-1]) >= 0 {
+				end--
+			}
+			add(start, end, kindName, name)
+		}
+	}
+}
+
 // programFlags are short flags that take a secret with one program only:
 // redis-cli's -a, twine's -p, sshpass's -p, htpasswd -b's password.
 var programFlags = map[string][]string{
-	"redis-cli": {"a"},
-	"twine":     {"p"},
-	"sshpass":   {"p"},
-	"keytool":   {"storepass", "keypass", "srcstorepass", "deststorepass"},
-	"smbclient": {"U"},
+	"redis-cli":  {"a"},
+	"twine":      {"p"},
+	"sshpass":    {"p"},
+	"keytool":    {"storepass", "keypass", "srcstorepass", "deststorepass"},
+	"smbclient":  {"U"},
+	"docker":     {"p"},
+	"podman":     {"p"},
+	"mongosh":    {"p"},
+	"mongo":      {"p"},
+	"ldapsearch": {"w"},
+	"ldapmodify": {"w"},
+	"ldapadd":    {"w"},
+	"ldapdelete": {"w"},
+	"az":         {"p"},
+	"sqlcmd":     {"P"},
+	"zip":        {"P"},
+	"unzip":      {"P"},
+	"openssl":    {"k"},
 }
 
 // programFlag reports whether flag takes a secret with a program named in s.

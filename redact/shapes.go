@@ -174,13 +174,19 @@ func credentialLike(v string, lenient bool) bool {
 
 // highEntropy reports whether a word looks random: 16 or more characters,
 // letters and digits mixed, and a Shannon entropy of at least 3 bits per
-// character; UUIDs and bare hex digests of 40 or 64 digits (git and SHA-256
-// ids) are not.
+// character; UUIDs, bare hex digests of 40 or 64 digits (git and SHA-256
+// ids), paths and module names (a "/" and a "."), and ids of three or more
+// parts joined by "-", "_" or "." are not.
 func highEntropy(w string) bool {
 	if len(w) < 16 || len(w) > 4096 {
 		return false
 	}
 	if uuidRE.MatchString(w) || (len(w) == 40 || len(w) == 64) && isHex(w) {
+		return false
+	}
+	if strings.Contains(w, "/") && strings.Contains(w, ".") || strings.Count(w, "-")+strings.Count(w, "_")+strings.Count(w, ".") >= 2 && !strings.ContainsAny(w, "+/=") {
+		// A path, module or host ("golang.org/x/oauth2", "docs/a/b.md"),
+		// or an id of separated parts (GHSA-76c9-3jph-rj3q, a timestamp).
 		return false
 	}
 	var digit, letter bool
