@@ -165,6 +165,8 @@ func (r *Redactor) Argv(argv []string) ([]string, []Redaction) {
 		pending = ""
 		v := a
 		switch {
+		case want == "positional" && !strings.HasPrefix(a, "-"):
+			v = Placeholder
 		case want == "secret" && !strings.HasPrefix(a, "-"):
 			v = Placeholder
 			if p, ok := passArg(a); ok {
@@ -177,6 +179,10 @@ func (r *Redactor) Argv(argv []string) ([]string, []Redaction) {
 			v = userPass(a)
 		case want == "header":
 			v = r.headerArg(a)
+		case !strings.HasPrefix(a, "-") && i > 0 && isIdentifier(a) && len(nameWords(a)) > 1 && r.strong(a) && i+1 < len(argv):
+			// "aws configure set aws_secret_access_key KEY": a
+			// secret-named word of several words, then its value.
+			pending = "positional"
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			name, val, hasValue := strings.Cut(a, "=")
 			bare := strings.TrimLeft(name, "-")
@@ -241,6 +247,20 @@ func (r *Redactor) Argv(argv []string) ([]string, []Redaction) {
 		}
 	}
 	return out, found
+}
+
+// isIdentifier reports whether a is a bare name: letters, digits, "_",
+// "." and "-", starting with a letter.
+func isIdentifier(a string) bool {
+	if a == "" || !(a[0] >= 'a' && a[0] <= 'z' || a[0] >= 'A' && a[0] <= 'Z') {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if !isNameByte(a[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // userPass redacts the password of "user:password".

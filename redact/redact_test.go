@@ -298,6 +298,9 @@ var _ = Describe("redaction", func() {
 		Entry("openssl env: holds no secret", []string{"openssl", "enc", "-pass", "env:PW"}, []string{"openssl", "enc", "-pass", "env:PW"}),
 		Entry("a value after a secret-named word", []string{"aws", "configure", "set", "aws_secret_access_key", "wJalrXUtnFEMIK7MDENGbPxRfiCY9xAMPLEKEY"},
 			[]string{"aws", "configure", "set", "aws_secret_access_key", "REDACTED"}),
+		Entry("a human password after a secret-named word", []string{"aws", "configure", "set", "aws_secret_access_key", "hunter2"},
+			[]string{"aws", "configure", "set", "aws_secret_access_key", "REDACTED"}),
+		Entry("docker login -p", []string{"docker", "login", "-u", "bob", "-p", "Winter2024pass"}, []string{"docker", "login", "-u", "bob", "-p", "REDACTED"}),
 	)
 
 	DescribeTable("names: the words that make a name secret, and those that describe one",
@@ -345,6 +348,17 @@ var _ = Describe("redaction", func() {
 		Entry("a weak name with an ordinary value stays", "key: README.md, key=README.md", "key: README.md, key=README.md"),
 		Entry("a module path after a secret word stays", "token refresh: bump golang.org/x/oauth2 v0.35.0", "token refresh: bump golang.org/x/oauth2 v0.35.0"),
 		Entry("prose stays", "Set a password for the user", "Set a password for the user"),
+		Entry("a token with a percent escape", "token %67hp_0123456789abcdefghij0123456789abcd end", "token REDACTED end"),
+		Entry("a token with a \\u escape", `x \u0067hp_0123456789abcdefghij0123456789abcd y`, "x REDACTED y"),
+		Entry("a token with an HTML character reference", "&#x67;hp_0123456789abcdefghij0123456789abcd", "REDACTED"),
+		Entry("a .env file in base64", `{"encoding":"base64","content":"REJfSE9TVD1kYgpEQl9QQVNTV09SRD1XaW50ZXIyMDI0cGFzcwo="}`,
+			`{"encoding":"base64","content":"REDACTED"}`),
+		Entry("userinfo with escaped slashes", `see https:\/\/bob:Winter2024pass@host\/x`, `see https:\/\/bob:REDACTED@host\/x`),
+		Entry("a base64 image stays", "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+			"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="),
+		Entry("an OAuth code in a redirect", "https://app.example.test/cb?code=SplxlOBeZQQYbYS6WxSbIA&state=xyz", "https://app.example.test/cb?code=REDACTED&state=xyz"),
+		Entry("a token in a path segment", "GET /v1/token/a8f9c0d2e1b7c3d4/refresh", "GET /v1/token/REDACTED/refresh"),
+		Entry("a URL with escapes and no secret stays", "https://example.test/search?q=hello%20world&page=2", "https://example.test/search?q=hello%20world&page=2"),
 	)
 
 	It("Body: pair objects, weak names and the values they hold", func() {

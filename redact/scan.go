@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"math"
 	"net/url"
 	"regexp"
@@ -8,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/airlockdev/airlock/jsonpointer"
 )
@@ -38,8 +41,10 @@ type finding struct {
 const maxScan = 1 << 20
 
 var (
+	// pathSecretRE finds a URL path segment and the one after it.
+	pathSecretRE = regexp.MustCompile(`/([A-Za-z_][A-Za-z0-9_.-]{0,63})/([A-Za-z0-9._~-]{8,})`)
 	// authorityRE finds a URL's authority (after "scheme://").
-	authorityRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]{0,31}://([^\s/?#<>"'\x60\\]+)`)
+	authorityRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]{0,31}:(?:\\?/){2}([^\s/?#<>"'\x60\\]+)`)
 	// schemeRE finds an HTTP authentication scheme and its credentials.
 	schemeRE = regexp.MustCompile(`(?i)\b(bearer|basic|digest|negotiate|token|bot|apikey|api-key)[ \t]+([A-Za-z0-9._~+/=-]{8,})`)
 	// xmlRE finds an XML element's text content (attributes allowed, the
@@ -73,7 +78,7 @@ var (
 // scan finds every secret in s, in no particular order (overlaps allowed).
 func (r *Redactor) scan(s string) []finding {
 	if len(s) <= maxScan {
-		return r.scanWindow(s, 0)
+		return r.scanWindow(s, 0, 0)
 	}
 	// Windows overlap by 64 KiB so a secret across a boundary is whole
 	// in one of them.
@@ -81,7 +86,7 @@ func (r *Redactor) scan(s string) []finding {
 	const overlap = 64 << 10
 	for at := 0; at < len(s); at += maxScan - overlap {
 		end := min(at+maxScan, len(s))
-		out = append(out, r.scanWindow(s[at:end], at)...)
+		out = append(out, r.scanWindow(s[at:end], at, 0)...)
 		if end == len(s) {
 			break
 		}
@@ -89,7 +94,7 @@ func (r *Redactor) scan(s string) []finding {
 	return out
 }
 
-func (r *Redactor) scanWindow(s string, base int) []finding {
+func (r *Redactor) scanWindow(s string, base, depth int) []finding {
 	var out []finding
 	add := func(start, end int, kind, name string) {
 		if end <= start || placeholder(s[start:end]) {
@@ -102,6 +107,15 @@ func (r *Redactor) scanWindow(s string, base int) []finding {
 	// credentials after an authentication scheme, random words after a
 	// secret word.
 	r.scanWords(s, add)
+	if strings.Contains(s, "/") {
+		// A path segment after a secret-named one: /token/<value>,
+		// /api_key/<value>.
+		for _, m := range pathSecretRE.FindAllStringSubmatchIndex(s, -1) {
+			if r.Secret(s[m[2]:m[3]]) && r.weakValue(s[m[4]:m[5]]) {
+				add(m[4], m[5], kindParam, s[m[2]:m[3]])
+			}
+		}
+	}
 	if strings.Contains(s, "/services/") || strings.Contains(s, "/api/webhooks/") {
 		for _, m := range webhookPaths.FindAllStringSubmatchIndex(s, -1) {
 			if m[2] >= 0 {
@@ -111,7 +125,7 @@ func (r *Redactor) scanWindow(s string, base int) []finding {
 			}
 		}
 	}
-	if strings.Contains(s, "://") {
+	if strings.Contains(s, "://") || strings.Contains(s, `:\/\/`) {
 		for _, m := range authorityRE.FindAllStringSubmatchIndex(s, -1) {
 			r.userinfo(s, m[2], m[3], add)
 		}
@@ -146,7 +160,137 @@ func (r *Redactor) scanWindow(s string, base int) []finding {
 		r.scanFlags(s, add)
 	}
 	r.scanLines(s, add)
+	if depth == 0 {
+		r.scanEncoded(s, add)
+	}
 	return out
+}
+
+// scanEncoded finds secrets that are encoded: a word with percent escapes
+// (%67hp_…), JSON or JavaScript \u escapes, or HTML character references
+// (&#x67;) is decoded, and a word of 24 or more base64 characters that
+// decodes to text is decoded; when the decoded form holds a secret, the
+// whole encoded word is replaced. One level: what is decoded is not
+// decoded again.
+func (r *Redactor) scanEncoded(s string, add func(int, int, string, string)) {
+	hasEscape := strings.Contains(s, "%") || strings.Contains(s, `\u`) || strings.Contains(s, "&#")
+	for i := 0; i < len(s); {
+		if strings.IndexByte(" \t\r\n\"'<>", s[i]) >= 0 {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && strings.IndexByte(" \t\r\n\"'<>", s[j]) < 0 {
+			j++
+		}
+		word := s[i:j]
+		if len(word) >= 12 {
+			if hasEscape {
+				// What the plain scan finds is redacted first, so a URL
+				// with escapes keeps its other parameters.
+				red := apply(word, merge(r.scanWindow(word, 0, 1)))
+				if dec := unescapeWord(red); dec != red && len(r.scanWindow(dec, 0, 1)) > 0 {
+					add(i, j, kindShape, "(encoded)")
+				}
+			}
+			if dec, ok := base64Text(word); ok && len(r.scanWindow(dec, 0, 1)) > 0 {
+				add(i, j, kindShape, "(base64)")
+			}
+		}
+		i = j
+	}
+}
+
+// unescapeWord decodes percent escapes, \uXXXX escapes and HTML numeric
+// character references in w, keeping anything that does not decode.
+func unescapeWord(w string) string {
+	var b strings.Builder
+	for i := 0; i < len(w); {
+		switch {
+		case w[i] == '%' && i+2 < len(w) && isHexByte(w[i+1]) && isHexByte(w[i+2]):
+			v, _ := strconv.ParseUint(w[i+1:i+3], 16, 8)
+			b.WriteByte(byte(v))
+			i += 3
+		case w[i] == '\\' && i+6 <= len(w) && w[i+1] == 'u' && isHexString(w[i+2:i+6]):
+			v, _ := strconv.ParseUint(w[i+2:i+6], 16, 32)
+			b.WriteRune(rune(v))
+			i += 6
+		case w[i] == '&' && i+3 < len(w) && w[i+1] == '#':
+			end := strings.IndexByte(w[i:], ';')
+			if end < 0 || end > 10 {
+				b.WriteByte(w[i])
+				i++
+				continue
+			}
+			ref := w[i+2 : i+end]
+			base := 10
+			if ref != "" && (ref[0] == 'x' || ref[0] == 'X') {
+				ref, base = ref[1:], 16
+			}
+			v, err := strconv.ParseUint(ref, base, 32)
+			if err != nil {
+				b.WriteByte(w[i])
+				i++
+				continue
+			}
+			b.WriteRune(rune(v))
+			i += end + 1
+		default:
+			b.WriteByte(w[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+func isHexByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func isHexString(s string) bool {
+	if len(s) != 4 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isHexByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// base64Text decodes w when it is 24 or more base64 characters (standard
+// or URL alphabet, padded or not) that decode to printable UTF-8 text.
+func base64Text(w string) (string, bool) {
+	if len(w) < 24 || len(w) > 1<<20 {
+		return "", false
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_' || c == '=') {
+			return "", false
+		}
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		dec, err := enc.DecodeString(w)
+		if err != nil {
+			continue
+		}
+		if !utf8.Valid(dec) {
+			return "", false
+		}
+		printable := 0
+		for _, c := range string(dec) {
+			if unicode.IsPrint(c) || c == '\n' || c == '\t' || c == '\r' {
+				printable++
+			}
+		}
+		if printable*10 < utf8.RuneCount(dec)*9 {
+			return "", false
+		}
+		return string(dec), true
+	}
+	return "", false
 }
 
 // placeholder reports whether v is Placeholder, alone or followed by
@@ -396,7 +540,9 @@ func (r *Redactor) param(s string, eq int, add func(int, int, string, string)) {
 	if n, err := url.QueryUnescape(name); err == nil {
 		name = n
 	}
-	if !r.Secret(name) {
+	// An OAuth authorization code (RFC 6749 §4.1.2) is a credential in a
+	// URL parameter, though "code" names ordinary things elsewhere.
+	if !r.Secret(name) && !(r.Names == nil && strings.EqualFold(name, "code")) {
 		return
 	}
 	end := eq + 1
