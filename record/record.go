@@ -496,9 +496,18 @@ func (rec *recorder) writeFixture(ctx context.Context, call Call, got *capture, 
 	}
 	status := got.status
 	ct, clock := got.contentType, prov.Time
+	// The request context is the caller's, but a secret given as context
+	// ("--context api_key=…") must not reach disk either; a contract rule
+	// reading a redacted key then judges the placeholder.
+	reqContext := call.Request.Context
+	if !rec.opts.NoRedact {
+		var found []redact.Redaction
+		reqContext, found = rec.opts.Redactor.Context(reqContext)
+		prov.Redacted = append(prov.Redacted, found...)
+	}
 	meta := &fixture.Meta{
 		Status: &status, ContentType: &ct, ResponseHeaders: got.respHeader,
-		Request:  &fixture.MetaRequest{ID: &call.Request.ID, Context: call.Request.Context},
+		Request:  &fixture.MetaRequest{ID: &call.Request.ID, Context: reqContext},
 		Clock:    &clock,
 		Notes:    strings.Join(res.Warnings, "\n"),
 		Recorded: prov,

@@ -369,3 +369,51 @@ func (w *bodyWalk) replace(d *jsontext.Decoder, path []string) error {
 	w.report(Redaction{Where: RedactedBody, Pointer: pointerString(path)}, end)
 	return nil
 }
+
+// Context redacts a request context (key → JSON value, as a fixture's
+// sidecar keeps it): a value under a secret key becomes a placeholder of
+// the same type (as in Body; under a weak key only when it could be a
+// credential), and any other string what Text leaves of it. The input is
+// not modified; one Redaction per key changed, sorted by key.
+func (r *Redactor) Context(c map[string]any) (map[string]any, []Redaction) {
+	if len(c) == 0 {
+		return c, nil
+	}
+	out := make(map[string]any, len(c))
+	var found []Redaction
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := c[k]
+		nv, changed := v, false
+		str, isString := v.(string)
+		switch {
+		case r.Secret(k) && (r.strong(k) || isString && r.weakValue(str)):
+			switch v.(type) {
+			case string:
+				nv = Placeholder
+			case bool:
+				nv = false
+			case map[string]any:
+				nv = map[string]any{}
+			case []any:
+				nv = []any{}
+			case nil:
+			default:
+				nv = 0
+			}
+			changed = v != nil && !(isString && str == Placeholder)
+		case isString:
+			red := r.Text(str)
+			nv, changed = red, red != str
+		}
+		out[k] = nv
+		if changed {
+			found = append(found, Redaction{Where: RedactedContext, Name: k})
+		}
+	}
+	return out, found
+}

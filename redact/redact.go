@@ -92,6 +92,8 @@ const (
 	RedactedArgv           = "argv"
 	RedactedArguments      = "arguments"
 	RedactedBody           = "body"
+	// RedactedContext is a request context value (Name: its key).
+	RedactedContext = "context"
 )
 
 // Redaction says what was replaced (for airlock record: before anything

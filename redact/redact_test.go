@@ -373,6 +373,18 @@ var _ = Describe("redaction", func() {
 		Expect(bodyPointers(found)).To(Equal([]string{"/key_2"}))
 	})
 
+	It("Context: secret keys and secrets inside string values, the input untouched", func() {
+		in := map[string]any{"api_key": "x7Kq2mVb9Lp4", "change_id": "CR-1042", "note": "password is hunter2 ok", "pin_code": 1234,
+			"session": map[string]any{"a": 1}, "key": "README.md"}
+		out, found := (&redact.Redactor{}).Context(in)
+		Expect(out).To(Equal(map[string]any{"api_key": "REDACTED", "change_id": "CR-1042", "note": "password is hunter2 ok", "pin_code": 1234,
+			"session": map[string]any{"a": 1}, "key": "README.md"}))
+		Expect(found).To(Equal([]redact.Redaction{{Where: redact.RedactedContext, Name: "api_key"}}))
+		Expect(in["api_key"]).To(Equal("x7Kq2mVb9Lp4"))
+		out, _ = (&redact.Redactor{}).Context(map[string]any{"db_password": 42, "msg": "token=ghp_0123456789abcdefghij0123456789abcd"})
+		Expect(out).To(Equal(map[string]any{"db_password": 0, "msg": "token=REDACTED"}))
+	})
+
 	It("Body: a nested document costs memory linear in its depth", func() {
 		// Each level's path used to be a fresh copy: 5000 levels took
 		// about 100 MB; one shared stack takes well under 10.
