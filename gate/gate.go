@@ -200,9 +200,10 @@ func (c *Contract) Check(ctx context.Context, resp Response, call Call) (*Verdic
 }
 
 // instance returns the value at an instance location of the checked
-// value (nil when there is none), for the redaction of messages that quote
+// value (nil when there is none, or when it is the request id, which the
+// caller gave and is no secret), for the redaction of messages that quote
 // it.
-func (v *Verdict) instance(location string) any {
+func (v *Verdict) instance(location, requestID string) any {
 	if !v.hasValue {
 		return nil
 	}
@@ -211,6 +212,9 @@ func (v *Verdict) instance(location string) any {
 		return nil
 	}
 	x, _ := p.Lookup(v.value)
+	if s, ok := x.(string); ok && s == requestID {
+		return nil
+	}
 	return x
 }
 
@@ -249,7 +253,7 @@ func (c *Contract) finish(v *Verdict, r *refusal, data map[string]any, resp Resp
 		v.Audit.KeywordLocation = sanitize.Text(c.relative(r.keywordLocation), MaxAuditMessage, sanitize.Escape)
 		v.Audit.InstanceLocation = sanitize.Text(r.instanceLocation, MaxAuditMessage, sanitize.Escape)
 		v.Audit.InstanceLocations = auditLocations(r, v.Stage)
-		v.Audit.Message = sanitize.Text(c.redactor.Message(c.relative(r.message), r.instanceLocation, v.instance(r.instanceLocation)), MaxAuditMessage, sanitize.Escape)
+		v.Audit.Message = sanitize.Text(c.redactor.Message(c.relative(r.message), r.instanceLocation, v.instance(r.instanceLocation, call.Request.ID)), MaxAuditMessage, sanitize.Escape)
 		v.Audit.Offset = r.offset
 		if v.HasRetryAfter {
 			s := int64(v.RetryAfter / time.Second)
@@ -261,7 +265,7 @@ func (c *Contract) finish(v *Verdict, r *refusal, data map[string]any, resp Resp
 	}
 	for i := range v.Warnings {
 		// The value a message quotes is redacted, in the verdict too.
-		v.Warnings[i].Message = c.redactor.Message(v.Warnings[i].Message, v.Warnings[i].InstanceLocation, v.instance(v.Warnings[i].InstanceLocation))
+		v.Warnings[i].Message = c.redactor.Message(v.Warnings[i].Message, v.Warnings[i].InstanceLocation, v.instance(v.Warnings[i].InstanceLocation, call.Request.ID))
 		w := v.Warnings[i]
 		w.InstanceLocation = sanitize.Text(w.InstanceLocation, MaxAuditMessage, sanitize.Escape)
 		w.Message = sanitize.Text(w.Message, MaxAuditMessage, sanitize.Escape)

@@ -935,6 +935,7 @@ var weakTriggers = []string{"auth", "authorization", "session", "sessions", "sid
 // "cookie", common in prose, do not open the window).
 func (r *Redactor) scanWords(s string, add func(int, int, string, string)) {
 	window := 0
+	password := false // the window was opened by a password word
 	for i := 0; i < len(s); {
 		if !isWordByte(s[i]) {
 			i++
@@ -970,7 +971,13 @@ func (r *Redactor) scanWords(s string, add func(int, int, string, string)) {
 			for _, part := range strings.FieldsFunc(word, func(c rune) bool { return c == ':' || c == '=' }) {
 				off := at + strings.Index(s[at:j], part)
 				at = off + len(part)
-				if highEntropy(part) && !hashLabel.MatchString(s[max(0, off-24):off]) {
+				random := highEntropy(part)
+				// After "password" (and its kin), a human password will
+				// do: 8 or more characters mixing letters and digits.
+				if !random && password && credentialLike(part, false) && !pathLike(part) && !placeholderValue(part) {
+					random = true
+				}
+				if random && !hashLabel.MatchString(s[max(0, off-24):off]) {
 					add(off, off+len(part), kindEntropy, "")
 				}
 			}
@@ -980,9 +987,30 @@ func (r *Redactor) scanWords(s string, add func(int, int, string, string)) {
 		}
 		if len(word) <= 40 && r.secretWord(word) {
 			window = 6
+			password = passwordWord(word)
 		}
 		i = j
 	}
+}
+
+// passwordWord reports whether a word names a password: its last word is
+// password, passwd, pwd or passphrase.
+func passwordWord(w string) bool {
+	words := nameWords(w)
+	if len(words) == 0 {
+		return false
+	}
+	switch last := words[len(words)-1]; last {
+	case "password", "passwd", "pwd", "passphrase", "passwords":
+		return true
+	default:
+		return strings.HasSuffix(last, "password")
+	}
+}
+
+// pathLike reports whether a word is a path, module or host name.
+func pathLike(w string) bool {
+	return strings.Contains(w, "/") || strings.Count(w, ".") >= 1 && !strings.ContainsAny(w, "+=")
 }
 
 // isWordByte reports whether c is part of a word for scanWords.
