@@ -280,19 +280,30 @@ func (r *Redactor) matchName(w string) bool {
 }
 
 // weakValue reports whether v, under a weak name, holds a secret: one
-// word of 6 or more characters mixing letters and digits, or that looks
-// like a credential or random, or a secret Text finds.
+// word of 6 or more characters mixing letters and digits, or of 10 or more
+// letters of both cases, or that looks like a credential or random, or a
+// secret Text finds.
 func (r *Redactor) weakValue(v string) bool {
 	if strings.ContainsAny(v, " \t\r\n") {
 		return r.Text(v) != v
 	}
-	var digit, letter bool
+	var digit, lower, upper, other bool
 	for i := 0; i < len(v); i++ {
 		c := v[i]
-		digit = digit || c >= '0' && c <= '9'
-		letter = letter || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		default:
+			other = true
+		}
 	}
-	return len(v) >= 6 && digit && letter || credentialLike(v, false) || highEntropy(v) || r.Text(v) != v
+	letter := lower || upper
+	return len(v) >= 6 && digit && letter || len(v) >= 10 && lower && upper && !other ||
+		credentialLike(v, false) || highEntropy(v) || r.Text(v) != v
 }
 
 func contains(list []string, w string) bool {

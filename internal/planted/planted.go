@@ -223,6 +223,15 @@ func generate(kind, arg string, rng *rand.Rand) (string, []string, error) {
 		pw := pick(rng, b62, 18)
 		v = base64.StdEncoding.EncodeToString([]byte(arg + ":" + pw))
 		return v, []string{v, pw}, nil
+	case "b64env":
+		// {b64env:NAME}: base64 of a .env file whose NAME line holds a
+		// random password; the secret is the whole encoded file.
+		if arg == "" {
+			return "", nil, fmt.Errorf("needs a variable name")
+		}
+		pw := pick(rng, b62, 18)
+		v = base64.StdEncoding.EncodeToString([]byte("HOST=db.example.test\n" + arg + "=" + pw + "\nPORT=5432\n"))
+		return v, []string{v}, nil
 	case "pem":
 		// {pem:LINES}: a PEM body of LINES lines of 64 base64 characters
 		// and a shorter last one, joined by \n.
