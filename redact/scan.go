@@ -833,7 +833,7 @@ func (r *Redactor) scanLines(s string, add func(int, int, string, string)) {
 			add(m[2], m[3], kindName, "password")
 		}
 	}
-	if strings.Contains(s, "\n") || len(s) < 256 {
+	if (strings.Contains(s, "\n") || len(s) < 256) && r.hasNameHint(s) {
 		for _, m := range directiveRE.FindAllStringSubmatchIndex(s, -1) {
 			if name := s[m[2]:m[3]]; r.Secret(name) {
 				a, b := unquoted(s, m[4], m[5])
@@ -1033,6 +1033,26 @@ func (r *Redactor) secretWord(w string) bool {
 // nameHints are lower-case fragments every default secret name contains
 // one of; a word without any is not looked at further.
 var nameHints = []string{"tok", "secret", "pass", "pwd", "key", "cred", "auth", "cookie", "sess", "sid", "sig", "jwt", "bearer", "otp", "sas"}
+
+// hasNameHint reports whether s may hold a secret name anywhere (any of
+// nameHints, ASCII case-insensitively; always true with configured Names).
+func (r *Redactor) hasNameHint(s string) bool {
+	if r.Names != nil {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20
+		if c < 'a' || c > 'z' {
+			continue
+		}
+		for _, h := range nameHints {
+			if len(s)-i >= len(h) && strings.EqualFold(s[i:i+len(h)], h) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // mayName is a cheap test that a word could be a default secret name.
 func mayName(w string) bool {
