@@ -61,7 +61,12 @@ func (r *Redactor) body(body []byte, depth int) ([]byte, []Redaction, bool) {
 	w := &bodyWalk{r: r, depth: depth}
 	d := jsontext.NewDecoder(bytes.NewReader(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	complete := true
-	var good int64 // the end of the last whole value read
+	// good is where the text scan of a body that is not all JSON starts:
+	// the start of the last whole top-level value read (0 when none), so
+	// a value that turns out to be a name ("password" in "password":"…"
+	// as a body of its own, a key before banners) is scanned with what
+	// follows it.
+	var good, lastStart int64
 	for {
 		if d.PeekKind() == 0 {
 			if _, err := d.ReadToken(); err != io.EOF {
@@ -69,6 +74,7 @@ func (r *Redactor) body(body []byte, depth int) ([]byte, []Redaction, bool) {
 			}
 			break
 		}
+		start := d.InputOffset()
 		var err error
 		if w.pointerMatch(nil) {
 			err = w.replace(d, nil)
@@ -79,12 +85,13 @@ func (r *Redactor) body(body []byte, depth int) ([]byte, []Redaction, bool) {
 			complete = false
 			break
 		}
-		good = d.InputOffset()
+		lastStart = start
 	}
+	good = lastStart
 	if !complete {
-		// The rest, from the first byte after the last whole top-level
-		// value, is searched as text; edits inside it (from a value cut
-		// short) are dropped for the text's own.
+		// The rest, from the start of the last whole top-level value, is
+		// searched as text; edits inside it are dropped for the text's
+		// own.
 		kept := w.edits[:0]
 		for _, e := range w.edits {
 			if e.end <= good {
@@ -209,7 +216,7 @@ func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {
 			}
 			name := tok.String()
 			p := append(path, name)
-			if lname := strings.ToLower(name); d.PeekKind() == '"' && (lname == "name" || lname == "key" || lname == "value") {
+			if lname := pairRole(name); d.PeekKind() == '"' && lname != "" {
 				val, err := d.ReadValue()
 				if err != nil {
 					return err
@@ -317,6 +324,22 @@ func (w *bodyWalk) str(path []string, start, end int64, text []byte) {
 	w.report(Redaction{Where: RedactedBody, Pointer: pointerString(path)}, end)
 }
 
+// pairRole says what a member of a pair object is: "name" for the member
+// that names the value (name, key, ParameterKey, ParameterName,
+// OptionName, variable), "value" for the value (value, ParameterValue,
+// OptionValue), "" for neither.
+func pairRole(member string) string {
+	switch strings.ToLower(member) {
+	case "name", "parameterkey", "parametername", "optionname", "variable":
+		return "name"
+	case "key":
+		return "key"
+	case "value", "parametervalue", "optionvalue":
+		return "value"
+	}
+	return ""
+}
+
 // innerName is how a redaction inside an embedded document is named.
 func innerName(f Redaction) string {
 	if f.Name == TextPart {
@@ -348,12 +371,23 @@ func (w *bodyWalk) replace(d *jsontext.Decoder, path []string) error {
 	end := d.InputOffset()
 	start := end - int64(len(val))
 	var repl string
+	explicit := w.pointerMatch(path)
 	switch kind {
 	case '"':
+		if text, err := jsontext.AppendUnquote(nil, val); err == nil && notSecret(string(text)) && !explicit {
+			// "", a placeholder, a version range: nothing to hide.
+			return nil
+		}
 		repl = `"` + Placeholder + `"`
 	case '0':
+		if len(path) > 0 && strings.HasSuffix(strings.ToLower(path[len(path)-1]), "tokens") && !explicit {
+			return nil // a count of tokens ("tokens": 128000)
+		}
 		repl = "0"
 	case 't', 'f':
+		if !explicit {
+			return nil // one bit ("has_password": true) is not a secret
+		}
 		repl = "false"
 	case '{':
 		repl = "{}"

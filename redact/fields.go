@@ -11,6 +11,12 @@ import (
 // alwaysSecretHeaders are redacted whatever Names says.
 var alwaysSecretHeaders = []string{"authorization", "proxy-authorization", "cookie", "set-cookie"}
 
+// nonSecretHeaders carry a secret-looking word but no secret: keys that
+// are random by design and public.
+var nonSecretHeaders = []string{"idempotency-key", "sec-websocket-key", "sec-websocket-accept", "x-cache-key", "etag"}
+
+func nonSecretHeader(name string) bool { return contains(nonSecretHeaders, strings.ToLower(name)) }
+
 // extraHeader reports whether name is one of Headers.
 func (r *Redactor) extraHeader(name string) bool {
 	for _, h := range r.Headers {
@@ -56,7 +62,7 @@ func (r *Redactor) HeaderValue(name, v string) (out string, changed bool) {
 	case l == "cookie" || l == "set-cookie":
 		var fs []finding
 		r.cookies(v, 0, l == "set-cookie", func(a, b int, kind, name string) {
-			if b > a && v[a:b] != Placeholder {
+			if b > a && v[a:b] != Placeholder && !notSecret(v[a:b]) {
 				fs = append(fs, finding{a, b, kind, name})
 			}
 		})
@@ -64,7 +70,7 @@ func (r *Redactor) HeaderValue(name, v string) (out string, changed bool) {
 			fs = []finding{{0, len(v), kindCookie, ""}}
 		}
 		out = apply(v, fs)
-	case r.secretHeader(name) && (r.strong(name) || r.extraHeader(name) || r.weakValue(v)):
+	case r.extraHeader(name) || r.secretHeader(name) && !nonSecretHeader(name) && r.holds(name, v):
 		out = Placeholder
 	default:
 		out = r.Text(v)
@@ -179,7 +185,7 @@ func (r *Redactor) Argv(argv []string) ([]string, []Redaction) {
 			v = userPass(a)
 		case want == "header":
 			v = r.headerArg(a)
-		case !strings.HasPrefix(a, "-") && i > 0 && isIdentifier(a) && len(nameWords(a)) > 1 && r.strong(a) && i+1 < len(argv):
+		case !strings.HasPrefix(a, "-") && i > 0 && configName(a) && r.strong(a) && i+1 < len(argv):
 			// "aws configure set aws_secret_access_key KEY": a
 			// secret-named word of several words, then its value.
 			pending = "positional"
@@ -249,6 +255,19 @@ func (r *Redactor) Argv(argv []string) ([]string, []Redaction) {
 	return out, found
 }
 
+// configName reports whether a is written like a configuration key or an
+// environment variable, not a program's word: an identifier of several
+// words joined by "_" or "." (aws_secret_access_key, API_TOKEN,
+// db.password), or such a key at the end of an npm-style path
+// (//registry.example/:_authToken).
+func configName(a string) bool {
+	if i := strings.LastIndexAny(a, ":/"); i >= 0 && strings.HasPrefix(a, "//") {
+		a = strings.TrimLeft(a[i+1:], "_")
+		return a != "" && isIdentifier(a)
+	}
+	return isIdentifier(a) && strings.ContainsAny(a, "_.") && len(nameWords(a)) > 1
+}
+
 // isIdentifier reports whether a is a bare name: letters, digits, "_",
 // "." and "-", starting with a letter.
 func isIdentifier(a string) bool {
@@ -265,6 +284,9 @@ func isIdentifier(a string) bool {
 
 // userPass redacts the password of "user:password".
 func userPass(v string) string {
+	if strings.Contains(v, "://") {
+		return v // a URL: its userinfo is Text's
+	}
 	user, pass, ok := strings.Cut(v, ":")
 	if !ok || pass == "" || pass == Placeholder {
 		return v

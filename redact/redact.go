@@ -32,6 +32,7 @@
 package redact
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -57,17 +58,21 @@ var secretSuffixes = []string{
 	"password", "passwd", "passphrase", "secret", "token", "apikey", "sessionid", "sessid", "credentials", "credential",
 }
 
-// usageWords make a name count or describe secrets wherever they stand:
-// "max_tokens", "prompt_tokens", "token_count" are not secret.
+// questionWords start names that hold a yes or no about a secret:
+// "has_password", "is_secret", "requires_token".
+var questionWords = []string{"has", "is", "are", "can", "should", "must", "require", "requires", "required", "needs", "allow", "allows", "use", "uses", "enable", "enabled", "no", "with", "without", "show", "hide", "supports"}
+
+// usageWords, last in a name or before "tokens", make it count or describe
+// secrets: "token_count", "pass_rate", "max_tokens", "prompt_tokens".
 var usageWords = []string{
 	"count", "counts", "total", "max", "min", "used", "usage", "remaining", "prompt", "completion",
 	"input", "output", "cached", "reasoning", "limit", "limits", "public", "pub", "rate", "ratio", "percent",
 }
 
-// inertWords make a name describe a secret rather than hold one when they
-// follow its first secret word: "token_type", "password_hint", "key_file",
-// "auth_url", "auth_source", "session_ttl" are not secret, while
-// "database_password" is.
+// inertWords, last in a name, make it describe a secret rather than hold
+// one: "token_type", "password_hint", "key_file", "auth_url",
+// "auth_source", "session_ttl", "password_set" are not secret, while
+// "database_password" and "AUTH_DB_PASSWORD" are.
 var inertWords = []string{
 	"type", "types", "kind", "hint", "hints", "file", "files", "path", "dir", "directory", "env", "stdin",
 	"name", "names", "length", "len", "size", "url", "uri", "endpoint", "endpoints", "method", "methods",
@@ -77,6 +82,7 @@ var inertWords = []string{
 	"host", "realm", "database", "db", "service", "backend", "plugin", "strategy", "flow", "state",
 	"scanning", "protection", "rotation", "rotated", "manager", "detection", "alert", "alerts", "rule", "rules",
 	"reference", "ref", "refs", "metadata", "settings", "schedule", "changed", "updated", "created", "reset",
+	"at", "in", "on", "by", "set", "requirements", "requirement", "strength", "complexity", "policies", "mask",
 }
 
 // idOK lets "id" stay a secret-naming word with these: "session_id" and
@@ -193,28 +199,34 @@ func (r *Redactor) Secret(name string) bool {
 	if !secret {
 		return false
 	}
-	first := -1
-	for i, w := range words {
-		if first < 0 && (match(w) || r.Names == nil && hasSecretSuffix(w)) {
-			first = i
-		}
-		if contains(usageWords, w) {
+	// A name describes a secret rather than holds one when its last word
+	// says what about it ("token_type", "key_file", "token_count",
+	// "password_hint"), when it asks a yes-or-no question ("has_password",
+	// "is_secret"), or when it counts tokens ("max_tokens"). A word in the
+	// middle does not: "AUTH_DB_PASSWORD", "keyStorePassword" and
+	// "PASSWORD_RESET_TOKEN" hold one.
+	last := words[len(words)-1]
+	if len(words) > 1 {
+		if contains(inertWords, last) || contains(usageWords, last) {
 			return false
 		}
-	}
-	for i, w := range words {
-		if i <= first {
-			continue
-		}
-		if w == "id" || w == "ids" {
+		if last == "id" || last == "ids" {
 			// "key_id" names which key; "id_token" and "session_id" hold one.
-			if i == len(words)-1 && i > 0 && !contains(idOK, words[i-1]) && !strings.HasSuffix(words[i-1], "session") {
+			prev := words[len(words)-2]
+			if !contains(idOK, prev) && !strings.HasSuffix(prev, "session") {
 				return false
 			}
-			continue
 		}
-		if contains(inertWords, w) {
+		if contains(questionWords, words[0]) {
 			return false
+		}
+		if last == "tokens" && contains(usageWords, words[len(words)-2]) {
+			return false
+		}
+		if last == "key" || last == "keys" {
+			if prev := words[len(words)-2]; prev == "public" || prev == "pub" {
+				return false
+			}
 		}
 	}
 	return true
@@ -279,6 +291,48 @@ func (r *Redactor) matchName(w string) bool {
 	return false
 }
 
+// holds reports whether a value v under the secret-looking name holds a
+// secret: not a placeholder, a version, a type or an expression, and,
+// under a weak name, a value that could be a credential (weakValue).
+func (r *Redactor) holds(name, v string) bool {
+	if notSecret(v) {
+		return false
+	}
+	return r.strong(name) || r.weakValue(v)
+}
+
+// notSecret reports whether a value cannot be a secret whatever its name:
+// empty, a documentation placeholder, a shell expansion, a version
+// specification ("^9.0.2", "==2.8.0"), a bare authentication scheme, or
+// code (a call, an index, a block).
+func notSecret(v string) bool {
+	t := strings.TrimSpace(v)
+	switch {
+	case t == "" || placeholderValue(t):
+		return true
+	case strings.HasPrefix(t, "$(") || strings.HasPrefix(t, "${") || strings.HasPrefix(t, "`"):
+		return true
+	case strings.HasPrefix(t, "[{") || strings.HasPrefix(t, "[\"") || t == "[" || t == "{":
+		return true // the start of a structure written out, not a value
+	case versionRE.MatchString(t):
+		return true
+	case contains(schemeWords, strings.ToLower(t)):
+		return true
+	case strings.ContainsAny(t, "([{") && !strings.ContainsAny(t, " \t") && codeRE.MatchString(t):
+		return true
+	}
+	return false
+}
+
+var (
+	// versionRE matches a version or a version range: 9.2, ^9.0.2,
+	// ==2.8.0, >=1.4,<2, ~> 3.1, v1.2.3-rc.1.
+	versionRE = regexp.MustCompile(`^(?:(?:[\^~<>=!]=?\s?|~>\s?)+v?\d+(?:\.\d+){0,3}|v?\d+(?:\.\d+){1,3})(?:[-+][0-9A-Za-z.-]+)?(?:,\s?(?:[<>=!~^]=?)\s?\d+(?:\.\d+){0,3})*$`)
+	// codeRE matches an expression: a name followed by a call or an index,
+	// os.environ["X"], req.headers.authorization.split(.
+	codeRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$.]*[\[(]`)
+)
+
 // weakValue reports whether v, under a weak name, holds a secret: one
 // word of 6 or more characters mixing letters and digits, or of 10 or more
 // letters of both cases, or that looks like a credential or random, or a
@@ -302,8 +356,14 @@ func (r *Redactor) weakValue(v string) bool {
 		}
 	}
 	letter := lower || upper
-	return len(v) >= 6 && digit && letter || len(v) >= 10 && lower && upper && !other ||
-		credentialLike(v, false) || highEntropy(v) || r.Text(v) != v
+	if r.Secret(v) && len(v) <= 64 || (len(v) == 40 || len(v) == 64) && isHex(v) || strings.ContainsAny(v, "/") && strings.Contains(v, ".") {
+		// A secret *name* ("DBPassword", the value of a ParameterKey), a
+		// digest, a path: not a secret value.
+		return false
+	}
+	separated := strings.ContainsAny(v, "-_./:#")
+	return len(v) >= 6 && digit && letter && !separated || len(v) >= 10 && lower && upper && !other ||
+		credentialLike(v, false) && !separated || highEntropy(v) || r.Text(v) != v
 }
 
 func contains(list []string, w string) bool {

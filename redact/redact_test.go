@@ -85,9 +85,9 @@ var _ = Describe("redaction", func() {
 			out, found, complete := (&redact.Redactor{}).Body(body)
 			Expect(complete).To(BeTrue())
 			Expect(string(out)).To(Equal(`{"user": "ana", "api_key": "REDACTED", "pin_attempts": 3, "token_count": 7,` +
-				` "auth": {"user": "x", "password": "REDACTED"}, "keys": ["k1", "k2"], "secret_ok": false, "session": null,` +
+				` "auth": {"user": "x", "password": "REDACTED"}, "keys": ["k1", "k2"], "secret_ok": true, "session": null,` +
 				` "dup": 1, "password": "REDACTED", "password": "REDACTED", "nested": [{"refresh_token": "REDACTED"}]}`))
-			Expect(bodyPointers(found)).To(Equal([]string{"/api_key", "/auth/password", "/secret_ok", "/password", "/password", "/nested/0/refresh_token"}))
+			Expect(bodyPointers(found)).To(Equal([]string{"/api_key", "/auth/password", "/password", "/password", "/nested/0/refresh_token"}))
 			for _, f := range found {
 				Expect(f.Where).To(Equal(redact.RedactedBody))
 			}
@@ -127,11 +127,17 @@ var _ = Describe("redaction", func() {
 			Expect(found).To(Equal([]redact.Redaction{{Where: redact.RedactedBody, Name: redact.TextPart}}))
 		})
 
-		It("keeps the whole values before a break as JSON and searches the rest as text", func() {
+		It("searches the last whole value before a break, and the rest, as text", func() {
 			out, found, complete := (&redact.Redactor{}).Body([]byte("{\"api_key\":\"k1\"}\nDone. session=abc123 exported\n"))
 			Expect(complete).To(BeFalse())
 			Expect(string(out)).To(Equal("{\"api_key\":\"REDACTED\"}\nDone. session=REDACTED exported\n"))
-			Expect(found).To(Equal([]redact.Redaction{{Where: redact.RedactedBody, Pointer: "/api_key"}, {Where: redact.RedactedBody, Name: redact.TextPart}}))
+			Expect(found).To(Equal([]redact.Redaction{{Where: redact.RedactedBody, Name: redact.TextPart}}))
+			// A body that is a name and its value, "password":"…": the
+			// first string is a whole JSON value, the name of what follows.
+			out, _, _ = (&redact.Redactor{}).Body([]byte(`"password":"hunter2"`))
+			Expect(string(out)).To(Equal(`"password":"REDACTED"`))
+			out, _, _ = (&redact.Redactor{}).Body([]byte(`{"a":1} {"ok":true} "DB_PASSWORD"="hunter2"`))
+			Expect(string(out)).To(Equal(`{"a":1} {"ok":true} "DB_PASSWORD"="REDACTED"`))
 		})
 
 		It("searches a body that is not JSON as text, and keeps one without secrets as it is", func() {
@@ -400,5 +406,61 @@ var _ = Describe("redaction", func() {
 		Expect(complete).To(BeTrue())
 		Expect(out).To(Equal(deep))
 		Expect(after.TotalAlloc - before.TotalAlloc).To(BeNumerically("<", 10<<20))
+	})
+
+	DescribeTable("Text: the second hostile review's cases",
+		func(in, want string) { Expect((&redact.Redactor{}).Text(in)).To(Equal(want)) },
+		Entry("a secret word between two others does not cancel the name",
+			"AUTH_DB_PASSWORD=9fQxL2mR7vT4kW8zAb3cD5eF and keyStorePassword=Summer2024! INPUT_TOKEN=abc123def456",
+			"AUTH_DB_PASSWORD=REDACTED and keyStorePassword=REDACTED INPUT_TOKEN=REDACTED"),
+		Entry("a Kubernetes env list in YAML", "- name: DB_PASSWORD\n  value: hunter2\n- name: HOME\n  value: /root",
+			"- name: DB_PASSWORD\n  value: REDACTED\n- name: HOME\n  value: /root"),
+		Entry("the same with CRLF and quotes", "- name: DB_PASSWORD\r\n  value: \"hunter2\"\r\n", "- name: DB_PASSWORD\r\n  value: \"REDACTED\"\r\n"),
+		Entry("a CloudFormation parameter pair", `{"ParameterKey":"DBPassword","ParameterValue":"hunter2"}`, `{"ParameterKey":"DBPassword","ParameterValue":"REDACTED"}`),
+		Entry("short Basic credentials", "Authorization: Basic dXNlcjpwYXNz", "Authorization: Basic REDACTED"),
+		Entry("names in brackets and calls",
+			`$config['db_password'] = 'hunter2'; define('DB_PASSWORD', 'Summer2024!?#'); System.setProperty("db.password", "hunter2")`,
+			`$config['db_password'] = 'REDACTED'; define('DB_PASSWORD', 'REDACTED'); System.setProperty("db.password", "REDACTED")`),
+		Entry("a password's trailing symbols", "password was reset to Tr0ub4dor&3 today", "password was reset to REDACTED today"),
+		Entry("a YAML block scalar with CRLF", "password: |\r\n  line1Secret\r\n  line2Secret\r\nnext: 1", "password: |\r\n  REDACTED\r\nnext: 1"),
+		Entry("a .netrc entry over lines with CRLF", "machine h\r\n  login bob\r\n  password hunter2\r\n", "machine h\r\n  login bob\r\n  password REDACTED\r\n"),
+		Entry("a YAML value on the next line", "password:\n  hunter2\nother: 1", "password:\n  REDACTED\nother: 1"),
+		Entry("JSON in an HTML attribute", `data-config="{&quot;apiKey&quot;:&quot;Summer2024abc&quot;}"`, `data-config="REDACTED"`),
+		Entry("an exec-form command line", `["curl","-u","bob:Summer2024xy","https://x"]`, `["curl","-u","bob:REDACTED","https://x"]`),
+		Entry("a Cookie header inside a quoted argument ends at its quote", `curl -H "Cookie: sid=abc123" https://api.example.com/x -o out.json`,
+			`curl -H "Cookie: sid=REDACTED" https://api.example.com/x -o out.json`),
+		Entry("a path parameter keeps the query after it", "https://x/a;jsessionid=ABC123def456?x=1", "https://x/a;jsessionid=REDACTED?x=1"),
+		Entry("a user name before a token keeps the host", "https://x-access-token:hunter2@github.com/o/r.git", "https://x-access-token:REDACTED@github.com/o/r.git"),
+		Entry("a URL after -u is judged as a URL", "redis-cli -u redis://:Summer2024!@h:6379 ping", "redis-cli -u redis://:REDACTED@h:6379 ping"),
+		Entry("structures and versions under secret-looking names stay",
+			`"secrets":[{"name":"default-token-x7k2p"}],"jsonwebtoken":"^9.0.2","PyJWT==2.8.0"`,
+			`"secrets":[{"name":"default-token-x7k2p"}],"jsonwebtoken":"^9.0.2","PyJWT==2.8.0"`),
+		Entry("an S3 key and ETag stay", "<Key>photos/2024/cat.jpg</Key><ETag>&quot;9b2c6a1f0e2d4c8b9a7f6e5d4c3b2a19&quot;</ETag>",
+			"<Key>photos/2024/cat.jpg</Key><ETag>&quot;9b2c6a1f0e2d4c8b9a7f6e5d4c3b2a19&quot;</ETag>"),
+		Entry("a public key stays", "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END PUBLIC KEY-----",
+			"-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END PUBLIC KEY-----"),
+		Entry("code that reads a secret stays", `password = os.environ["DB_PASSWORD"]; const token = req.headers.authorization.split(" ")[1];`,
+			`password = os.environ["DB_PASSWORD"]; const token = req.headers.authorization.split(" ")[1];`),
+		Entry("shell expansions stay", `mysql -p"$MYSQL_PASSWORD" --password "$DOCKER_PASS" app:${DB_PASS}@db`,
+			`mysql -p"$MYSQL_PASSWORD" --password "$DOCKER_PASS" app:${DB_PASS}@db`),
+		Entry("a bare scheme stays", "Authorization: Bearer", "Authorization: Bearer"),
+		Entry("an address after the word token stays", "the token 0x52908400098527886E0F7030069857D2E4169EE7 moved",
+			"the token 0x52908400098527886E0F7030069857D2E4169EE7 moved"),
+	)
+
+	It("Body and Argv: the second hostile review's cases", func() {
+		r := &redact.Redactor{}
+		out, _, _ := r.Body([]byte(`{"ParameterKey":"DBPassword","ParameterValue":"hunter2"}`))
+		Expect(string(out)).To(Equal(`{"ParameterKey":"DBPassword","ParameterValue":"REDACTED"}`))
+		kept := `{"automountServiceAccountToken":true,"password":"","tokens":128000,"jsonwebtoken":"^9.0.2","has_password":true,"password_set":false}`
+		out, found, _ := r.Body([]byte(kept))
+		Expect(string(out)).To(Equal(kept))
+		Expect(found).To(BeEmpty())
+		argv, _ := r.Argv([]string{"curl", "-H", "Cookie: sid=abc123", "https://api.example.com/x", "-o", "out.json"})
+		Expect(argv).To(Equal([]string{"curl", "-H", "Cookie: sid=REDACTED", "https://api.example.com/x", "-o", "out.json"}))
+		argv, _ = r.Argv([]string{"go", "test", "-run", "TestToken", "./..."})
+		Expect(argv).To(Equal([]string{"go", "test", "-run", "TestToken", "./..."}))
+		h, _ := r.Header(http.Header{"Idempotency-Key": {"6f1c9a2e-3b4d-4e5f-8a7b-9c0d1e2f3a4b"}}, redact.RedactedHeader)
+		Expect(h["Idempotency-Key"]).To(Equal("6f1c9a2e-3b4d-4e5f-8a7b-9c0d1e2f3a4b"))
 	})
 })

@@ -41,6 +41,9 @@ type finding struct {
 const maxScan = 1 << 20
 
 var (
+	// base64BlockRE finds lines of base64 (16 to 120 characters each, the
+	// last may be shorter and padded), two or more in a row.
+	base64BlockRE = regexp.MustCompile(`(?:[A-Za-z0-9+/]{16,120}[ \t]*\r?\n[ \t]*)+[A-Za-z0-9+/]{4,120}={0,2}`)
 	// pathSecretRE finds a URL path segment and the one after it.
 	pathSecretRE = regexp.MustCompile(`/([A-Za-z_][A-Za-z0-9_.-]{0,63})/([A-Za-z0-9._~-]{8,})`)
 	// authorityRE finds a URL's authority (after "scheme://").
@@ -53,7 +56,17 @@ var (
 	// pairJSONRE finds a name and a value given as sibling members:
 	// {"name": "DB_PASSWORD", "value": "…"} (Kubernetes env, HAR headers,
 	// AWS tags and parameters), in either order of the two names' case.
-	pairJSONRE = regexp.MustCompile(`"(?:[Nn]ame|[Kk]ey)"\s*:\s*"([^"\\\n]{1,128})"\s*,\s*(?:"[Tt]ype"\s*:\s*"[^"\n]{0,64}"\s*,\s*)?"[Vv]alue"\s*:\s*"((?:[^"\\\n]|\\.)*)"`)
+	pairJSONRE = regexp.MustCompile(`"(?:[Nn]ame|[Kk]ey|ParameterKey|ParameterName|OptionName|[Vv]ariable)"\s*:\s*"([^"\\\n]{1,128})"\s*,\s*(?:"[Tt]ype"\s*:\s*"[^"\n]{0,64}"\s*,\s*)?"(?:[Vv]alue|ParameterValue|OptionValue)"\s*:\s*"((?:[^"\\\n]|\\.)*)"`)
+	// pairYAMLRE finds the same in YAML, as Kubernetes env lists write it:
+	// "- name: DB_PASSWORD" and "value: …" on the next line.
+	pairYAMLRE = regexp.MustCompile(`(?m)\bname:[ \t]*["']?([A-Za-z_][A-Za-z0-9_.-]{0,127})["']?[ \t]*\r?\n[ \t]*(?:-[ \t]+)?value:[ \t]*("[^"\r\n]*"|'[^'\r\n]*'|[^\s#][^\r\n#]*)`)
+	// pairXMLRE finds a name element and its value element:
+	// <name>fs.s3a.secret.key</name><value>…</value> (Hadoop, Spring).
+	pairXMLRE = regexp.MustCompile(`<name>\s*([A-Za-z_][A-Za-z0-9_.-]{0,127})\s*</name>\s*<value>([^<]{1,1000})</value>`)
+	// keyedRE finds a value assigned to a quoted name inside brackets or a
+	// call: $config['db_password'] = '…', os.environ["API_KEY"] = "…",
+	// define('DB_PASSWORD', '…'), System.setProperty("db.password", "…").
+	keyedRE = regexp.MustCompile(`[\[(]\s*["']([A-Za-z_][A-Za-z0-9_.-]{0,127})["']\s*(?:\]\s*:?=|,)\s*(?:"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)')`)
 	// pairAttrRE finds the same as XML attributes: <add key="ApiKey"
 	// value="…"/>, <property name="db.password" value="…"/>.
 	pairAttrRE = regexp.MustCompile(`\b(?:name|key)\s*=\s*"([^"\n]{1,128})"[^<>]{0,200}?\bvalue\s*=\s*"([^"\n]*)"`)
@@ -62,9 +75,9 @@ var (
 	attrElementRE = regexp.MustCompile(`<[A-Za-z_][A-Za-z0-9_.:-]{0,63}\s+(?:key|name)\s*=\s*"([^"\n]{1,128})"[^<>]{0,200}>([^<]{1,1000})</`)
 	// userFlagRE finds curl's and similar tools' "user:password" flags,
 	// the value separate, after "=", or attached ("-uuser:pass").
-	userFlagRE = regexp.MustCompile(`(?:^|[\s'"])(?:(?:-u|-U|--user|--proxy-user|--basic-auth|--auth|--creds|--credentials)(?:=|[ \t]+)|-u)('[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)`)
+	userFlagRE = regexp.MustCompile(`(?:^|[\s'"])(?:(?:-u|-U|--user|--proxy-user|--basic-auth|--auth|--creds|--credentials)(?:=|[ \t]+|["']\s*,\s*["'])|-u)('[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)`)
 	// flagRE finds a long or short flag and a separate value.
-	flagRE = regexp.MustCompile(`(?:^|[\s'"])--?([A-Za-z][A-Za-z0-9_.-]{0,63})[ \t]+('[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)`)
+	flagRE = regexp.MustCompile(`(?:^|[\s'"])--?([A-Za-z][A-Za-z0-9_.-]{0,63})(?:[ \t]+|["']\s*,\s*["'])('[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)`)
 	// mysqlPassRE finds the MySQL clients' attached password, "-pPASS".
 	mysqlPassRE = regexp.MustCompile(`(?:^|[\s'"])-p([^\s'"-][^\s'"]*|'[^'\n]*'|"[^"\n]*")`)
 	// sshpassRE finds "sshpass -p PASS".
@@ -99,6 +112,9 @@ func (r *Redactor) scanWindow(s string, base, depth int) []finding {
 	add := func(start, end int, kind, name string) {
 		if end <= start || placeholder(s[start:end]) {
 			return
+		}
+		if kind != kindShape && kind != kindPEM && notSecret(s[start:end]) {
+			return // "$DB_PASS", "${TOKEN}", "<token>", "VALUE"
 		}
 		out = append(out, finding{base + start, base + end, kind, name})
 	}
@@ -136,22 +152,36 @@ func (r *Redactor) scanWindow(s string, base, depth int) []finding {
 	if strings.Contains(s, "alue") {
 		// {"name": "DB_PASSWORD", "value": "…"}, <add key="ApiKey" value="…"/>:
 		// a pair whose value is named by a sibling.
-		for _, re := range []*regexp.Regexp{pairJSONRE, pairAttrRE} {
+		for _, re := range []*regexp.Regexp{pairJSONRE, pairAttrRE, pairYAMLRE, pairXMLRE} {
 			for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
 				if name := s[m[2]:m[3]]; r.Secret(name) {
-					add(m[4], m[5], kindName, name)
+					if a, b := unquoted(s, m[4], m[5]); r.holds(name, strings.TrimSpace(s[a:b])) {
+						add(a, a+len(strings.TrimRight(s[a:b], " \t")), kindName, name)
+					}
 				}
+			}
+		}
+	}
+	if strings.ContainsAny(s, "[(") {
+		for _, m := range keyedRE.FindAllStringSubmatchIndex(s, -1) {
+			name := s[m[2]:m[3]]
+			a, b := m[4], m[5]
+			if a < 0 {
+				a, b = m[6], m[7]
+			}
+			if r.Secret(name) && r.holds(name, s[a:b]) {
+				add(a, b, kindName, name)
 			}
 		}
 	}
 	if strings.Contains(s, "</") {
 		for _, m := range attrElementRE.FindAllStringSubmatchIndex(s, -1) {
-			if name := s[m[2]:m[3]]; r.Secret(name) {
+			if name := s[m[2]:m[3]]; r.Secret(name) && r.holds(name, s[m[4]:m[5]]) {
 				add(m[4], m[5], kindName, name)
 			}
 		}
 		for _, m := range xmlRE.FindAllStringSubmatchIndex(s, -1) {
-			if r.Secret(s[m[2]:m[3]]) {
+			if r.Secret(s[m[2]:m[3]]) && r.holds(s[m[2]:m[3]], s[m[4]:m[5]]) {
 				add(m[4], m[5], kindName, s[m[2]:m[3]])
 			}
 		}
@@ -173,7 +203,21 @@ func (r *Redactor) scanWindow(s string, base, depth int) []finding {
 // whole encoded word is replaced. One level: what is decoded is not
 // decoded again.
 func (r *Redactor) scanEncoded(s string, add func(int, int, string, string)) {
-	hasEscape := strings.Contains(s, "%") || strings.Contains(s, `\u`) || strings.Contains(s, "&#")
+	hasEscape := strings.Contains(s, "%") || strings.Contains(s, `\u`) || strings.Contains(s, "&#") || strings.Contains(s, "&quot;")
+	if strings.Count(s, "\n") >= 1 && len(s) >= 48 {
+		// Base64 wrapped onto lines (RFC 2045's 76, the contents APIs'
+		// 60): each run of two or more such lines is decoded as one.
+		for _, m := range base64BlockRE.FindAllStringIndex(s, -1) {
+			joined := strings.NewReplacer("\r", "", "\n", "", " ", "", "\t", "").Replace(s[m[0]:m[1]])
+			if dec, ok := base64Text(joined); ok && len(r.scanWindow(dec, 0, 1)) > 0 {
+				end := m[1]
+				for end > m[0] && strings.IndexByte("\r\n \t", s[end-1]) >= 0 {
+					end--
+				}
+				add(m[0], end, kindShape, "(base64)")
+			}
+		}
+	}
 	for i := 0; i < len(s); {
 		if strings.IndexByte(" \t\r\n\"'<>", s[i]) >= 0 {
 			i++
@@ -215,8 +259,12 @@ func unescapeWord(w string) string {
 			v, _ := strconv.ParseUint(w[i+2:i+6], 16, 32)
 			b.WriteRune(rune(v))
 			i += 6
+		case w[i] == '&' && namedEntity(w[i:]) != "":
+			e := namedEntity(w[i:])
+			b.WriteString(entities[e])
+			i += len(e)
 		case w[i] == '&' && i+3 < len(w) && w[i+1] == '#':
-			end := strings.IndexByte(w[i:], ';')
+			end := strings.IndexByte(w[i:min(len(w), i+12)], ';')
 			if end < 0 || end > 10 {
 				b.WriteByte(w[i])
 				i++
@@ -241,6 +289,20 @@ func unescapeWord(w string) string {
 		}
 	}
 	return b.String()
+}
+
+// entities are the HTML named character references JSON in attributes
+// is written with.
+var entities = map[string]string{"&quot;": `"`, "&amp;": "&", "&apos;": "'", "&lt;": "<", "&gt;": ">", "&#39;": "'"}
+
+// namedEntity returns the named reference w starts with, or "".
+func namedEntity(w string) string {
+	for e := range entities {
+		if strings.HasPrefix(w, e) {
+			return e
+		}
+	}
+	return ""
 }
 
 func isHexByte(c byte) bool {
@@ -397,6 +459,9 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 		if c == ':' && strings.HasPrefix(s[sepEnd:], "//") {
 			continue // a URL's scheme
 		}
+		if c == ':' && nameStart >= 3 && s[nameStart-3:nameStart] == "://" {
+			continue // a URL's user name: userinfo's to judge
+		}
 		vstart := sepEnd
 		for vstart < len(s) && (s[vstart] == ' ' || s[vstart] == '\t') {
 			vstart++
@@ -414,11 +479,27 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 				vstart += sp + 1
 			}
 		}
+		if c == ':' && (vstart >= len(s) || s[vstart] == '\n' || s[vstart] == '\r') {
+			// "password:" and the value on the next, deeper line.
+			nl := vstart
+			if nl < len(s) && s[nl] == '\r' {
+				nl++
+			}
+			if nl < len(s) && s[nl] == '\n' && nl+1 < len(s) && (s[nl+1] == ' ' || s[nl+1] == '\t') {
+				k := nl + 1
+				for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+					k++
+				}
+				if line := s[k:min(len(s), k+1024)]; !strings.HasPrefix(line, "-") && !strings.Contains(firstLine(line), ": ") {
+					vstart = k
+				}
+			}
+		}
 		start, end := value(s, vstart)
 		covered = end
 		if strings.IndexByte("?&;#", prevByte(s, nameStart)) >= 0 {
-			// A URL parameter: its value also ends at "#".
-			if i := strings.IndexByte(s[start:end], '#'); i >= 0 {
+			// A URL parameter: its value also ends at "#" and "?".
+			if i := strings.IndexAny(s[start:end], "#?"); i >= 0 {
 				end = start + i
 			}
 		}
@@ -440,10 +521,10 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 			continue
 		}
 		unquoted := start == vstart
-		if !r.strong(name) && !r.weakValue(v) && strings.IndexByte("?&;#", prevByte(s, nameStart)) < 0 {
+		if !r.holds(name, v) {
 			// "key: value", "session: expired", key="ApiKey": a weak
-			// name (not a URL parameter's) takes only a value that could
-			// be a credential.
+			// name takes only a value that could be a credential; no
+			// name makes a placeholder, version or expression secret.
 			continue
 		}
 		if c == ':' && unquoted && prose(s, v, end) {
@@ -542,12 +623,16 @@ func (r *Redactor) param(s string, eq int, add func(int, int, string, string)) {
 	}
 	// An OAuth authorization code (RFC 6749 §4.1.2) is a credential in a
 	// URL parameter, though "code" names ordinary things elsewhere.
-	if !r.Secret(name) && !(r.Names == nil && strings.EqualFold(name, "code")) {
+	code := r.Names == nil && strings.EqualFold(name, "code")
+	if !r.Secret(name) && !code {
 		return
 	}
 	end := eq + 1
-	for end < len(s) && strings.IndexByte("&;#\"'<>)] \t\r\n", s[end]) < 0 {
+	for end < len(s) && strings.IndexByte("&;#?\"'<>)] \t\r\n", s[end]) < 0 {
 		end++
+	}
+	if notSecret(s[eq+1 : end]) {
+		return
 	}
 	add(eq+1, end, kindParam, name)
 }
@@ -579,7 +664,16 @@ func schemeCredential(s string, i int) (start, end int, ok bool) {
 	for b < len(s) && isToken68(s[b]) {
 		b++
 	}
-	if b-a < 8 || !credentialLike(s[a:b], scheme == "bearer" || scheme == "basic") {
+	if b-a < 8 {
+		return 0, 0, false
+	}
+	if scheme == "basic" {
+		// RFC 7617: base64 of "user-id:password".
+		if dec, err := base64.StdEncoding.DecodeString(s[a:b]); err == nil && strings.Contains(string(dec), ":") {
+			return a, b, true
+		}
+	}
+	if !credentialLike(s[a:b], scheme == "bearer" || scheme == "basic") {
 		return 0, 0, false
 	}
 	return a, b, true
@@ -622,6 +716,14 @@ func placeholderValue(v string) bool {
 	return len(v) >= 3
 }
 
+// firstLine returns s up to its first line break.
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
 // prose reports whether v, an unquoted value after "name:", is a word of a
 // sentence rather than a value: letters only, and more text follows on the
 // same line.
@@ -631,7 +733,7 @@ func prose(s, v string, end int) bool {
 			return false
 		}
 	}
-	rest := s[end:]
+	rest := s[end:min(len(s), end+256)] // bounded: a long line costs no more
 	if i := strings.IndexAny(rest, "\r\n"); i >= 0 {
 		rest = rest[:i]
 	}
@@ -702,37 +804,41 @@ func value(s string, i int) (int, int) {
 // "Set-Cookie:" (the first; the rest are attributes), to the end of the
 // line.
 func (r *Redactor) cookies(s string, i int, set bool, add func(int, int, string, string)) (end int) {
-	end = strings.IndexAny(s[i:], "\r\n")
-	if end < 0 {
-		end = len(s)
-	} else {
-		end += i
+	// RFC 6265 §4.2.1: cookie-pair *( "; " cookie-pair ); a value holds
+	// no white space, DQUOTE (except around it), comma, semicolon or
+	// backslash, so the list ends at the first byte that breaks the
+	// grammar — a closing quote, a space before the next argument.
+	at := i
+	for {
+		for at < len(s) && s[at] == ' ' {
+			at++
+		}
+		n := at
+		for n < len(s) && strings.IndexByte("=; \t\r\n\"',", s[n]) < 0 {
+			n++
+		}
+		if n == at || n >= len(s) || s[n] != '=' {
+			return at
+		}
+		name := s[at:n]
+		v := n + 1
+		quoted := v < len(s) && s[v] == '"'
+		if quoted {
+			v++
+		}
+		e := v
+		for e < len(s) && strings.IndexByte("; \t\r\n\"',\\", s[e]) < 0 {
+			e++
+		}
+		add(v, e, kindCookie, name)
+		if quoted && e < len(s) && s[e] == '"' {
+			e++
+		}
+		if set || e >= len(s) || s[e] != ';' {
+			return e
+		}
+		at = e + 1
 	}
-	if q := prevByte(s, i); q == '"' || q == '\'' {
-		if j := strings.IndexByte(s[i:end], q); j >= 0 {
-			end = i + j
-		}
-	}
-	for _, pair := range splitKeep(s[i:end], ';', i) {
-		eq := strings.IndexByte(s[pair[0]:pair[1]], '=')
-		if eq < 0 {
-			continue
-		}
-		name := strings.TrimSpace(s[pair[0] : pair[0]+eq])
-		start := pair[0] + eq + 1
-		stop := pair[1]
-		for stop > start && s[stop-1] == ' ' {
-			stop--
-		}
-		if strings.HasPrefix(s[start:stop], `"`) && strings.HasSuffix(s[start:stop], `"`) && stop-start >= 2 {
-			start, stop = start+1, stop-1
-		}
-		add(start, stop, kindCookie, name)
-		if set {
-			return end
-		}
-	}
-	return end
 }
 
 // splitKeep splits s at sep into [start, end) ranges offset by base.
@@ -767,6 +873,9 @@ func unquoted(s string, a, b int) (int, int) {
 func (r *Redactor) scanFlags(s string, add func(int, int, string, string)) {
 	for _, m := range userFlagRE.FindAllStringSubmatchIndex(s, -1) {
 		a, b := unquoted(s, m[2], m[3])
+		if strings.Contains(s[a:b], "://") {
+			continue // a URL: its userinfo is judged as a URL's
+		}
 		if i := strings.IndexByte(s[a:b], ':'); i >= 0 {
 			add(a+i+1, b, kindFlag, "user")
 		}
@@ -775,7 +884,7 @@ func (r *Redactor) scanFlags(s string, add func(int, int, string, string)) {
 		flag := s[m[2]:m[3]]
 		if r.Secret(flag) || programFlag(s, flag) {
 			a, b := unquoted(s, m[4], m[5])
-			if !programFlag(s, flag) && !r.strong(flag) && !r.weakValue(s[a:b]) {
+			if notSecret(s[a:b]) || !programFlag(s, flag) && !r.holds(flag, s[a:b]) {
 				continue
 			}
 			if p, ok := passArg(s[a:b]); ok {
@@ -819,9 +928,9 @@ var (
 	// .properties or .pgpass-like setting: "db.password  s3cr3t").
 	lineNameRE = regexp.MustCompile(`(?m)^[ \t]*([A-Za-z_][A-Za-z0-9_.-]{0,127})[ \t]+([^\s=:]\S*)[ \t]*;?[ \t]*$`)
 	// netrcRE finds the password of a .netrc entry.
-	netrcRE = regexp.MustCompile(`\b(?:machine|default)\b[^\n]*?\bpassword[ \t]+(\S+)`)
+	netrcRE = regexp.MustCompile(`\b(?:machine|default)\b[^\n]{0,200}?(?:\r?\n[ \t]+[^\n]{0,200}?){0,4}\bpassword[ \t]+(\S+)`)
 	// blockScalarRE finds a YAML block scalar after a name: "password: |".
-	blockScalarRE = regexp.MustCompile(`(?m)^([ \t]*)([A-Za-z_"'][A-Za-z0-9_.$ "'-]{0,127}):[ \t]*[|>][+-]?[0-9]?[ \t]*\n`)
+	blockScalarRE = regexp.MustCompile(`(?m)^([ \t]*)([A-Za-z_"'][A-Za-z0-9_.$ "'-]{0,127}):[ \t]*[|>][+-]?[0-9]?[ \t]*\r?\n`)
 )
 
 // scanLines finds secrets in configuration-file lines: SQL passwords,
@@ -836,12 +945,13 @@ func (r *Redactor) scanLines(s string, add func(int, int, string, string)) {
 	if (strings.Contains(s, "\n") || len(s) < 256) && r.hasNameHint(s) {
 		for _, m := range directiveRE.FindAllStringSubmatchIndex(s, -1) {
 			if name := s[m[2]:m[3]]; r.Secret(name) {
-				a, b := unquoted(s, m[4], m[5])
-				add(a, b, kindName, name)
+				if a, b := unquoted(s, m[4], m[5]); r.holds(name, s[a:b]) {
+					add(a, b, kindName, name)
+				}
 			}
 		}
 		for _, m := range lineNameRE.FindAllStringSubmatchIndex(s, -1) {
-			if name := s[m[2]:m[3]]; r.Secret(name) && r.strong(name) && len(nameWords(name)) > 1 {
+			if name := s[m[2]:m[3]]; r.Secret(name) && r.strong(name) && len(nameWords(name)) > 1 && !notSecret(s[m[4]:m[5]]) {
 				add(m[4], m[5], kindName, name)
 			}
 		}
@@ -867,7 +977,7 @@ func (r *Redactor) scanLines(s string, add func(int, int, string, string)) {
 				if nl >= 0 {
 					line = s[end : end+nl]
 				}
-				trimmed := strings.TrimLeft(line, " \t")
+				trimmed := strings.TrimRight(strings.TrimLeft(line, " \t"), "\r")
 				if trimmed != "" && len(line)-len(trimmed) <= indent {
 					break
 				}
@@ -909,7 +1019,15 @@ var programFlags = map[string][]string{
 	"sqlcmd":     {"P"},
 	"zip":        {"P"},
 	"unzip":      {"P"},
-	"openssl":    {"k"},
+	"openssl":    {"k", "passin", "passout"},
+	"ldapwhoami": {"w"},
+	"jarsigner":  {"storepass", "keypass"},
+	"ssh-keygen": {"N", "P"},
+	"psexec":     {"p"},
+	"http":       {"a"},
+	"https":      {"a"},
+	"gh":         {"body", "b"},
+	"mysqladmin": {"p"},
 }
 
 // programFlag reports whether flag takes a secret with a program named in s.
@@ -936,6 +1054,7 @@ var weakTriggers = []string{"auth", "authorization", "session", "sessions", "sid
 func (r *Redactor) scanWords(s string, add func(int, int, string, string)) {
 	window := 0
 	password := false // the window was opened by a password word
+	prevWord := ""
 	for i := 0; i < len(s); {
 		if !isWordByte(s[i]) {
 			i++
@@ -959,7 +1078,10 @@ func (r *Redactor) scanWords(s string, add func(int, int, string, string)) {
 				add(a, b, kindShape, label)
 			}
 		}
-		if len(word) <= 10 {
+		// A scheme in free text: Bearer and Basic in any case; Token and
+		// Bot (Django REST, chat APIs) only capitalised, since "the token
+		// 0x…" is prose.
+		if len(word) <= 10 && (strings.EqualFold(word, "bearer") || strings.EqualFold(word, "basic") || word == "Token" || word == "Bot" || word == "Digest") {
 			if a, b, ok := schemeCredential(s, i); ok {
 				add(a, b, kindScheme, strings.ToLower(word))
 			}
@@ -978,19 +1100,43 @@ func (r *Redactor) scanWords(s string, add func(int, int, string, string)) {
 					random = true
 				}
 				if random && !hashLabel.MatchString(s[max(0, off-24):off]) {
-					add(off, off+len(part), kindEntropy, "")
+					add(off, extendWord(s, off+len(part)), kindEntropy, "")
 				}
 			}
 		}
 		if window > 0 {
 			window--
 		}
-		if len(word) <= 40 && r.secretWord(word) {
+		if len(word) <= 40 && r.secretWord(word) && (!weakKey(word) || contains(keyQualifiers, strings.ToLower(prevWord))) {
 			window = 6
 			password = passwordWord(word)
 		}
+		prevWord = word
 		i = j
 	}
+}
+
+// extendWord extends a secret that ends at s[end] over the symbols a
+// password may hold ("Summer2024!?#", "Tr0ub4dor&3"), up to white space,
+// a quote, a backslash, a bracket, a comma or a semicolon, leaving a
+// closing "." or ":" of the sentence before white space or the end.
+func extendWord(s string, end int) int {
+	e := end
+	for e < len(s) && strings.IndexByte(" \t\r\n\"'`<>\\[]{}(),;", s[e]) < 0 && e-end < 64 {
+		e++
+	}
+	if e > end && strings.IndexByte(".,;:)]}", s[e-1]) >= 0 && (e == len(s) || strings.IndexByte(" \t\r\n\"'`", s[e]) >= 0) {
+		e--
+	}
+	return e
+}
+
+// weakKey reports whether a word is "key" or "keys" alone: it opens the
+// entropy window only after a qualifier ("api key", "secret key"), not
+// after "public", "cache" or "sort".
+func weakKey(w string) bool {
+	words := nameWords(w)
+	return len(words) == 1 && (words[0] == "key" || words[0] == "keys")
 }
 
 // passwordWord reports whether a word names a password: its last word is

@@ -181,12 +181,13 @@ func highEntropy(w string) bool {
 	if len(w) < 16 || len(w) > 4096 {
 		return false
 	}
-	if uuidRE.MatchString(w) || (len(w) == 40 || len(w) == 64) && isHex(w) {
-		return false
+	if uuidRE.MatchString(w) || (len(w) == 40 || len(w) == 64) && isHex(w) || strings.HasPrefix(w, "0x") && isHex(w[2:]) {
+		return false // a UUID, a digest, an address
 	}
-	if strings.Contains(w, "/") && strings.Contains(w, ".") || strings.Count(w, "-")+strings.Count(w, "_")+strings.Count(w, ".") >= 2 && !strings.ContainsAny(w, "+/=") {
+	if strings.Contains(w, "/") && strings.Contains(w, ".") || shortParts(w) {
 		// A path, module or host ("golang.org/x/oauth2", "docs/a/b.md"),
-		// or an id of separated parts (GHSA-76c9-3jph-rj3q, a timestamp).
+		// or an id of short separated parts (GHSA-76c9-3jph-rj3q, a
+		// timestamp).
 		return false
 	}
 	var digit, letter bool
@@ -201,6 +202,21 @@ func highEntropy(w string) bool {
 		return false
 	}
 	return entropy(counts[:], len(w)) >= 3.0
+}
+
+// shortParts reports whether w is three or more parts joined by "-", "_"
+// or ".", none longer than 12 characters.
+func shortParts(w string) bool {
+	parts := strings.FieldsFunc(w, func(c rune) bool { return c == '-' || c == '_' || c == '.' })
+	if len(parts) < 3 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) > 12 {
+			return false
+		}
+	}
+	return true
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
