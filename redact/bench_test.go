@@ -10,14 +10,21 @@ import (
 	"github.com/airlockdev/airlock/redact"
 )
 
-// BenchmarkText redacts a 1 MiB log-like text holding a few secrets, and
-// a 1 MiB text of repeated names ("password=password=…"), the worst case
-// of the name rule; both are linear in the input.
+// BenchmarkText redacts 1 MiB texts: a log holding a few secrets, and the
+// worst cases found for each rule (repeated names, parameters, schemes,
+// references, base64 lines, anchors); all are linear in the input.
 func BenchmarkText(b *testing.B) {
 	line := "2026-12-01T12:00:00Z INFO request id=req.J7q94MkP user=ana path=/v1/items?page=2 took 12ms\n"
 	logText := strings.Repeat(line, (1<<20)/len(line)) + "token=sk-proj-4fQ9xLm2Vb7Kc1Zp8RtY3wNe\n"
 	names := strings.Repeat("password=", (1<<20)/9)
-	for _, tc := range []struct{ name, text string }{{"log", logText}, {"names", names}} {
+	rep := func(u string) string { return strings.Repeat(u, (1<<20)/len(u)) }
+	// The hostile reviews' worst cases, each once quadratic: repeated URL
+	// parameters, schemes after a name on one line, character
+	// references, base64 lines, YAML anchors.
+	for _, tc := range []struct{ name, text string }{
+		{"log", logText}, {"names", names}, {"params", rep("&token=")}, {"schemes", rep("Authorization: Bearer ")},
+		{"entities", rep("&#")}, {"base64-lines", rep(strings.Repeat("QUFB", 15) + "\n")}, {"anchors", rep("password: &")},
+	} {
 		b.Run(tc.name, func(b *testing.B) {
 			r := &redact.Redactor{}
 			b.SetBytes(int64(len(tc.text)))

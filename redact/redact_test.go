@@ -444,6 +444,7 @@ var _ = Describe("redaction", func() {
 		Entry("shell expansions stay", `mysql -p"$MYSQL_PASSWORD" --password "$DOCKER_PASS" app:${DB_PASS}@db`,
 			`mysql -p"$MYSQL_PASSWORD" --password "$DOCKER_PASS" app:${DB_PASS}@db`),
 		Entry("a bare scheme stays", "Authorization: Bearer", "Authorization: Bearer"),
+		Entry("a .env file in base64 wrapped at 60 columns", "content:\nQVBQX05BTUU9c2hvcApBUFBfRU5WPXByb2R1Y3Rpb24KREJfSE9TVD1kYi5l\neGFtcGxlLnRlc3QKREJfUEFTU1dPUkQ9WGs5bVBxMnZMN3dSdDRodW50ZXIy\nCkZPTz1iYXIK\n", "content:\nREDACTED\n"),
 		Entry("an address after the word token stays", "the token 0x52908400098527886E0F7030069857D2E4169EE7 moved",
 			"the token 0x52908400098527886E0F7030069857D2E4169EE7 moved"),
 	)

@@ -41,9 +41,6 @@ type finding struct {
 const maxScan = 1 << 20
 
 var (
-	// base64BlockRE finds lines of base64 (16 to 120 characters each, the
-	// last may be shorter and padded), two or more in a row.
-	base64BlockRE = regexp.MustCompile(`(?:[A-Za-z0-9+/]{16,120}[ \t]*\r?\n[ \t]*)+[A-Za-z0-9+/]{4,120}={0,2}`)
 	// pathSecretRE finds a URL path segment and the one after it.
 	pathSecretRE = regexp.MustCompile(`/([A-Za-z_][A-Za-z0-9_.-]{0,63})/([A-Za-z0-9._~-]{8,})`)
 	// authorityRE finds a URL's authority (after "scheme://").
@@ -204,10 +201,12 @@ func (r *Redactor) scanWindow(s string, base, depth int) []finding {
 // decoded again.
 func (r *Redactor) scanEncoded(s string, add func(int, int, string, string)) {
 	hasEscape := strings.Contains(s, "%") || strings.Contains(s, `\u`) || strings.Contains(s, "&#") || strings.Contains(s, "&quot;")
+	var blocks [][]int // base64 blocks, decoded whole: their words are not decoded again
 	if strings.Count(s, "\n") >= 1 && len(s) >= 48 {
 		// Base64 wrapped onto lines (RFC 2045's 76, the contents APIs'
 		// 60): each run of two or more such lines is decoded as one.
-		for _, m := range base64BlockRE.FindAllStringIndex(s, -1) {
+		blocks = base64Blocks(s)
+		for _, m := range blocks {
 			joined := strings.NewReplacer("\r", "", "\n", "", " ", "", "\t", "").Replace(s[m[0]:m[1]])
 			if dec, ok := base64Text(joined); ok && len(r.scanWindow(dec, 0, 1)) > 0 {
 				end := m[1]
@@ -237,12 +236,67 @@ func (r *Redactor) scanEncoded(s string, add func(int, int, string, string)) {
 					add(i, j, kindShape, "(encoded)")
 				}
 			}
-			if dec, ok := base64Text(word); ok && len(r.scanWindow(dec, 0, 1)) > 0 {
+			for len(blocks) > 0 && blocks[0][1] <= i {
+				blocks = blocks[1:]
+			}
+			inBlock := len(blocks) > 0 && blocks[0][0] <= i
+			if dec, ok := base64Text(word); ok && !inBlock && len(r.scanWindow(dec, 0, 1)) > 0 {
 				add(i, j, kindShape, "(base64)")
 			}
 		}
 		i = j
 	}
+}
+
+// base64Blocks finds runs of two or more lines that are base64 alone (16
+// to 120 characters, the last at least 4 and maybe padded), as [start,
+// end) ranges, in one pass.
+func base64Blocks(s string) [][]int {
+	var out [][]int
+	start, lines, prevFull := -1, 0, false
+	flush := func(end int) {
+		if lines >= 2 {
+			out = append(out, []int{start, end})
+		}
+		start, lines, prevFull = -1, 0, false
+	}
+	for at := 0; at <= len(s); {
+		end := strings.IndexByte(s[at:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += at
+		}
+		line := strings.TrimRight(strings.TrimLeft(s[at:end], " \t"), " \t\r")
+		n, pad := len(line), len(line)-len(strings.TrimRight(line, "="))
+		ok := n >= 4 && n <= 120 && pad <= 2 && isBase64Line(line[:n-pad])
+		switch {
+		case ok && n-pad >= 16 && (start < 0 || prevFull):
+			if start < 0 {
+				start = at
+			}
+			lines++
+			prevFull = pad == 0
+		case ok && start >= 0 && prevFull:
+			lines++
+			flush(end)
+		default:
+			flush(at)
+		}
+		at = end + 1
+	}
+	flush(len(s))
+	return out
+}
+
+func isBase64Line(l string) bool {
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/') {
+			return false
+		}
+	}
+	return true
 }
 
 // unescapeWord decodes percent escapes, \uXXXX escapes and HTML numeric
@@ -475,7 +529,7 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 		}
 		if vstart < len(s) && (s[vstart] == '!' || s[vstart] == '&') {
 			// A YAML tag or anchor ("!!str", "&pw"): the value follows it.
-			if sp := strings.IndexAny(s[vstart:], " \t\n"); sp > 0 && s[vstart+sp] != '\n' {
+			if sp := strings.IndexAny(s[vstart:min(len(s), vstart+128)], " \t\n"); sp > 0 && s[vstart+sp] != '\n' {
 				vstart += sp + 1
 			}
 		}
@@ -942,19 +996,32 @@ func (r *Redactor) scanLines(s string, add func(int, int, string, string)) {
 			add(m[2], m[3], kindName, "password")
 		}
 	}
-	if (strings.Contains(s, "\n") || len(s) < 256) && r.hasNameHint(s) {
-		for _, m := range directiveRE.FindAllStringSubmatchIndex(s, -1) {
-			if name := s[m[2]:m[3]]; r.Secret(name) {
-				if a, b := unquoted(s, m[4], m[5]); r.holds(name, s[a:b]) {
-					add(a, b, kindName, name)
+	// Directives and "name value" lines are judged line by line, and
+	// only on lines where a secret name may be.
+	for at := 0; at < len(s); {
+		end := strings.IndexByte(s[at:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += at
+		}
+		line := s[at:end]
+		if len(line) <= 4096 && r.hasNameHint(line) {
+			lineAdd := func(a, b int, kind, name string) { add(at+a, at+b, kind, name) }
+			for _, m := range directiveRE.FindAllStringSubmatchIndex(line, -1) {
+				if name := line[m[2]:m[3]]; r.Secret(name) {
+					if a, b := unquoted(line, m[4], m[5]); r.holds(name, line[a:b]) {
+						lineAdd(a, b, kindName, name)
+					}
+				}
+			}
+			for _, m := range lineNameRE.FindAllStringSubmatchIndex(line, -1) {
+				if name := line[m[2]:m[3]]; r.Secret(name) && r.strong(name) && len(nameWords(name)) > 1 && !notSecret(line[m[4]:m[5]]) {
+					lineAdd(m[4], m[5], kindName, name)
 				}
 			}
 		}
-		for _, m := range lineNameRE.FindAllStringSubmatchIndex(s, -1) {
-			if name := s[m[2]:m[3]]; r.Secret(name) && r.strong(name) && len(nameWords(name)) > 1 && !notSecret(s[m[4]:m[5]]) {
-				add(m[4], m[5], kindName, name)
-			}
-		}
+		at = end + 1
 	}
 	if strings.Contains(s, "machine") || strings.Contains(s, "default") {
 		for _, m := range netrcRE.FindAllStringSubmatchIndex(s, -1) {
@@ -962,9 +1029,10 @@ func (r *Redactor) scanLines(s string, add func(int, int, string, string)) {
 		}
 	}
 	if strings.ContainsAny(s, "|>") {
+		covered := 0
 		for _, m := range blockScalarRE.FindAllStringSubmatchIndex(s, -1) {
 			name := strings.Trim(s[m[4]:m[5]], `"' `)
-			if !r.Secret(name) {
+			if m[0] < covered || !r.Secret(name) {
 				continue
 			}
 			// The block is every following line indented deeper than
@@ -994,6 +1062,7 @@ func (r *Redactor) scanLines(s string, add func(int, int, string, string)) {
 			for end > start && strings.IndexByte(" \t\r\n", s[end-1]) >= 0 {
 				end--
 			}
+			covered = end
 			add(start, end, kindName, name)
 		}
 	}
