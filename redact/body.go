@@ -45,7 +45,10 @@ type edit struct {
 }
 
 type bodyWalk struct {
-	r     *Redactor
+	r *Redactor
+	// secretCtx counts the secret-named objects and arrays the walk is
+	// inside.
+	secretCtx int
 	depth int
 	edits []edit
 	found []Redaction
@@ -162,7 +165,23 @@ func pointerString(path []string) string { return jsonpointer.Pointer(path).Stri
 // member redacts the value at p whole when its name is a secret's or a
 // pointer of the policy selects it, and walks into it otherwise.
 func (w *bodyWalk) member(d *jsontext.Decoder, p []string, secretName bool) error {
-	if secretName || w.pointerMatch(p) {
+	if w.pointerMatch(p) {
+		return w.replace(d, p)
+	}
+	if secretName {
+		switch d.PeekKind() {
+		case '{', '[':
+			// An object or array under a secret name keeps its shape:
+			// its members are judged by their own names, and every
+			// string in it that could be a credential is replaced
+			// ("credentials": {"username": …, "password": …}, "token":
+			// {"value": …, "expires_in": …}, a list of secrets' names
+			// and dates).
+			w.secretCtx++
+			err := w.walk(d, p)
+			w.secretCtx--
+			return err
+		}
 		return w.replace(d, p)
 	}
 	return w.walk(d, p)
@@ -304,6 +323,11 @@ func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {
 
 // str redacts one string value (unquoted text) at body[start:end].
 func (w *bodyWalk) str(path []string, start, end int64, text []byte) {
+	if w.secretCtx > 0 && !notSecret(string(text)) && w.r.weakValue(string(text)) {
+		w.edits = append(w.edits, edit{start, end, []byte(`"` + Placeholder + `"`)})
+		w.report(Redaction{Where: RedactedBody, Pointer: pointerString(path)}, end)
+		return
+	}
 	if w.depth < maxEmbeddedDepth {
 		if t := bytes.TrimLeft(text, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 			inner, found, _ := w.r.body(text, w.depth+1)

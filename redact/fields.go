@@ -173,6 +173,7 @@ func (r *Redactor) Argv(argv []string) ([]string, []Redaction) {
 		switch {
 		case want == "positional" && !strings.HasPrefix(a, "-"):
 			v = Placeholder
+		case want == "secret" && !strings.HasPrefix(a, "-") && notSecret(a):
 		case want == "secret" && !strings.HasPrefix(a, "-"):
 			v = Placeholder
 			if p, ok := passArg(a); ok {
@@ -185,7 +186,7 @@ func (r *Redactor) Argv(argv []string) ([]string, []Redaction) {
 			v = userPass(a)
 		case want == "header":
 			v = r.headerArg(a)
-		case !strings.HasPrefix(a, "-") && i > 0 && configName(a) && r.strong(a) && i+1 < len(argv):
+		case !strings.HasPrefix(a, "-") && i > 0 && configName(a) && r.strong(a) && i+1 < len(argv) && !passThrough(argv[i-1]):
 			// "aws configure set aws_secret_access_key KEY": a
 			// secret-named word of several words, then its value.
 			pending = "positional"
@@ -253,6 +254,17 @@ func (r *Redactor) Argv(argv []string) ([]string, []Redaction) {
 		}
 	}
 	return out, found
+}
+
+// passThrough reports whether a flag passes a variable by name only
+// ("docker run -e AWS_SECRET_ACCESS_KEY image"): the next argument is
+// not its value.
+func passThrough(flag string) bool {
+	switch flag {
+	case "-e", "--env", "--build-arg", "--secret", "--env-file", "-v", "--var":
+		return true
+	}
+	return false
 }
 
 // configName reports whether a is written like a configuration key or an

@@ -83,6 +83,7 @@ var inertWords = []string{
 	"scanning", "protection", "rotation", "rotated", "manager", "detection", "alert", "alerts", "rule", "rules",
 	"reference", "ref", "refs", "metadata", "settings", "schedule", "changed", "updated", "created", "reset",
 	"at", "in", "on", "by", "set", "requirements", "requirement", "strength", "complexity", "policies", "mask",
+	"issuer", "audience", "scope", "scopes", "claims", "claim", "subject", "kid", "arn", "label", "placeholder",
 }
 
 // idOK lets "id" stay a secret-naming word with these: "session_id" and
@@ -272,6 +273,9 @@ func (r *Redactor) strong(name string) bool {
 		if contains(weakNames, w) && i > 0 && contains(keyQualifiers, words[i-1]) {
 			return true
 		}
+		if (w == "pass" || w == "auth" || w == "sid") && i == len(words)-1 && i > 0 {
+			return true // DB_PASS, SMTP_PASS, REDIS_AUTH
+		}
 	}
 	return len(words) > 1 && r.matchName(strings.Join(words, "")) && !contains(weakNames, strings.Join(words, ""))
 }
@@ -314,6 +318,20 @@ func notSecret(v string) bool {
 		return true
 	case strings.HasPrefix(t, "[{") || strings.HasPrefix(t, "[\"") || t == "[" || t == "{":
 		return true // the start of a structure written out, not a value
+	case placeholderValue(strings.Trim(t, "[]()<>{}")) || strings.Trim(t, "[]()<>{}") == Placeholder:
+		return true // "[REDACTED]", "<VALUE>"
+	case refRE.MatchString(t) && len(t) <= 64 && !tokenRE.MatchString(t):
+		return true // a reference: var.db_password, cfg.APIKey, process.env.SECRET
+	case pathValueRE.MatchString(t) && !highEntropy(t):
+		return true // a file: ./pw.txt, ../tokens, /etc/app/pw, server.key
+	case contains(configWords, strings.ToLower(t)):
+		return true // read, write, none, enabled, await…
+	}
+	if l := strings.ToLower(t); strings.Contains(l, "your-") || strings.Contains(l, "-here") || strings.Contains(l, "changeme") ||
+		strings.Contains(l, "xxxx") || strings.Contains(t, "...") || strings.Contains(t, "…") {
+		return true // a documentation placeholder: your-key-here, sk_test_..., ghp_xxxx
+	}
+	switch {
 	case versionRE.MatchString(t):
 		return true
 	case contains(schemeWords, strings.ToLower(t)):
@@ -331,7 +349,20 @@ var (
 	// codeRE matches an expression: a name followed by a call or an index,
 	// os.environ["X"], req.headers.authorization.split(.
 	codeRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$.]*[\[(]`)
+	// refRE matches a dotted reference to a variable or setting.
+	refRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+;?$`)
+	// pathValueRE matches a file path or a file name with a key or
+	// configuration extension.
+	pathValueRE = regexp.MustCompile(`^(?:\.{1,2}/|~/)[^\s]*$|^(?:/[\w.-]{1,64}){2,}/?$|^[\w.-]+\.(?:pem|key|crt|cer|csr|der|p12|pfx|jks|keystore|pub|asc|gpg|txt|json|ya?ml|env|conf|cfg|ini|toml|properties)$`)
 )
+
+// configWords are values that name a setting or a keyword, not a secret:
+// GitHub's permission levels, switches, and the keywords of code.
+var configWords = []string{
+	"read", "write", "none", "enabled", "disabled", "required", "optional", "auto", "yes", "no", "on", "off",
+	"await", "new", "function", "lambda", "async", "yield", "self", "this", "return", "const", "let", "var",
+	"string", "int", "bool", "boolean", "number", "object", "array", "bytes", "str",
+}
 
 // weakValue reports whether v, under a weak name, holds a secret: one
 // word of 6 or more characters mixing letters and digits, or of 10 or more

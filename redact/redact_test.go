@@ -464,4 +464,46 @@ var _ = Describe("redaction", func() {
 		h, _ := r.Header(http.Header{"Idempotency-Key": {"6f1c9a2e-3b4d-4e5f-8a7b-9c0d1e2f3a4b"}}, redact.RedactedHeader)
 		Expect(h["Idempotency-Key"]).To(Equal("6f1c9a2e-3b4d-4e5f-8a7b-9c0d1e2f3a4b"))
 	})
+
+	DescribeTable("Text: the third review's cases",
+		func(in, want string) { Expect((&redact.Redactor{}).Text(in)).To(Equal(want)) },
+		Entry("ids on the next line after a secret word stay", "session_expires_at=1767225600\ntraceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+			"session_expires_at=1767225600\ntraceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+		Entry("a labelled id after a secret word stays", "Token refreshed. Request ID: Xk29fLq83mZ0pR7tYw", "Token refreshed. Request ID: Xk29fLq83mZ0pR7tYw"),
+		Entry("comparisons stay", "if (password === confirmPassword) { login(token != null) }", "if (password === confirmPassword) { login(token != null) }"),
+		Entry("a colon inside a prompt string stays", `password = getpass.getpass("Password: ")`, `password = getpass.getpass("Password: ")`),
+		Entry("code keywords stay", "const token = await getToken();", "const token = await getToken();"),
+		Entry("YAML path keys stay", "paths:\n  /oauth/token:\n    post:\n      summary: x", "paths:\n  /oauth/token:\n    post:\n      summary: x"),
+		Entry("references stay", "password = var.db_password\napiKey := cfg.APIKey\nsecret: process.env.NEXTAUTH_SECRET",
+			"password = var.db_password\napiKey := cfg.APIKey\nsecret: process.env.NEXTAUTH_SECRET"),
+		Entry("permission levels and paths stay", "permissions:\n  id-token: write\nreplace github.com/acme/tokens => ../tokens\nkey: server.key",
+			"permissions:\n  id-token: write\nreplace github.com/acme/tokens => ../tokens\nkey: server.key"),
+		Entry("a JWT issuer stays", "JWT_ISSUER: https://auth.example.com/", "JWT_ISSUER: https://auth.example.com/"),
+		Entry("a source location stays", "caller=auth/jwt.go:88 msg=ok", "caller=auth/jwt.go:88 msg=ok"),
+		Entry("documentation placeholders stay", "export API_KEY=your-key-here; sk_test_...", "export API_KEY=your-key-here; sk_test_..."),
+		Entry("prose after Authorization stays", "Authorization: role-based.", "Authorization: role-based."),
+		Entry("a .env value holds & ; and spaces", "DB_PASSWORD=Xy9&kLm2!pQ\nSMTP_PASS=Redis Pass 2024!\n", "DB_PASSWORD=REDACTED\nSMTP_PASS=REDACTED\n"),
+		Entry("a header line's value is the rest of the line", "Stripe-Signature: t=1492774577,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd",
+			"Stripe-Signature: REDACTED"),
+		Entry("an ADO.NET connection string", "Server=x;Password=Az#Pa55;Encrypt=true", "Server=x;Password=REDACTED;Encrypt=true"),
+		Entry("a quoted password in an error", `authentication failed for user "app" with password "Xy9#kLm2!pQ"`,
+			`authentication failed for user "app" with password "REDACTED"`),
+		Entry("an auth tuple", `requests.get(url, auth=("alice", "Al1c3Pw!"))`, `requests.get(url, auth=("alice", "REDACTED"))`),
+	)
+
+	It("Body and Argv: the third review's cases", func() {
+		r := &redact.Redactor{}
+		kept := `{"total_count":2,"secrets":[{"name":"GH_TOKEN","created_at":"2024-01-01T00:00:00Z"}],` +
+			`"node_modules/jsonwebtoken":{"version":"9.0.2","integrity":"sha512-GcaP8Hfq4D2lXWkqnhGOQ2vCYzyEkGSfRLdPX1EJSXxmbSEYZ2Bd3iPAeqXo6bWOsdtGBz8MyCv7Ja1DBvCBYA=="},` +
+			`"token":{"expiresIn":3600,"type":"bearer"},"tokens":[{"text":"Hello","logprob":-0.1}]}`
+		out, found, _ := r.Body([]byte(kept))
+		Expect(string(out)).To(Equal(kept))
+		Expect(found).To(BeEmpty())
+		out, _, _ = r.Body([]byte(`{"credentials":{"username":"alice","password":"Xy9kLm2pQ"},"token":{"value":"a8f9c0d2e1b7c3d4","expires_in":60}}`))
+		Expect(string(out)).To(Equal(`{"credentials":{"username":"alice","password":"REDACTED"},"token":{"value":"REDACTED","expires_in":60}}`))
+		argv, _ := r.Argv([]string{"docker", "run", "-e", "AWS_SECRET_ACCESS_KEY", "img"})
+		Expect(argv).To(Equal([]string{"docker", "run", "-e", "AWS_SECRET_ACCESS_KEY", "img"}))
+		argv, _ = r.Argv([]string{"openssl", "req", "-key", "server.key", "--from-file=password=./pw.txt"})
+		Expect(argv).To(Equal([]string{"openssl", "req", "-key", "server.key", "--from-file=password=./pw.txt"}))
+	})
 })

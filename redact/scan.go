@@ -60,6 +60,9 @@ var (
 	// pairXMLRE finds a name element and its value element:
 	// <name>fs.s3a.secret.key</name><value>…</value> (Hadoop, Spring).
 	pairXMLRE = regexp.MustCompile(`<name>\s*([A-Za-z_][A-Za-z0-9_.-]{0,127})\s*</name>\s*<value>([^<]{1,1000})</value>`)
+	// quotedAfterRE finds a quoted value right after a password word or
+	// as the second member of an auth tuple.
+	quotedAfterRE = regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase)\s+(?:is\s+)?["']([^"'\n]{4,128})["']|\bauth\s*=\s*\(\s*["'][^"'\n]{1,128}["']\s*,\s*["']([^"'\n]{1,128})["']`)
 	// keyedRE finds a value assigned to a quoted name inside brackets or a
 	// call: $config['db_password'] = '…', os.environ["API_KEY"] = "…",
 	// define('DB_PASSWORD', '…'), System.setProperty("db.password", "…").
@@ -82,7 +85,7 @@ var (
 	// mysqlClient names the programs whose -p takes an attached password.
 	mysqlClient = regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mysqlpump|mariadb|mariadb-dump|mariadb-admin)\b`)
 	// hashLabel ends the text before a digest that is named as one.
-	hashLabel = regexp.MustCompile(`(?i)(?:sha1|sha256|sha384|sha512|sha-1|sha-256|md5|h1|etag|digest|hash|checksum|commit|fingerprint|integrity)["']?\s*[:=-]?\s*["']?$`)
+	hashLabel = regexp.MustCompile(`(?i)(?:sha1|sha256|sha384|sha512|sha-1|sha-256|md5|h1|etag|digest|hash|checksum|commit|fingerprint|integrity|id|ids|identifier|trace|traceparent|request|build|ref|deployment|run|job|customer|user|account)["']?\s*[:=#@-]?\s*["']?$`)
 )
 
 // scan finds every secret in s, in no particular order (overlaps allowed).
@@ -156,6 +159,18 @@ func (r *Redactor) scanWindow(s string, base, depth int) []finding {
 						add(a, a+len(strings.TrimRight(s[a:b], " \t")), kindName, name)
 					}
 				}
+			}
+		}
+	}
+	if strings.ContainsAny(s, "\"'") {
+		// `with password "Xy9#kLm2!pQ"`, `auth=("alice", "Al1c3Pw!")`.
+		for _, m := range quotedAfterRE.FindAllStringSubmatchIndex(s, -1) {
+			a, b := m[2], m[3]
+			if a < 0 {
+				a, b = m[4], m[5]
+			}
+			if !notSecret(s[a:b]) && (credentialLike(s[a:b], false) || r.weakValue(s[a:b])) {
+				add(a, b, kindName, "password")
 			}
 		}
 	}
@@ -506,8 +521,16 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 		if c == '=' {
 			r.param(s, i, add)
 		}
+		if c == '=' && (sepEnd < len(s) && s[sepEnd] == '=' || i > 0 && strings.IndexByte("=!<>", s[i-1]) >= 0) {
+			continue // a comparison: ==, ===, !=, <=, >=
+		}
 		nameStart, name, ok := nameBefore(s, i)
 		if !ok || nameStart < covered {
+			continue
+		}
+		if c == ':' && (prevByte(s, nameStart) == '/' || prevByte(s, nameStart) == '"' && sepEnd < len(s) && s[sepEnd] != ' ' && s[sepEnd] != '"') {
+			// A path ("auth/jwt.go:88", "/oauth/token:") or a colon inside
+			// a quoted string ("token:refresh").
 			continue
 		}
 		if c == ':' && strings.HasPrefix(s[sepEnd:], "//") {
@@ -527,6 +550,9 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 		if !r.Secret(name) {
 			continue
 		}
+		if q := prevByte(s, nameStart); (q == '"' || q == '\'') && vstart < len(s) && s[vstart] == q {
+			continue // "Password: " — a name and colon inside a string
+		}
 		if vstart < len(s) && (s[vstart] == '!' || s[vstart] == '&') {
 			// A YAML tag or anchor ("!!str", "&pw"): the value follows it.
 			if sp := strings.IndexAny(s[vstart:min(len(s), vstart+128)], " \t\n"); sp > 0 && s[vstart+sp] != '\n' {
@@ -544,14 +570,32 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 				for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
 					k++
 				}
-				if line := s[k:min(len(s), k+1024)]; !strings.HasPrefix(line, "-") && !strings.Contains(firstLine(line), ": ") {
+				if line := firstLine(s[k:min(len(s), k+1024)]); !strings.HasPrefix(line, "-") && !strings.Contains(line, ": ") && !strings.HasSuffix(strings.TrimRight(line, " \t"), ":") {
 					vstart = k
 				}
 			}
 		}
 		start, end := value(s, vstart)
+		if start == vstart && lineStart(s, nameStart) && r.strong(name) {
+			// NAME=value at the start of a line (.env, a header line):
+			// the value is the rest of the line, whatever it holds
+			// ("Xy9&kLm2 pQ", "t=1492774577,v1=5257…"), less a comment,
+			// unless the rest holds more pairs or code.
+			lineEnd := vstart + len(firstLine(s[vstart:]))
+			rest := s[end:lineEnd]
+			if i := strings.Index(rest, " #"); i >= 0 {
+				rest = rest[:i]
+			}
+			header := c == ':' && strings.Contains(name, "-")
+			if header && !strings.ContainsAny(rest, "\"'`(") || !strings.ContainsAny(rest, "=\"'`(") && !strings.Contains(rest, ": ") {
+				end += len(rest)
+				for end > start && strings.IndexByte(" \t\r", s[end-1]) >= 0 {
+					end--
+				}
+			}
+		}
 		covered = end
-		if strings.IndexByte("?&;#", prevByte(s, nameStart)) >= 0 {
+		if strings.IndexByte("?&#", prevByte(s, nameStart)) >= 0 || prevByte(s, nameStart) == ';' && strings.Contains(s, "://") {
 			// A URL parameter: its value also ends at "#" and "?".
 			if i := strings.IndexAny(s[start:end], "#?"); i >= 0 {
 				end = start + i
@@ -575,6 +619,9 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 			continue
 		}
 		unquoted := start == vstart
+		if l := strings.ToLower(name); (l == "authorization" || l == "proxy-authorization") && !r.weakValue(v) {
+			continue // "Authorization: role-based." is prose; credentials come with a scheme
+		}
 		if !r.holds(name, v) {
 			// "key: value", "session: expired", key="ApiKey": a weak
 			// name takes only a value that could be a credential; no
@@ -768,6 +815,14 @@ func placeholderValue(v string) bool {
 		}
 	}
 	return len(v) >= 3
+}
+
+// lineStart reports whether the name at s[i] starts its line, after
+// indentation, "export " or "- ".
+func lineStart(s string, i int) bool {
+	j := strings.LastIndexByte(s[:i], '\n') + 1
+	before := strings.TrimLeft(s[j:i], " \t")
+	return before == "" || before == "export " || before == "- " || before == "set "
 }
 
 // firstLine returns s up to its first line break.
@@ -1177,12 +1232,32 @@ func (r *Redactor) scanWords(s string, add func(int, int, string, string)) {
 			window--
 		}
 		if len(word) <= 40 && r.secretWord(word) && (!weakKey(word) || contains(keyQualifiers, strings.ToLower(prevWord))) {
-			window = 6
 			password = passwordWord(word)
+			window = 3
+			if password {
+				window = 6
+			}
 		}
 		prevWord = word
+		// The window does not cross a line.
+		if k := strings.IndexByte(s[j:min(len(s), j+64)], '\n'); k >= 0 && window > 0 {
+			if nextWord := nextWordStart(s, j); nextWord < 0 || nextWord > j+k {
+				window = 0
+			}
+		}
 		i = j
 	}
+}
+
+// nextWordStart returns where the next word of scanWords after s[j]
+// starts, or -1.
+func nextWordStart(s string, j int) int {
+	for k := j; k < len(s); k++ {
+		if isWordByte(s[k]) {
+			return k
+		}
+	}
+	return -1
 }
 
 // extendWord extends a secret that ends at s[end] over the symbols a

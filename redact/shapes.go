@@ -181,8 +181,8 @@ func highEntropy(w string) bool {
 	if len(w) < 16 || len(w) > 4096 {
 		return false
 	}
-	if uuidRE.MatchString(w) || (len(w) == 40 || len(w) == 64) && isHex(w) || strings.HasPrefix(w, "0x") && isHex(w[2:]) {
-		return false // a UUID, a digest, an address
+	if uuidRE.MatchString(w) || (len(w) == 40 || len(w) == 64) && isHex(w) || strings.HasPrefix(w, "0x") && isHex(w[2:]) || labelledHash.MatchString(w) {
+		return false // a UUID, a digest, an address, "sha512-…", "h1:…"
 	}
 	if strings.Contains(w, "/") && strings.Contains(w, ".") || shortParts(w) {
 		// A path, module or host ("golang.org/x/oauth2", "docs/a/b.md"),
@@ -218,6 +218,10 @@ func shortParts(w string) bool {
 	}
 	return true
 }
+
+// labelledHash matches a digest written with its algorithm: SRI
+// integrity ("sha512-…"), Go sums ("h1:…"), "sha256:…".
+var labelledHash = regexp.MustCompile(`^(?i:sha1|sha256|sha384|sha512|md5|h1)[-:]`)
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
