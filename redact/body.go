@@ -49,10 +49,10 @@ type bodyWalk struct {
 	// secretCtx counts the secret-named objects and arrays the walk is
 	// inside.
 	secretCtx int
-	depth int
-	edits []edit
-	found []Redaction
-	ends  []int64 // ends[i]: where the value of found[i] ends in the body
+	depth     int
+	edits     []edit
+	found     []Redaction
+	ends      []int64 // ends[i]: where the value of found[i] ends in the body
 }
 
 func (w *bodyWalk) report(r Redaction, end int64) {
