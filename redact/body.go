@@ -194,15 +194,9 @@ func (w *bodyWalk) weak(d *jsontext.Decoder, path []string) error {
 	if d.PeekKind() != '"' || w.pointerMatch(path) {
 		return w.member(d, path, false)
 	}
-	val, err := d.ReadValue()
-	if err != nil {
+	start, end, text, ok, err := readString(d)
+	if err != nil || !ok {
 		return err
-	}
-	end := d.InputOffset()
-	start := end - int64(len(val))
-	text, uerr := jsontext.AppendUnquote(nil, val)
-	if uerr != nil {
-		return nil
 	}
 	if w.r.weakValue(string(text)) {
 		w.edits = append(w.edits, edit{start, end, []byte(`"` + Placeholder + `"`)})
@@ -236,14 +230,11 @@ func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {
 			name := tok.String()
 			p := append(path, name)
 			if lname := pairRole(name); d.PeekKind() == '"' && lname != "" {
-				val, err := d.ReadValue()
+				start, end, text, ok, err := readString(d)
 				if err != nil {
 					return err
 				}
-				end := d.InputOffset()
-				start := end - int64(len(val))
-				text, uerr := jsontext.AppendUnquote(nil, val)
-				if uerr != nil {
+				if !ok {
 					continue
 				}
 				if lname == "value" {
@@ -303,15 +294,9 @@ func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {
 		_, err := d.ReadToken()
 		return err
 	case '"':
-		val, err := d.ReadValue()
-		if err != nil {
+		start, end, text, ok, err := readString(d)
+		if err != nil || !ok {
 			return err
-		}
-		end := d.InputOffset()
-		start := end - int64(len(val))
-		text, err := jsontext.AppendUnquote(nil, val)
-		if err != nil {
-			return nil
 		}
 		w.str(path, start, end, text)
 		return nil
@@ -319,6 +304,20 @@ func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {
 		_, err := d.ReadValue()
 		return err
 	}
+}
+
+// readString reads the string value next in d: its bytes' range in the
+// body and its unquoted text; ok is false when it does not unquote
+// (invalid UTF-8 kept as it came).
+func readString(d *jsontext.Decoder) (start, end int64, text []byte, ok bool, err error) {
+	val, err := d.ReadValue()
+	if err != nil {
+		return 0, 0, nil, false, err
+	}
+	end = d.InputOffset()
+	start = end - int64(len(val))
+	text, uerr := jsontext.AppendUnquote(nil, val)
+	return start, end, text, uerr == nil, nil
 }
 
 // str redacts one string value (unquoted text) at body[start:end].

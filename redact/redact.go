@@ -372,20 +372,7 @@ func (r *Redactor) weakValue(v string) bool {
 	if strings.ContainsAny(v, " \t\r\n") {
 		return r.Text(v) != v
 	}
-	var digit, lower, upper, other bool
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c >= '0' && c <= '9':
-			digit = true
-		case c >= 'a' && c <= 'z':
-			lower = true
-		case c >= 'A' && c <= 'Z':
-			upper = true
-		default:
-			other = true
-		}
-	}
+	lower, upper, digit, other := classes(v)
 	letter := lower || upper
 	if r.Secret(v) && len(v) <= 64 || (len(v) == 40 || len(v) == 64) && isHex(v) || strings.ContainsAny(v, "/") && strings.Contains(v, ".") {
 		// A secret *name* ("DBPassword", the value of a ParameterKey), a

@@ -1500,11 +1500,6 @@ func maybeCredential(v string) bool {
 	if len(v) >= 16 {
 		return true
 	}
-	var digit, letter bool
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		digit = digit || c >= '0' && c <= '9'
-		letter = letter || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-	}
-	return len(v) >= 8 && digit && letter || highEntropy(v)
+	lower, upper, digit, _ := classes(v)
+	return len(v) >= 8 && digit && (lower || upper) || highEntropy(v)
 }

@@ -146,20 +146,7 @@ func credentialLike(v string, lenient bool) bool {
 	if len(v) < 8 || v == Placeholder {
 		return false
 	}
-	var lower, upper, digit, sym bool
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c >= 'a' && c <= 'z':
-			lower = true
-		case c >= 'A' && c <= 'Z':
-			upper = true
-		case c >= '0' && c <= '9':
-			digit = true
-		default:
-			sym = true
-		}
-	}
+	lower, upper, digit, sym := classes(v)
 	letter := lower || upper
 	switch {
 	case digit && letter:
@@ -170,6 +157,24 @@ func credentialLike(v string, lenient bool) bool {
 		return true
 	}
 	return lenient && len(v) >= 20
+}
+
+// classes reports which kinds of ASCII byte v holds: lower-case letters,
+// upper-case letters, digits, anything else.
+func classes(v string) (lower, upper, digit, other bool) {
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= '0' && c <= '9':
+			digit = true
+		default:
+			other = true
+		}
+	}
+	return
 }
 
 // highEntropy reports whether a word looks random: 16 or more characters,
