@@ -21,8 +21,20 @@
 //   - on the command line: "-u user:pass", "--user user:pass" (the
 //     password), "-pPASS" of the MySQL clients, "--password PASS" and any
 //     other secret-named flag with its value attached or next;
+//   - in configuration and code: name/value pair objects and attributes,
+//     YAML block scalars, TOML multi-line strings, .netrc entries,
+//     directives, SQL passwords, names in brackets and calls;
+//   - encoded: a word that holds a secret once its percent, \u or HTML
+//     escapes are decoded, base64 that decodes to text holding one;
 //   - by entropy: a random-looking word of 16 or more characters among the
-//     four words after a secret-looking word ("api key is 9fQ…").
+//     three words after a secret-looking word on its line ("api key is
+//     9fQ…"), or six after a password word, where a human password will
+//     do ("the password for user deploy is Summer2024!").
+//
+// A name is judged by its last word ("AUTH_DB_PASSWORD" holds a secret,
+// "token_type" describes one); weak words ("key", "session", "cookie")
+// hold one only when the value could be a credential; and some values are
+// never secrets (placeholders, references, paths, versions, code).
 //
 // Only the secret part is replaced, by Placeholder (in a JSON body, a
 // value under a secret member name becomes a placeholder of the same JSON
