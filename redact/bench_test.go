@@ -24,6 +24,7 @@ func BenchmarkText(b *testing.B) {
 	for _, tc := range []struct{ name, text string }{
 		{"log", logText}, {"names", names}, {"params", rep("&token=")}, {"schemes", rep("Authorization: Bearer ")},
 		{"entities", rep("&#")}, {"base64-lines", rep(strings.Repeat("QUFB", 15) + "\n")}, {"anchors", rep("password: &")},
+		{"escaped-quotes", rep(`password=\"`)}, {"flags", rep(" -u a:b --password x")}, {"matrix", rep(";password=")},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			r := &redact.Redactor{}

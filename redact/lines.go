@@ -11,6 +11,7 @@ import (
 
 // scanFlags finds credentials given to command-line flags.
 func (r *Redactor) scanFlags(s string, add func(int, int, string, string)) {
+	progs := programsIn(s)
 	for _, m := range userFlagRE.FindAllStringSubmatchIndex(s, -1) {
 		a, b := unquoted(s, m[2], m[3])
 		if strings.Contains(s[a:b], "://") {
@@ -22,9 +23,9 @@ func (r *Redactor) scanFlags(s string, add func(int, int, string, string)) {
 	}
 	for _, m := range flagRE.FindAllStringSubmatchIndex(s, -1) {
 		flag := s[m[2]:m[3]]
-		if r.Secret(flag) || programFlag(s, flag) {
+		if r.Secret(flag) || progs.takes(flag) {
 			a, b := unquoted(s, m[4], m[5])
-			if notSecret(s[a:b]) || !programFlag(s, flag) && !r.holds(flag, s[a:b]) {
+			if notSecret(s[a:b]) || !progs.takes(flag) && !r.holds(flag, s[a:b]) {
 				continue
 			}
 			if p, ok := passArg(s[a:b]); ok {
@@ -187,8 +188,28 @@ var programFlags = map[string][]string{
 
 // programFlag reports whether flag takes a secret with a program named in s.
 func programFlag(s, flag string) bool {
-	for prog, flags := range programFlags {
-		if slices.Contains(flags, flag) && strings.Contains(s, prog) {
+	return programsIn(s).takes(flag)
+}
+
+// programs are the programs of programFlags a text names.
+type programs []string
+
+// programsIn finds the programs of programFlags that s names, once per
+// text (each a substring search).
+func programsIn(s string) programs {
+	var out programs
+	for prog := range programFlags {
+		if strings.Contains(s, prog) {
+			out = append(out, prog)
+		}
+	}
+	return out
+}
+
+// takes reports whether one of the programs takes a secret after flag.
+func (ps programs) takes(flag string) bool {
+	for _, prog := range ps {
+		if slices.Contains(programFlags[prog], flag) {
 			return true
 		}
 	}

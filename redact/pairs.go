@@ -15,6 +15,7 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 	// part of that value, which keeps the scan linear in len(s) however
 	// many names repeat ("password=password=…", "Cookie: Cookie: …").
 	covered := 0
+	hasURL := strings.Contains(s, "://")
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c != '=' && c != ':' {
@@ -104,7 +105,7 @@ func (r *Redactor) scanPairs(s string, add func(int, int, string, string)) {
 			}
 		}
 		covered = end
-		if strings.IndexByte("?&#", prevByte(s, nameStart)) >= 0 || prevByte(s, nameStart) == ';' && strings.Contains(s, "://") {
+		if strings.IndexByte("?&#", prevByte(s, nameStart)) >= 0 || prevByte(s, nameStart) == ';' && hasURL {
 			// A URL parameter: its value also ends at "#" and "?".
 			if i := strings.IndexAny(s[start:end], "#?"); i >= 0 {
 				end = start + i
@@ -329,8 +330,14 @@ func placeholderValue(v string) bool {
 // lineStart reports whether the name at s[i] starts its line, after
 // indentation, "export " or "- ".
 func lineStart(s string, i int) bool {
-	j := strings.LastIndexByte(s[:i], '\n') + 1
-	before := strings.TrimLeft(s[j:i], " \t")
+	// Look back at most 32 bytes: the scan stays linear however long the
+	// line.
+	lo := max(0, i-32)
+	j := strings.LastIndexByte(s[lo:i], '\n')
+	if j < 0 && lo > 0 {
+		return false
+	}
+	before := strings.TrimLeft(s[lo+j+1:i], " \t")
 	return before == "" || before == "export " || before == "- " || before == "set "
 }
 
@@ -390,11 +397,10 @@ func value(s string, i int) (int, int) {
 		// An escaped quote opens the value: it ends at the next escaped
 		// quote of the same kind on the line.
 		end := strings.Index(s[i+2:], s[i:i+2])
-		if nl := strings.IndexByte(s[i+2:], '\n'); end < 0 || nl >= 0 && nl < end {
-			end = nl
-		}
 		if end < 0 {
-			end = len(s) - i - 2
+			end = len(firstLine(s[i+2:]))
+		} else if nl := strings.IndexAny(s[i+2:i+2+end], "\r\n"); nl >= 0 {
+			end = nl
 		}
 		return i + 2, i + 2 + end
 	}
