@@ -90,7 +90,7 @@ func inexactNumbers(fields []projField, data map[string]any, v any, max int) []W
 			}
 		case []any:
 			for i, el := range x {
-				if !scan(el, append(loc, strconv.Itoa(i)), field) {
+				if !scan(el, append(loc, index(i)), field) {
 					return false
 				}
 			}
@@ -102,7 +102,7 @@ func inexactNumbers(fields []projField, data map[string]any, v any, max int) []W
 			continue
 		}
 		field := "data/" + jsonpointer.EscapeToken(f.field)
-		if !walkPointer(f.pointer, v, nil, func(x any, loc jsonpointer.Pointer) bool { return scan(x, loc, field) }) {
+		if !walkPointer(f.pointer, v, make(jsonpointer.Pointer, 0, 16), func(x any, loc jsonpointer.Pointer) bool { return scan(x, loc, field) }) {
 			break
 		}
 	}

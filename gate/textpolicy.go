@@ -257,8 +257,9 @@ func (c *Contract) checkText(fields []projField, data map[string]any, v any, pol
 		}
 		p := policy(f.field)
 		var r *refusal
-		walkPointer(f.pointer, v, nil, func(x any, loc jsonpointer.Pointer) bool {
-			r = p.scan(x, loc, what+" "+f.field)
+		label := what + " " + f.field
+		walkPointer(f.pointer, v, make(jsonpointer.Pointer, 0, 16), func(x any, loc jsonpointer.Pointer) bool {
+			r = p.scan(x, loc, label)
 			return r == nil
 		})
 		if r != nil {
@@ -268,15 +269,34 @@ func (c *Contract) checkText(fields []projField, data map[string]any, v any, pol
 	return nil
 }
 
+// indexTokens are the JSON Pointer tokens of the first array indices,
+// made once: walking a projected array allocates no index strings.
+var indexTokens = func() []string {
+	out := make([]string, 1024)
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
+}()
+
+// index returns the JSON Pointer token of array index i.
+func index(i int) string {
+	if i < len(indexTokens) {
+		return indexTokens[i]
+	}
+	return strconv.Itoa(i)
+}
+
 // walkPointer follows a projection pointer through x as Pointer.Expand
 // does, calling at for each value it reaches with its location; it stops
-// when at returns false (and then returns false).
+// when at returns false (and then returns false). Locations share one
+// growing stack: at must copy a location it keeps (Pointer.String).
 func walkPointer(p jsonpointer.Pointer, x any, loc jsonpointer.Pointer, at func(x any, loc jsonpointer.Pointer) bool) bool {
 	for i, t := range p {
 		if t == "*" {
 			arr, _ := x.([]any)
 			for j, el := range arr {
-				if !walkPointer(p[i+1:], el, append(slices.Clip(loc), strconv.Itoa(j)), at) {
+				if !walkPointer(p[i+1:], el, append(loc, index(j)), at) {
 					return false
 				}
 			}
@@ -286,9 +306,9 @@ func walkPointer(p jsonpointer.Pointer, x any, loc jsonpointer.Pointer, at func(
 		if !ok {
 			return true
 		}
-		x, loc = next, append(slices.Clip(loc), t)
+		x, loc = next, append(loc, t)
 	}
-	return at(x, slices.Clip(loc))
+	return at(x, loc)
 }
 
 // scan checks every string and member name in x (at loc) against p.
@@ -300,7 +320,7 @@ func (p textPolicy) scan(x any, loc jsonpointer.Pointer, field string) *refusal 
 		}
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(x)) {
-			at := append(slices.Clip(loc), k)
+			at := append(loc, k)
 			if why := p.judge(k); why != "" {
 				return textRefusal(at, field, "member name: ", why)
 			}
@@ -310,7 +330,7 @@ func (p textPolicy) scan(x any, loc jsonpointer.Pointer, field string) *refusal 
 		}
 	case []any:
 		for i, el := range x {
-			if r := p.scan(el, append(slices.Clip(loc), strconv.Itoa(i)), field); r != nil {
+			if r := p.scan(el, append(loc, index(i)), field); r != nil {
 				return r
 			}
 		}
