@@ -561,7 +561,11 @@ func (rec *recorder) redactBody(got *capture) (out []byte, found []redact.Redact
 			if red != string(body) {
 				fs = []redact.Redaction{{Where: redact.RedactedBody, Name: redact.TextPart}}
 			}
-			return []byte(red), fs, "the gzip body does not inflate (" + zerr.Error() + "): stored as received, searched as text", nil
+			note := "the gzip body does not inflate (" + zerr.Error() + "): stored as received, searched as text"
+			if len(fs) > 0 {
+				note = "the gzip body does not inflate (" + zerr.Error() + "): searched as text and stored with its secrets redacted"
+			}
+			return []byte(red), fs, note, nil
 		}
 		plain, rerr := io.ReadAll(io.LimitReader(zr, rec.opts.MaxBytes+1))
 		if rerr != nil {
@@ -586,6 +590,9 @@ func (rec *recorder) redactBody(got *capture) (out []byte, found []redact.Redact
 	red, found, complete := rec.opts.Redactor.Body(body)
 	if !complete {
 		warn = "the body is not JSON from start to end: the values before the first syntax error were redacted as JSON, the rest as text"
+		if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && strings.IndexByte(`{["-0123456789tfn`, t[0]) < 0 {
+			warn = "the body is not JSON: it was searched as text"
+		}
 	}
 	if len(found) == 0 {
 		return got.body, nil, warn, nil

@@ -173,16 +173,21 @@ func nameBefore(s string, sep int) (start int, name string, ok bool) {
 		return 0, "", false
 	}
 	if j >= 2 && s[j-1] == '"' && s[j-2] == '\\' {
-		// An escaped quote: JSON inside a JSON string or a shell word,
-		// \"password\": \"…\".
-		k := j - 3
-		for k >= 1 && j-3-k <= 64 && (isNameByte(s[k]) || s[k] == ' ') {
+		// An escaped quote, once or more: JSON inside a JSON string or a
+		// shell word, \"password\": \"…\", \\\"password\\\": ….
+		bs := 0
+		for j-2-bs >= 0 && s[j-2-bs] == '\\' && bs < 8 {
+			bs++
+		}
+		k := j - 2 - bs
+		for k >= 0 && j-2-bs-k <= 64 && (isNameByte(s[k]) || s[k] == ' ') {
 			k--
 		}
-		if k < 1 || s[k] != '"' || s[k-1] != '\\' || k+1 >= j-2 || !firstNameByte(s[k+1]) {
+		open := k - bs // where the opening quote's backslashes start
+		if k < 0 || s[k] != '"' || open < 0 || strings.Repeat("\\", bs) != s[open:k] || k+1 >= j-1-bs || !firstNameByte(s[k+1]) {
 			return 0, "", false
 		}
-		return k - 1, s[k+1 : j-2], true
+		return open, s[k+1 : j-1-bs], true
 	}
 	if q := s[j-1]; q == '"' || q == '\'' {
 		k := j - 2
@@ -393,16 +398,23 @@ func value(s string, i int) (int, int) {
 		}
 		return i + 3, i + 3 + end
 	}
-	if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\'') {
-		// An escaped quote opens the value: it ends at the next escaped
-		// quote of the same kind on the line.
-		end := strings.Index(s[i+2:], s[i:i+2])
-		if end < 0 {
-			end = len(firstLine(s[i+2:]))
-		} else if nl := strings.IndexAny(s[i+2:i+2+end], "\r\n"); nl >= 0 {
-			end = nl
+	if s[i] == '\\' {
+		// Escaped quotes open the value (\" or \\\" and so on): it ends
+		// at the next same run of backslashes and quote on the line.
+		bs := 0
+		for i+bs < len(s) && s[i+bs] == '\\' && bs < 8 {
+			bs++
 		}
-		return i + 2, i + 2 + end
+		if i+bs < len(s) && (s[i+bs] == '"' || s[i+bs] == '\'') {
+			opener := s[i : i+bs+1]
+			end := strings.Index(s[i+bs+1:], opener)
+			if end < 0 {
+				end = len(firstLine(s[i+bs+1:]))
+			} else if nl := strings.IndexAny(s[i+bs+1:i+bs+1+end], "\r\n"); nl >= 0 {
+				end = nl
+			}
+			return i + bs + 1, i + bs + 1 + end
+		}
 	}
 	if q := s[i]; q == '"' || q == '\'' {
 		for j := i + 1; j < len(s); j++ {

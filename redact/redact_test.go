@@ -279,6 +279,8 @@ var _ = Describe("redaction", func() {
 		Entry("an ordinary word stays, so messages stay useful",
 			"'pending' is not one of 'approved', 'rejected'", "/data/decision", "pending",
 			"'pending' is not one of 'approved', 'rejected'"),
+		Entry("a short value under a secret name is masked where quoted",
+			"'ab' does not match pattern '^x$'", "/password", "ab", "'REDACTED' does not match pattern '^x$'"),
 		Entry("an email address stays", "'12345+bot[x]@users.example' is not valid email", "/email", "12345+bot[x]@users.example",
 			"'12345+bot[x]@users.example' is not valid email"),
 		Entry("a token format is masked by its shape wherever it is", "got ghp_0123456789abcdefghij0123456789abcd", "", nil,
@@ -489,6 +491,9 @@ var _ = Describe("redaction", func() {
 		Entry("a quoted password in an error", `authentication failed for user "app" with password "Xy9#kLm2!pQ"`,
 			`authentication failed for user "app" with password "REDACTED"`),
 		Entry("an auth tuple", `requests.get(url, auth=("alice", "Al1c3Pw!"))`, `requests.get(url, auth=("alice", "REDACTED"))`),
+		Entry("JSON escaped twice", `{\\"API_TOKEN\\":\\"abc123def456\\"}`, `{\\"API_TOKEN\\":\\"REDACTED\\"}`),
+		Entry("a Digest response", `Authorization: Digest username="u", realm="r", nonce="abc", response="6629fae49393a05397450978507c4ef1"`,
+			`Authorization: Digest username="u", realm="r", nonce="abc", response="REDACTED"`),
 	)
 
 	It("Body and Argv: the third review's cases", func() {

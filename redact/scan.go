@@ -54,6 +54,8 @@ var (
 	// pairXMLRE finds a name element and its value element:
 	// <name>fs.s3a.secret.key</name><value>…</value> (Hadoop, Spring).
 	pairXMLRE = regexp.MustCompile(`<name>\s*([A-Za-z_][A-Za-z0-9_.-]{0,127})\s*</name>\s*<value>([^<]{1,1000})</value>`)
+	// digestRE finds the response of Digest credentials.
+	digestRE = regexp.MustCompile(`(?i)\bdigest\s[^\r\n]{0,1000}?\bresponse="([^"\r\n]{1,256})"`)
 	// quotedAfterRE finds a quoted value right after a password word or
 	// as the second member of an auth tuple.
 	quotedAfterRE = regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase)\s+(?:is\s+)?["']([^"'\n]{4,128})["']|\bauth\s*=\s*\(\s*["'][^"'\n]{1,128}["']\s*,\s*["']([^"'\n]{1,128})["']`)
@@ -166,6 +168,12 @@ func (r *Redactor) scanWindow(s string, base, depth int) []finding {
 			if !notSecret(s[a:b]) && (credentialLike(s[a:b], false) || r.weakValue(s[a:b])) {
 				add(a, b, kindName, "password")
 			}
+		}
+	}
+	if strings.Contains(s, "Digest ") || strings.Contains(s, "digest ") {
+		// RFC 7616: the response (and cnonce) of Digest credentials.
+		for _, m := range digestRE.FindAllStringSubmatchIndex(s, -1) {
+			add(m[2], m[3], kindScheme, "digest")
 		}
 	}
 	if strings.ContainsAny(s, "[(") {
@@ -309,7 +317,15 @@ func (r *Redactor) Message(msg, instanceLocation string, instance any) string {
 		}
 		return msg
 	}
-	if len(v) < 4 || !(secretAt || r.Text(v) != v || maybeCredential(v)) {
+	if !(secretAt || r.Text(v) != v || maybeCredential(v)) || v == "" {
+		return msg
+	}
+	if len(v) < 4 {
+		// Too short to replace wherever it appears: only where the
+		// message quotes it.
+		for _, q := range []string{"'" + v + "'", strconv.Quote(v)} {
+			msg = strings.ReplaceAll(msg, q, q[:1]+Placeholder+q[len(q)-1:])
+		}
 		return msg
 	}
 	msg = strings.ReplaceAll(msg, v, Placeholder)
