@@ -210,12 +210,18 @@ func (r *Redactor) scanWindow(s string, base, depth int) []finding {
 	return out
 }
 
-// placeholder reports whether v is Placeholder, alone or followed by
-// punctuation only (what an earlier redaction left).
+// placeholder reports whether v is Placeholder, alone, followed by
+// punctuation only, or followed by the rest of a URL (what an earlier
+// redaction left).
 func placeholder(v string) bool {
 	rest, ok := strings.CutPrefix(v, Placeholder)
 	if !ok {
 		return false
+	}
+	if rest != "" && strings.IndexByte("?#&;", rest[0]) >= 0 {
+		// What an earlier pass left of a URL parameter: the rest is the
+		// URL's, not the value's (so a second pass changes nothing).
+		return true
 	}
 	for i := 0; i < len(rest); i++ {
 		if c := rest[i]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80 {
