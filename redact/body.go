@@ -55,6 +55,13 @@ type bodyWalk struct {
 	ends      []int64 // ends[i]: where the value of found[i] ends in the body
 }
 
+// placeholder replaces the string at body[start:end] with "REDACTED" and
+// reports it at pointer.
+func (w *bodyWalk) placeholder(start, end int64, pointer string) {
+	w.edits = append(w.edits, edit{start, end, []byte(`"` + Placeholder + `"`)})
+	w.report(Redaction{Where: RedactedBody, Pointer: pointer}, end)
+}
+
 func (w *bodyWalk) report(r Redaction, end int64) {
 	w.found = append(w.found, r)
 	w.ends = append(w.ends, end)
@@ -199,8 +206,7 @@ func (w *bodyWalk) weak(d *jsontext.Decoder, path []string) error {
 		return err
 	}
 	if w.r.weakValue(string(text)) {
-		w.edits = append(w.edits, edit{start, end, []byte(`"` + Placeholder + `"`)})
-		w.report(Redaction{Where: RedactedBody, Pointer: pointerString(path)}, end)
+		w.placeholder(start, end, pointerString(path))
 		return nil
 	}
 	w.str(path, start, end, text)
@@ -239,8 +245,7 @@ func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {
 				}
 				if lname == "value" {
 					if secretSibling {
-						w.edits = append(w.edits, edit{start, end, []byte(`"` + Placeholder + `"`)})
-						w.report(Redaction{Where: RedactedBody, Pointer: pointerString(p)}, end)
+						w.placeholder(start, end, pointerString(p))
 						continue
 					}
 					valueStart, valueEnd, valuePath, valueAt = start, end, pointerString(p), len(w.edits)
@@ -251,8 +256,7 @@ func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {
 					secretSibling = true
 				}
 				if lname == "key" && w.r.weakValue(string(text)) {
-					w.edits = append(w.edits, edit{start, end, []byte(`"` + Placeholder + `"`)})
-					w.report(Redaction{Where: RedactedBody, Pointer: pointerString(p)}, end)
+					w.placeholder(start, end, pointerString(p))
 					continue
 				}
 				w.str(p, start, end, text)
@@ -276,8 +280,7 @@ func (w *bodyWalk) walk(d *jsontext.Decoder, path []string) error {
 			if valueAt < len(w.edits) && w.edits[valueAt].start == valueStart {
 				w.edits = append(w.edits[:valueAt], w.edits[valueAt+1:]...)
 			}
-			w.edits = append(w.edits, edit{valueStart, valueEnd, []byte(`"` + Placeholder + `"`)})
-			w.report(Redaction{Where: RedactedBody, Pointer: valuePath}, valueEnd)
+			w.placeholder(valueStart, valueEnd, valuePath)
 		}
 		_, err := d.ReadToken()
 		return err
@@ -323,8 +326,7 @@ func readString(d *jsontext.Decoder) (start, end int64, text []byte, ok bool, er
 // str redacts one string value (unquoted text) at body[start:end].
 func (w *bodyWalk) str(path []string, start, end int64, text []byte) {
 	if w.secretCtx > 0 && !notSecret(string(text)) && w.r.weakValue(string(text)) {
-		w.edits = append(w.edits, edit{start, end, []byte(`"` + Placeholder + `"`)})
-		w.report(Redaction{Where: RedactedBody, Pointer: pointerString(path)}, end)
+		w.placeholder(start, end, pointerString(path))
 		return
 	}
 	if w.depth < maxEmbeddedDepth {

@@ -15,7 +15,9 @@ var alwaysSecretHeaders = []string{"authorization", "proxy-authorization", "cook
 // are random by design and public.
 var nonSecretHeaders = []string{"idempotency-key", "sec-websocket-key", "sec-websocket-accept", "x-cache-key", "etag"}
 
-func nonSecretHeader(name string) bool { return contains(nonSecretHeaders, strings.ToLower(name)) }
+func nonSecretHeader(name string) bool {
+	return slices.Contains(nonSecretHeaders, strings.ToLower(name))
+}
 
 // extraHeader reports whether name is one of Headers.
 func (r *Redactor) extraHeader(name string) bool {
@@ -32,12 +34,7 @@ func (r *Redactor) secretHeader(name string) bool {
 	if slices.Contains(alwaysSecretHeaders, l) {
 		return true
 	}
-	for _, h := range r.Headers {
-		if strings.EqualFold(h, name) {
-			return true
-		}
-	}
-	return r.Secret(name)
+	return r.extraHeader(name) || r.Secret(name)
 }
 
 // HeaderValue redacts one field value of header name: the credentials of

@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/base64"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -269,7 +270,7 @@ func schemeCredential(s string, i int) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	scheme := strings.ToLower(s[i:w])
-	if !contains(schemeWords, scheme) {
+	if !slices.Contains(schemeWords, scheme) {
 		return 0, 0, false
 	}
 	a := w

@@ -45,6 +45,7 @@ package redact
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -181,18 +182,7 @@ func (r *Redactor) Secret(name string) bool {
 	if len(name) > 256 {
 		name = name[:256]
 	}
-	names := r.Names
-	if names == nil {
-		names = DefaultSecretNames
-	}
-	match := func(w string) bool {
-		for _, n := range names {
-			if strings.EqualFold(w, n) || len(w) == len(n)+1 && w[len(w)-1] == 's' && strings.EqualFold(w[:len(n)], n) {
-				return true
-			}
-		}
-		return false
-	}
+	match := r.matchName
 	words := nameWords(name)
 	secret := false
 	for _, w := range words {
@@ -220,20 +210,20 @@ func (r *Redactor) Secret(name string) bool {
 	// "PASSWORD_RESET_TOKEN" hold one.
 	last := words[len(words)-1]
 	if len(words) > 1 {
-		if contains(inertWords, last) || contains(usageWords, last) {
+		if slices.Contains(inertWords, last) || slices.Contains(usageWords, last) {
 			return false
 		}
 		if last == "id" || last == "ids" {
 			// "key_id" names which key; "id_token" and "session_id" hold one.
 			prev := words[len(words)-2]
-			if !contains(idOK, prev) && !strings.HasSuffix(prev, "session") {
+			if !slices.Contains(idOK, prev) && !strings.HasSuffix(prev, "session") {
 				return false
 			}
 		}
-		if contains(questionWords, words[0]) {
+		if slices.Contains(questionWords, words[0]) {
 			return false
 		}
-		if last == "tokens" && contains(usageWords, words[len(words)-2]) {
+		if last == "tokens" && slices.Contains(usageWords, words[len(words)-2]) {
 			return false
 		}
 		if last == "key" || last == "keys" {
@@ -279,17 +269,17 @@ func (r *Redactor) strong(name string) bool {
 	}
 	words := nameWords(name)
 	for i, w := range words {
-		if !contains(weakNames, w) && (r.matchName(w) || hasSecretSuffix(w)) {
+		if !slices.Contains(weakNames, w) && (r.matchName(w) || hasSecretSuffix(w)) {
 			return true
 		}
-		if contains(weakNames, w) && i > 0 && contains(keyQualifiers, words[i-1]) {
+		if slices.Contains(weakNames, w) && i > 0 && slices.Contains(keyQualifiers, words[i-1]) {
 			return true
 		}
 		if (w == "pass" || w == "auth" || w == "sid") && i == len(words)-1 && i > 0 {
 			return true // DB_PASS, SMTP_PASS, REDIS_AUTH
 		}
 	}
-	return len(words) > 1 && r.matchName(strings.Join(words, "")) && !contains(weakNames, strings.Join(words, ""))
+	return len(words) > 1 && r.matchName(strings.Join(words, "")) && !slices.Contains(weakNames, strings.Join(words, ""))
 }
 
 // matchName reports whether one word is a secret word (Names, or one of
@@ -336,7 +326,7 @@ func notSecret(v string) bool {
 		return true // a reference: var.db_password, cfg.APIKey, process.env.SECRET
 	case pathValueRE.MatchString(t) && !highEntropy(t):
 		return true // a file: ./pw.txt, ../tokens, /etc/app/pw, server.key
-	case contains(configWords, strings.ToLower(t)):
+	case slices.Contains(configWords, strings.ToLower(t)):
 		return true // read, write, none, enabled, await…
 	}
 	if l := strings.ToLower(t); strings.Contains(l, "your-") || strings.Contains(l, "-here") || strings.Contains(l, "changeme") ||
@@ -346,7 +336,7 @@ func notSecret(v string) bool {
 	switch {
 	case versionRE.MatchString(t):
 		return true
-	case contains(schemeWords, strings.ToLower(t)):
+	case slices.Contains(schemeWords, strings.ToLower(t)):
 		return true
 	case strings.ContainsAny(t, "([{") && !strings.ContainsAny(t, " \t") && codeRE.MatchString(t):
 		return true
@@ -394,15 +384,6 @@ func (r *Redactor) weakValue(v string) bool {
 	separated := strings.ContainsAny(v, "-_./:#")
 	return len(v) >= 6 && digit && letter && !separated || len(v) >= 10 && lower && upper && !other ||
 		credentialLike(v, false) && !separated || highEntropy(v) || r.Text(v) != v
-}
-
-func contains(list []string, w string) bool {
-	for _, x := range list {
-		if x == w {
-			return true
-		}
-	}
-	return false
 }
 
 // nameWords splits a name into lower-case words at every character that is

@@ -39,8 +39,6 @@ var (
 	pathSecretRE = regexp.MustCompile(`/([A-Za-z_][A-Za-z0-9_.-]{0,63})/([A-Za-z0-9._~-]{8,})`)
 	// authorityRE finds a URL's authority (after "scheme://").
 	authorityRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]{0,31}:(?:\\?/){2}([^\s/?#<>"'\x60\\]+)`)
-	// schemeRE finds an HTTP authentication scheme and its credentials.
-	schemeRE = regexp.MustCompile(`(?i)\b(bearer|basic|digest|negotiate|token|bot|apikey|api-key)[ \t]+([A-Za-z0-9._~+/=-]{8,})`)
 	// xmlRE finds an XML element's text content (attributes allowed, the
 	// content plain or a CDATA section).
 	xmlRE = regexp.MustCompile(`<([A-Za-z_][A-Za-z0-9_.:-]{0,63})(?:\s[^<>]{0,200})?>(?:<!\[CDATA\[)?([^<\]]{1,1000})(?:\]\]>)?</`)

@@ -132,8 +132,8 @@ func SecretValue(s string) bool {
 	if pemBegin.MatchString(s) && strings.HasPrefix(s, "-----BEGIN") {
 		return true
 	}
-	if m := schemeRE.FindStringSubmatchIndex(s); m != nil && m[0] == 0 && m[1] == len(s) {
-		return credentialLike(s[m[4]:m[5]], true)
+	if _, end, ok := schemeCredential(s, 0); ok && end == len(s) {
+		return true
 	}
 	return false
 }

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -136,7 +137,7 @@ func (r *Redactor) scanWords(s string, add func(int, int, string, string)) {
 		if window > 0 {
 			window--
 		}
-		if len(word) <= 40 && r.secretWord(word) && (!weakKey(word) || contains(keyQualifiers, strings.ToLower(prevWord))) {
+		if len(word) <= 40 && r.secretWord(word) && (!weakKey(word) || slices.Contains(keyQualifiers, strings.ToLower(prevWord))) {
 			password = passwordWord(word)
 			window = 3
 			if password {
@@ -216,10 +217,10 @@ func isWordByte(c byte) bool {
 // secretWord reports whether a word of prose opens the entropy window.
 func (r *Redactor) secretWord(w string) bool {
 	w = strings.Trim(w, ".:=,-")
-	if w == "" || contains(weakTriggers, strings.ToLower(w)) {
+	if w == "" || slices.Contains(weakTriggers, strings.ToLower(w)) {
 		return false
 	}
-	if r.Names == nil && !mayName(w) {
+	if !r.hasNameHint(w) {
 		return false
 	}
 	return r.Secret(w)
@@ -244,24 +245,6 @@ func (r *Redactor) hasNameHint(s string) bool {
 			if len(s)-i >= len(h) && strings.EqualFold(s[i:i+len(h)], h) {
 				return true
 			}
-		}
-	}
-	return false
-}
-
-// mayName is a cheap test that a word could be a default secret name.
-func mayName(w string) bool {
-	var buf [40]byte
-	n := copy(buf[:], w)
-	for i := 0; i < n; i++ {
-		if c := buf[i]; c >= 'A' && c <= 'Z' {
-			buf[i] = c + 'a' - 'A'
-		}
-	}
-	l := string(buf[:n])
-	for _, h := range nameHints {
-		if strings.Contains(l, h) {
-			return true
 		}
 	}
 	return false
