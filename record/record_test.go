@@ -92,8 +92,12 @@ func drifting(script []step) (*httptest.Server, *atomic.Int32, *atomic.Value) {
 	return srv, &hits, &lastAuth
 }
 
-// noSecretsUnder fails when any file under dir holds one of the secrets.
-func noSecretsUnder(dir string) {
+// noSecretsUnder fails when any file under dir holds one of the secrets
+// (allSecrets when none are given).
+func noSecretsUnder(dir string, secrets ...string) {
+	if len(secrets) == 0 {
+		secrets = allSecrets
+	}
 	n := 0
 	Expect(filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		Expect(err).NotTo(HaveOccurred())
@@ -103,7 +107,7 @@ func noSecretsUnder(dir string) {
 		n++
 		b, err := os.ReadFile(p)
 		Expect(err).NotTo(HaveOccurred())
-		for _, s := range allSecrets {
+		for _, s := range secrets {
 			Expect(string(b)).NotTo(ContainSubstring(s), "%s holds a secret", p)
 		}
 		return nil
