@@ -31,9 +31,10 @@ var allowed = map[string][]string{
 	"internal/strictyaml": {"internal/config", "internal/schema", "jsonpointer"},
 	"internal/manifest":   {"internal/schema", "internal/strictjson", "internal/strictyaml"},
 	"internal/introspect": {"internal/manifest", "internal/schema", "jsonpointer"},
+	"internal/validator":  {"internal/schema"},
 	// The engine a connector embeds.
 	"gate": {"semantic", "jsonpointer", "redact", "internal/config", "internal/fileio", "internal/introspect",
-		"internal/manifest", "internal/sanitize", "internal/schema", "internal/strictjson", "internal/strictyaml"},
+		"internal/manifest", "internal/sanitize", "internal/schema", "internal/strictjson", "internal/strictyaml", "internal/validator"},
 	// The harness.
 	"reports": {"internal/sanitize"},
 	"fixture": {"gate", "semantic", "redact", "internal/fileio", "internal/schema", "internal/strictjson", "internal/strictyaml"},
