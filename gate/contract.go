@@ -17,6 +17,7 @@ import (
 	"github.com/airlockdev/airlock/internal/manifest"
 	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/strictyaml"
+	"github.com/airlockdev/airlock/internal/validator"
 	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/redact"
 	"github.com/airlockdev/airlock/semantic"
@@ -58,9 +59,9 @@ type Contract struct {
 	errorCodes   []ErrorCode
 	retryable    map[string]bool
 	statuses     statusPolicy
-	agentSchema  *jsonschema.Schema
+	agentSchema  *compiledSchema
 	// agentErrorSchema checks a matched upstream error's detail; nil: none.
-	agentErrorSchema *jsonschema.Schema
+	agentErrorSchema *compiledSchema
 	// text is the resolved text policy of projected strings.
 	text       textPolicies
 	formats    schema.FormatPolicy
@@ -75,7 +76,7 @@ type Contract struct {
 
 type upstream struct {
 	name   string
-	schema *jsonschema.Schema
+	schema *compiledSchema
 	// asserting is schema with the annotated formats asserted, which finds
 	// the values they would refuse (format.annotated warnings); nil when the
 	// policy annotates no format the contract's schema files name.
@@ -309,11 +310,15 @@ func (c *Contract) compile(m manifest.Manifest, opts Options, cfgErr func(key, m
 		return cfgErr("/formats/"+jsonpointer.EscapeToken(bad), err.Error())
 	}
 	c.annotated = c.formats.Annotated()
-	compile := func(key, name string) (*jsonschema.Schema, error) {
+	compile := func(key, name string) (*compiledSchema, error) {
 		if !c.schemas.Exists(name) {
 			return nil, cfgErr(key, fmt.Sprintf("schema file %q not found in %s", name, c.shown))
 		}
-		return c.schemas.CompileWith(name, c.formats)
+		s, err := c.schemas.CompileWith(name, c.formats)
+		if err != nil {
+			return nil, err
+		}
+		return &compiledSchema{ref: s, fast: validator.Compile(s)}, nil
 	}
 	if c.agentSchema, err = compile("/agent_schema", m.AgentSchema); err != nil {
 		return err

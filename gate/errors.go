@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/airlockdev/airlock/internal/manifest"
 	"github.com/airlockdev/airlock/jsonpointer"
 )
@@ -19,7 +17,7 @@ type upstreamError struct {
 	name      string
 	status    []int
 	isError   bool
-	schema    *jsonschema.Schema // nil: every candidate matches
+	schema    *compiledSchema // nil: every candidate matches
 	code      ErrorCode
 	retryable bool
 	detail    []projField
@@ -51,7 +49,7 @@ func (u *upstream) errorCandidates(status int, isError bool) bool {
 // is_error without protocol: mcp, a 2xx status or a detail without a
 // schema, a detail pointer that does not parse or does not reach an enum
 // or const of the error schema (see closedAt).
-func (c *Contract) compileErrors(u *upstream, specs []manifest.ErrorSpec, key string, compile func(key, name string) (*jsonschema.Schema, error), cfgErr func(key, msg string) error) error {
+func (c *Contract) compileErrors(u *upstream, specs []manifest.ErrorSpec, key string, compile func(key, name string) (*compiledSchema, error), cfgErr func(key, msg string) error) error {
 	seen := map[string]bool{}
 	for i, s := range specs {
 		k := key + "/errors/" + strconv.Itoa(i)
@@ -174,7 +172,7 @@ func (c *Contract) matchError(u *upstream, status int, isError bool, value any, 
 		if !e.candidate(status, isError) {
 			continue
 		}
-		if e.schema != nil && (!hasValue || c.schemaStage(e.schema, value) != nil) {
+		if e.schema != nil && (!hasValue || !e.schema.fast.Valid(value)) {
 			continue
 		}
 		what := fmt.Sprintf("status %d", status)

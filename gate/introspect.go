@@ -53,9 +53,9 @@ func init() {
 		if !ok {
 			return nil, false
 		}
-		return u.schema, true
+		return u.schema.ref, true
 	}
-	introspect.AgentSchema = func(c any) *jsonschema.Schema { return c.(*Contract).agentSchema }
+	introspect.AgentSchema = func(c any) *jsonschema.Schema { return c.(*Contract).agentSchema.ref }
 	introspect.SchemaDocument = func(c any, name string) any { return c.(*Contract).schemas.Doc(name) }
 	introspect.RawProjection = rawProjection
 	introspect.Extracted = func(v any) (jsonpointer.Pointer, bool) {

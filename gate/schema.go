@@ -6,6 +6,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/validator"
 )
 
 // ErrOutsideContract is wrapped by the *ConfigError of any $ref (or
@@ -27,6 +28,14 @@ var ErrOutsideContract = schema.ErrOutsideContract
 // "What load refuses".
 var ErrNotStrict = schema.ErrNotStrict
 
+// compiledSchema is a schema as jsonschema/v6 compiled it (the reference,
+// and what the harness introspects) with the validator compiled from it,
+// which the gate runs (see internal/validator).
+type compiledSchema struct {
+	ref  *jsonschema.Schema
+	fast *validator.Validator
+}
+
 // schemaStage validates v against sch (JSON Schema 2020-12, formats judged
 // by the contract's format policy) under recover. The reason names the
 // keyword of the most specific failing cause: schema.<keyword>; a validator
@@ -35,8 +44,8 @@ var ErrNotStrict = schema.ErrNotStrict
 // refusal lists up to c.locations failing instance locations, the chosen
 // cause's first (schema.Locations: a walk of at most
 // schema.MaxLocationCauses causes).
-func (c *Contract) schemaStage(sch *jsonschema.Schema, v any) *refusal {
-	f, panicErr := schema.ValidateLocations(sch, v, c.locations)
+func (c *Contract) schemaStage(sch *compiledSchema, v any) *refusal {
+	f, panicErr := sch.fast.ValidateLocations(v, c.locations)
 	if panicErr != nil {
 		return &refusal{reason: ReasonPanic, message: panicErr.Error(), offset: -1}
 	}

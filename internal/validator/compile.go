@@ -1,0 +1,404 @@
+package validator
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// JSON types as a bit set (JSON Schema Validation 2020-12 §6.1.1).
+const (
+	tNull uint8 = 1 << iota
+	tBool
+	tInteger
+	tNumber // any number, integer or not
+	tString
+	tArray
+	tObject
+)
+
+var typeBits = map[string]uint8{
+	"null": tNull, "boolean": tBool, "integer": tInteger, "number": tNumber,
+	"string": tString, "array": tArray, "object": tObject,
+}
+
+// node is one compiled subschema: the keywords it has, resolved to
+// nodes, bounds in exact decimal, and the v6 schema it came from (for
+// locations and messages).
+type node struct {
+	s        *jsonschema.Schema
+	loc      string // absolute keyword location of the subschema, "url#/ptr"
+	boolean  int8   // 1: the true schema, -1: the false schema, 0: an object
+	falseKey string // for the false schema: the keyword reported
+
+	types     uint8 // 0: any
+	typeNames []string
+	constV    *any
+	enum      []any
+	format    *jsonschema.Format
+
+	ref          *node
+	allOf, anyOf []*node
+	oneOf        []*node
+	not          *node
+	ifN, thenN   *node
+	elseN        *node
+	depSchemas   []namedNode // sorted by name
+
+	// object
+	minProps, maxProps int // -1: absent
+	required           []string
+	depRequired        []namedList // sorted by name
+	props              map[string]*node
+	patProps           []patNode // sorted by pattern
+	additional         *node     // nil: absent
+	propNames          *node
+	unevalProps        *node
+	hasObject          bool
+
+	// array
+	minItems, maxItems int
+	unique             bool
+	prefix             []*node
+	items              *node
+	contains           *node
+	minContains        int // -1: absent (1 applies)
+	maxContains        int
+	unevalItems        *node
+	hasArray           bool
+
+	// string
+	minLen, maxLen int
+	pattern        jsonschema.Regexp
+	hasString      bool
+
+	// number
+	minimum, maximum *bound
+	exMin, exMax     *bound
+	multipleOf       *multiple
+	hasNumber        bool
+
+	// discriminators: members whose const or enum tells oneOf/anyOf
+	// branches apart (see choose).
+	discr []namedNode
+}
+
+type namedNode struct {
+	name string
+	n    *node
+}
+
+type namedList struct {
+	name string
+	list []string
+}
+
+type patNode struct {
+	re jsonschema.Regexp
+	n  *node
+}
+
+// compiler turns v6 schemas into nodes, once each (cycles through $ref
+// share nodes).
+type compiler struct {
+	nodes    map[*jsonschema.Schema]*node
+	fallback string
+}
+
+// unsupported records the first reason the validator cannot run its own
+// nodes.
+func (c *compiler) unsupported(s *jsonschema.Schema, what string) {
+	if c.fallback == "" {
+		c.fallback = fmt.Sprintf("%s at %s", what, s.Location)
+	}
+}
+
+func (c *compiler) compile(s *jsonschema.Schema) *node {
+	if s == nil {
+		return nil
+	}
+	if n, ok := c.nodes[s]; ok {
+		return n
+	}
+	n := &node{s: s, loc: s.Location, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1,
+		minLen: -1, maxLen: -1, minContains: -1, maxContains: -1}
+	if !strings.Contains(n.loc, "#") {
+		n.loc += "#"
+	}
+	c.nodes[s] = n
+	if s.Bool != nil {
+		if *s.Bool {
+			n.boolean = 1
+		} else {
+			n.boolean = -1
+			n.falseKey = falseKeyword(n.loc)
+		}
+		return n
+	}
+	if s.DraftVersion < 2020 {
+		c.unsupported(s, fmt.Sprintf("draft %d", s.DraftVersion))
+	}
+	switch {
+	case s.RecursiveRef != nil:
+		c.unsupported(s, "$recursiveRef")
+	case s.DynamicRef != nil && s.DynamicRef.Anchor != "":
+		c.unsupported(s, "$dynamicRef to a $dynamicAnchor")
+	case s.ContentEncoding != nil || s.ContentMediaType != nil || s.ContentSchema != nil:
+		c.unsupported(s, "contentEncoding/contentMediaType asserted")
+	case len(s.Extensions) > 0:
+		c.unsupported(s, "a vocabulary extension")
+	case s.Dependencies != nil:
+		c.unsupported(s, "dependencies")
+	case s.AdditionalItems != nil:
+		c.unsupported(s, "additionalItems")
+	case s.Format != nil && s.Format.Name == "regex":
+		c.unsupported(s, "format regex")
+	}
+	if _, ok := s.Items.([]*jsonschema.Schema); ok {
+		c.unsupported(s, "items as an array")
+	}
+
+	if s.Types != nil && !s.Types.IsEmpty() {
+		n.typeNames = s.Types.ToStrings()
+		for _, t := range n.typeNames {
+			n.types |= typeBits[t]
+		}
+		if n.types&tNumber != 0 {
+			n.types |= tInteger
+		}
+	}
+	n.constV = s.Const
+	if s.Enum != nil {
+		n.enum = s.Enum.Values
+	}
+	n.format = s.Format
+
+	n.ref = c.compile(s.Ref)
+	if s.DynamicRef != nil {
+		// Without a $dynamicAnchor at its target, $dynamicRef is $ref
+		// (JSON Schema Core 2020-12 §8.2.3.2).
+		d := c.compile(s.DynamicRef.Ref)
+		if n.ref == nil {
+			n.ref = d
+		} else {
+			n.allOf = append(n.allOf, d)
+		}
+	}
+	n.allOf = append(n.allOf, c.list(s.AllOf)...)
+	n.anyOf = c.list(s.AnyOf)
+	n.oneOf = c.list(s.OneOf)
+	n.not = c.compile(s.Not)
+	n.ifN, n.thenN, n.elseN = c.compile(s.If), c.compile(s.Then), c.compile(s.Else)
+	for _, k := range sortedKeys(s.DependentSchemas) {
+		n.depSchemas = append(n.depSchemas, namedNode{k, c.compile(s.DependentSchemas[k])})
+	}
+
+	// object
+	if s.MinProperties != nil {
+		n.minProps = *s.MinProperties
+	}
+	if s.MaxProperties != nil {
+		n.maxProps = *s.MaxProperties
+	}
+	n.required = s.Required
+	for _, k := range sortedKeys(s.DependentRequired) {
+		n.depRequired = append(n.depRequired, namedList{k, s.DependentRequired[k]})
+	}
+	if len(s.Properties) > 0 {
+		n.props = make(map[string]*node, len(s.Properties))
+		for k, p := range s.Properties {
+			n.props[k] = c.compile(p)
+		}
+	}
+	for re, p := range s.PatternProperties {
+		n.patProps = append(n.patProps, patNode{re, c.compile(p)})
+	}
+	slices.SortFunc(n.patProps, func(a, b patNode) int { return strings.Compare(a.re.String(), b.re.String()) })
+	switch a := s.AdditionalProperties.(type) {
+	case bool:
+		n.additional = &node{boolean: 1}
+		if !a {
+			n.additional = &node{boolean: -1, loc: n.loc + "/additionalProperties", falseKey: "additionalProperties"}
+		}
+	case *jsonschema.Schema:
+		n.additional = c.compile(a)
+	}
+	n.propNames = c.compile(s.PropertyNames)
+	n.unevalProps = c.compile(s.UnevaluatedProperties)
+	n.hasObject = n.minProps >= 0 || n.maxProps >= 0 || len(n.required) > 0 || len(n.depRequired) > 0 ||
+		n.props != nil || n.patProps != nil || n.additional != nil || n.propNames != nil
+
+	// array
+	if s.MinItems != nil {
+		n.minItems = *s.MinItems
+	}
+	if s.MaxItems != nil {
+		n.maxItems = *s.MaxItems
+	}
+	n.unique = s.UniqueItems
+	n.prefix = c.list(s.PrefixItems)
+	n.items = c.compile(s.Items2020)
+	if it, ok := s.Items.(*jsonschema.Schema); ok && n.items == nil {
+		n.items = c.compile(it)
+	}
+	n.contains = c.compile(s.Contains)
+	if s.MinContains != nil {
+		n.minContains = *s.MinContains
+	}
+	if s.MaxContains != nil {
+		n.maxContains = *s.MaxContains
+	}
+	n.unevalItems = c.compile(s.UnevaluatedItems)
+	n.hasArray = n.minItems >= 0 || n.maxItems >= 0 || n.unique || n.prefix != nil || n.items != nil || n.contains != nil
+
+	// string
+	if s.MinLength != nil {
+		n.minLen = *s.MinLength
+	}
+	if s.MaxLength != nil {
+		n.maxLen = *s.MaxLength
+	}
+	n.pattern = s.Pattern
+	n.hasString = n.minLen >= 0 || n.maxLen >= 0 || n.pattern != nil
+
+	// number
+	var ok [4]bool
+	n.minimum, ok[0] = newBound(s.Minimum)
+	n.maximum, ok[1] = newBound(s.Maximum)
+	n.exMin, ok[2] = newBound(s.ExclusiveMinimum)
+	n.exMax, ok[3] = newBound(s.ExclusiveMaximum)
+	if slices.Contains(ok[:], false) {
+		c.unsupported(s, "a numeric bound with no exact decimal form")
+	}
+	n.multipleOf = newMultiple(s.MultipleOf)
+	n.hasNumber = n.minimum != nil || n.maximum != nil || n.exMin != nil || n.exMax != nil || n.multipleOf != nil
+	return n
+}
+
+func (c *compiler) list(ss []*jsonschema.Schema) []*node {
+	if len(ss) == 0 {
+		return nil
+	}
+	out := make([]*node, len(ss))
+	for i, s := range ss {
+		out[i] = c.compile(s)
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// subschemaKeywords are the keywords whose value is one schema: a false
+// schema reached through one of them is reported under that keyword, as
+// internal/schema reports v6's causes.
+var subschemaKeywords = []string{
+	"additionalProperties", "unevaluatedProperties", "unevaluatedItems",
+	"items", "contains", "propertyNames", "not", "if", "then", "else",
+}
+
+func falseKeyword(loc string) string {
+	last := loc[strings.LastIndexByte(loc, '/')+1:]
+	if slices.Contains(subschemaKeywords, last) {
+		return last
+	}
+	return "false"
+}
+
+// inPlace lists the nodes a node applies to the same instance: the edges
+// a reference cycle without descent would go round.
+func (n *node) inPlace() []*node {
+	out := []*node{n.ref, n.not, n.ifN, n.thenN, n.elseN}
+	out = append(out, n.allOf...)
+	out = append(out, n.anyOf...)
+	out = append(out, n.oneOf...)
+	for _, d := range n.depSchemas {
+		out = append(out, d.n)
+	}
+	return out
+}
+
+// cyclic reports whether a node can reach itself without descending into
+// the instance (a schema strict loading refuses, which the suite has).
+func cyclic(root *node) bool {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[*node]int{}
+	var visit func(n *node) bool
+	var all func(n *node) bool
+	visit = func(n *node) bool {
+		if n == nil {
+			return false
+		}
+		switch state[n] {
+		case active:
+			return true
+		case done:
+			return false
+		}
+		state[n] = active
+		for _, m := range n.inPlace() {
+			if visit(m) {
+				return true
+			}
+		}
+		state[n] = done
+		return false
+	}
+	seen := map[*node]bool{}
+	all = func(n *node) bool {
+		if n == nil || seen[n] {
+			return false
+		}
+		seen[n] = true
+		if visit(n) {
+			return true
+		}
+		kids := n.inPlace()
+		kids = append(kids, n.additional, n.propNames, n.unevalProps, n.items, n.contains, n.unevalItems)
+		kids = append(kids, n.prefix...)
+		for _, p := range n.props {
+			kids = append(kids, p)
+		}
+		for _, p := range n.patProps {
+			kids = append(kids, p.n)
+		}
+		for _, k := range kids {
+			if all(k) {
+				return true
+			}
+		}
+		return false
+	}
+	return all(root)
+}
+
+// discriminators finds, for every node that is a oneOf/anyOf branch, the
+// members with a const or enum (directly or through its $ref) that tell
+// the branches apart.
+func discriminators(n *node) []namedNode {
+	var out []namedNode
+	for m := n; m != nil; m = m.ref {
+		for _, k := range sortedKeys(m.props) {
+			p := m.props[k]
+			if p.constV != nil || p.enum != nil {
+				out = append(out, namedNode{k, p})
+			}
+		}
+		if m.ref == m {
+			break
+		}
+	}
+	return out
+}
