@@ -39,6 +39,7 @@ test: lint test-deps build
 	AIRLOCK_BIN=$(abspath $(BIN)) $(GO) test -race -count=1 $(PKGS)
 	$(GO) test -count=1 -run 'TestStrictYAML|TestPrescan' ./internal/strictyaml
 	$(GO) test -run '^$$' -fuzz '^FuzzText$$' -fuzztime 10000x -fuzzminimizetime 100x ./redact
+	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime 2000x ./internal/validator
 	cd examples/connector && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # What the tests use beyond Go: the pinned MCP servers from npm. Without npm
@@ -117,6 +118,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzMarshalMeta$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./fixture
 	$(GO) test -run '^$$' -fuzz '^FuzzPrescan$$' -fuzztime $(FUZZTIME) ./internal/strictyaml
 	$(GO) test -run '^$$' -fuzz '^FuzzText$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./redact
+	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) ./internal/validator
 
 # Refresh the published copies of airlock's own schemas.
 schemas: build
