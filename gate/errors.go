@@ -166,13 +166,13 @@ func (c *Contract) closed(doc, node any, p jsonpointer.Pointer, depth int) bool 
 // any) admits the value gives the refusal upstream.<name> with its code,
 // retryable and detail; a detail that fails the agent error schema is
 // projection.agent_error_schema. nil when none matches.
-func (c *Contract) matchError(u *upstream, status int, isError bool, value any, hasValue bool) *refusal {
+func (c *Contract) matchError(u *upstream, status int, isError bool, value any, hasValue bool, size int) *refusal {
 	for i := range u.errors {
 		e := &u.errors[i]
 		if !e.candidate(status, isError) {
 			continue
 		}
-		if e.schema != nil && (!hasValue || !e.schema.fast.Valid(value)) {
+		if e.schema != nil && (!hasValue || !e.schema.fast.Valid(value, size)) {
 			continue
 		}
 		what := fmt.Sprintf("status %d", status)
@@ -190,7 +190,7 @@ func (c *Contract) matchError(u *upstream, status int, isError bool, value any, 
 				return rr
 			}
 			if c.agentErrorSchema != nil {
-				if rr := c.schemaStage(c.agentErrorSchema, d); rr != nil {
+				if rr := c.schemaStage(c.agentErrorSchema, d, size); rr != nil {
 					rr.reason = ReasonAgentErrorSchema
 					rr.upstreamError = e.name
 					rr.message = "the detail of upstream error " + e.name + ": " + rr.message

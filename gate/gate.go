@@ -190,7 +190,7 @@ func (c *Contract) Check(ctx context.Context, resp Response, call Call) (*Verdic
 		// An upstream failure: its own path, matched against the declared
 		// error shapes; unmatched, the status refusal stands.
 		value, ok := c.errorBody(body, resp.ContentType, u)
-		if m := c.matchError(u, status, false, value, ok); m != nil {
+		if m := c.matchError(u, status, false, value, ok, len(body)); m != nil {
 			r = m
 		}
 	}
@@ -291,7 +291,7 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 		value, v.from, isErr, r = c.unwrapMCP(value, u, u.errorCandidates(status, true))
 		if isErr {
 			v.from = extracted{}
-			if m := c.matchError(u, status, true, value, r == nil); m != nil {
+			if m := c.matchError(u, status, true, value, r == nil, len(body)); m != nil {
 				return nil, m, nil
 			}
 			return nil, &refusal{reason: ReasonMCPToolError, offset: -1, instanceLocation: "/isError", message: "the tool reported an error (isError: true) that no declared error shape matched"}, nil
@@ -304,11 +304,11 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	if r := c.schemaStage(u.schema, value); r != nil {
+	if r := c.schemaStage(u.schema, value, len(body)); r != nil {
 		// A success status whose value is not a success may be the
 		// upstream's own error body.
 		if u.errorCandidates(status, false) {
-			if m := c.matchError(u, status, false, value, true); m != nil {
+			if m := c.matchError(u, status, false, value, true, len(body)); m != nil {
 				return nil, m, nil
 			}
 		}
@@ -333,7 +333,7 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 			data[f] = wrapUntrusted(x)
 		}
 	}
-	if r := c.schemaStage(c.agentSchema, data); r != nil {
+	if r := c.schemaStage(c.agentSchema, data, len(body)); r != nil {
 		r.reason = ReasonAgentSchema
 		return nil, r, nil
 	}

@@ -3,6 +3,7 @@ package gate_test
 import (
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 
@@ -222,6 +223,59 @@ var _ = Describe("hostile input", func() {
 		b.WriteString(`"ka":1}`)
 		v := check(hostile, jsonResp(b.String()))
 		expectRefused(v, "hostile", gate.ReasonDuplicate, gate.InvalidResponse, false)
+	})
+
+	It("stops a schema whose applicators share subschemas at its work bound, as a refusal", func() {
+		// d0 = anyOf [d1, d1], d1 = anyOf [d2, d2], …, d24 = {type: string}:
+		// a number is checked against d24 2^24 times without a bound.
+		var defs []string
+		for i := range 24 {
+			defs = append(defs, fmt.Sprintf(`"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i+1, i+1))
+		}
+		defs = append(defs, `"d24":{"type":"string"}`)
+		upstream := `{"type":"object","properties":{"n":{"$ref":"#/$defs/d0"}},"$defs":{` + strings.Join(defs, ",") + `}}`
+		dir := writeContract(GinkgoT().TempDir(), "hostile", map[string]string{
+			"contract.yaml":        hostileManifest,
+			"upstream.schema.json": upstream,
+			"agent.schema.json":    `{"type":"object","additionalProperties":false,"properties":{"n":{"type":"string"}}}`,
+		})
+		c, err := gate.LoadDir(dir, gate.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		v := check(c, jsonResp(`{"n":5}`))
+		expectRefused(v, "hostile", gate.ReasonWorkLimit, gate.InvalidResponse, false)
+		Expect(v.Audit.Message).To(ContainSubstring("work bound"))
+		// Within the bound the same schema answers: a string passes.
+		Expect(check(c, jsonResp(`{"n":"x"}`)).Admitted).To(BeTrue())
+	})
+
+	It("refuses a 1 MiB body of items each failing a 16-branch oneOf at the first item's cost", func() {
+		var branches []string
+		for i := range 16 {
+			branches = append(branches, fmt.Sprintf(`{"type":"object","required":["kind","v"],"additionalProperties":false,"properties":{"kind":{"const":"k%d"},"v":{"type":"integer"}}}`, i))
+		}
+		upstream := `{"type":"object","properties":{"n":{"type":"number"},"items":{"type":"array","items":{"oneOf":[` + strings.Join(branches, ",") + `]}}}}`
+		dir := writeContract(GinkgoT().TempDir(), "hostile", map[string]string{
+			"contract.yaml":        hostileManifest,
+			"upstream.schema.json": upstream,
+			"agent.schema.json":    hostileAgent,
+		})
+		c, err := gate.LoadDir(dir, gate.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		var b strings.Builder
+		b.WriteString(`{"n":1,"items":[`)
+		for i := 0; b.Len() < 1<<20; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"kind":"k%d","v":"not a number"}`, i%16)
+		}
+		b.WriteString(`]}`)
+		v := check(c, jsonResp(b.String()))
+		expectRefused(v, "hostile", "schema.type", gate.InvalidResponse, false)
+		// The branch the item meant (its kind), not the first one.
+		Expect(v.Audit.KeywordLocation).To(Equal("upstream.schema.json#/properties/items/items/oneOf/0/properties/v/type"))
+		Expect(v.Audit.InstanceLocation).To(Equal("/items/0/v"))
+		Expect(v.Audit.InstanceLocations).To(HaveLen(gate.MaxInstanceLocations))
 	})
 
 	DescribeTable("refuses a schema $ref that leaves the contract, as a config error",

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -36,18 +37,24 @@ type compiledSchema struct {
 	fast *validator.Validator
 }
 
-// schemaStage validates v against sch (JSON Schema 2020-12, formats judged
-// by the contract's format policy) under recover. The reason names the
+// schemaStage validates v, read from a body of size bytes, against sch
+// (JSON Schema 2020-12, formats judged by the contract's format policy)
+// with the compiled validator (jsonschema/v6 under recover where it falls
+// back), within the validator's work bound (internal.validator_work_limit). The reason names the
 // keyword of the most specific failing cause: schema.<keyword>; a validator
 // panic is internal.validator_panic. A format refusal's message ends with
 // the policy that judged the value ("format policy email: assert"). The
 // refusal lists up to c.locations failing instance locations, the chosen
 // cause's first (schema.Locations: a walk of at most
 // schema.MaxLocationCauses causes).
-func (c *Contract) schemaStage(sch *compiledSchema, v any) *refusal {
-	f, panicErr := sch.fast.ValidateLocations(v, c.locations)
-	if panicErr != nil {
-		return &refusal{reason: ReasonPanic, message: panicErr.Error(), offset: -1}
+func (c *Contract) schemaStage(sch *compiledSchema, v any, size int) *refusal {
+	f, err := sch.fast.ValidateSized(v, size, c.locations)
+	switch {
+	case errors.Is(err, validator.ErrWorkLimit):
+		return &refusal{reason: ReasonWorkLimit, offset: -1,
+			message: fmt.Sprintf("%v: more than %d × (%d body bytes + 1) × (%d subschemas + 1) subschema applications", err, validator.WorkFactor, size, sch.fast.Nodes())}
+	case err != nil:
+		return &refusal{reason: ReasonPanic, message: err.Error(), offset: -1}
 	}
 	if f == nil {
 		return nil

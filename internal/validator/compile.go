@@ -6,7 +6,20 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/airlockdev/airlock/internal/schema"
 )
+
+// regexFormat checks format "regex" as the compiler's regexp engine
+// compiles patterns (schema.CompilePattern, within its bounds).
+var regexFormat = &jsonschema.Format{Name: "regex", Validate: func(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return nil
+	}
+	_, _, err := schema.CompilePattern(s)
+	return err
+}}
 
 // JSON types as a bit set (JSON Schema Validation 2020-12 §6.1.1).
 const (
@@ -153,8 +166,6 @@ func (c *compiler) compile(s *jsonschema.Schema) *node {
 		c.unsupported(s, "dependencies")
 	case s.AdditionalItems != nil:
 		c.unsupported(s, "additionalItems")
-	case s.Format != nil && s.Format.Name == "regex":
-		c.unsupported(s, "format regex")
 	}
 	if _, ok := s.Items.([]*jsonschema.Schema); ok {
 		c.unsupported(s, "items as an array")
@@ -174,6 +185,11 @@ func (c *compiler) compile(s *jsonschema.Schema) *node {
 		n.enum = s.Enum.Values
 	}
 	n.format = s.Format
+	if s.Format != nil && s.Format.Name == "regex" {
+		// v6 checks "regex" with the compiler's regexp engine whatever the
+		// format policy says; so does this.
+		n.format = regexFormat
+	}
 
 	n.ref = c.compile(s.Ref)
 	if s.DynamicRef != nil {

@@ -26,6 +26,10 @@ type run struct {
 	path  []step
 	first *cause
 	locs  []string
+	// steps counts subschema applications; past budget (when > 0) the
+	// walk stops and exhausted is set, whatever the verdict looked like.
+	steps, budget int
+	exhausted     bool
 }
 
 // step is one token of the instance location: a member name, or an index
@@ -136,6 +140,11 @@ func typeOf(v any) (uint8, dec, bool) {
 // code point order of their names) or items (in index order), then
 // unevaluatedProperties/unevaluatedItems.
 func (r *run) validate(n *node, v any) bool {
+	r.steps++
+	if r.budget > 0 && r.steps > r.budget {
+		r.exhausted = true
+		return false
+	}
 	switch n.boolean {
 	case 1:
 		return true

@@ -8,11 +8,14 @@
 //
 // Cost. Validation does not allocate on success except where a keyword
 // needs it (uniqueItems on more than 16 items, unevaluated*, a fractional
-// multipleOf, a number that is not a json.Number); work is at most
-// proportional to the instance's size times the schema's size: each value
-// is validated against a subschema at most once per path through the
-// schema's in-place applicators ($ref, allOf, anyOf, oneOf, not, if), and
-// a failing oneOf/anyOf is walked again along the one branch it reports.
+// multipleOf, a number that is not a json.Number). A value is walked once
+// to a verdict; a refused one is walked again, recording, up to its first
+// failure (or the first few, see ValidateLocations), and a failing
+// oneOf/anyOf is walked again along the one branch it reports. Each value
+// is validated against a subschema once per path through the schema's
+// in-place applicators ($ref, allOf, anyOf, oneOf, not, if): at most
+// proportional to the body's size times the schema's size unless
+// applicators share subschemas, which ValidateSized bounds (WorkFactor).
 // There is no error tree: the first failure is the cause.
 //
 // The cause's order. Within a subschema: type, const, enum, format, the
@@ -29,12 +32,12 @@
 //
 // What it does not compile (drafts before 2020-12, $dynamicRef to a
 // $dynamicAnchor, $recursiveRef, asserted content keywords, vocabulary
-// extensions, the regex format, reference cycles that do not descend into
-// the instance) makes the whole schema fall back to jsonschema/v6; Fallback
+// extensions, reference cycles that do not descend into the instance) makes the whole schema fall back to jsonschema/v6; Fallback
 // says why, and airlock lint reports it.
 package validator
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -44,6 +47,19 @@ import (
 	"github.com/airlockdev/airlock/internal/schema"
 )
 
+// WorkFactor bounds a validation's work: at most WorkFactor × (size + 1) ×
+// (nodes + 1) subschema applications, where size is the body's length in
+// bytes (every JSON value takes at least one) and nodes the compiled
+// subschemas (Nodes). A schema whose in-place applicators share
+// subschemas can ask for more (anyOf: [{$ref: b}, {$ref: b}] nested k
+// deep applies the last one 2^k times to the same value); such a
+// validation stops with ErrWorkLimit instead of running on.
+const WorkFactor = 4
+
+// ErrWorkLimit is returned when a validation reached its work bound (see
+// WorkFactor): the verdict is unknown, and the gate refuses the value.
+var ErrWorkLimit = errors.New("the schema's evaluation of this value exceeded its work bound")
+
 // Validator validates values (map[string]any, []any, string, json.Number,
 // bool, nil: what strictjson.Parse returns; Go's other numeric types are
 // accepted too) against one compiled schema. It is immutable and safe for
@@ -51,6 +67,7 @@ import (
 type Validator struct {
 	ref      *jsonschema.Schema
 	root     *node
+	nodes    int
 	fallback string
 }
 
@@ -63,7 +80,7 @@ func Compile(s *jsonschema.Schema) *Validator {
 	if c.fallback == "" && cyclic(root) {
 		c.fallback = "a reference cycle that does not descend into the instance at " + s.Location
 	}
-	vd := &Validator{ref: s, fallback: c.fallback}
+	vd := &Validator{ref: s, fallback: c.fallback, nodes: len(c.nodes)}
 	if c.fallback == "" {
 		for _, n := range c.nodes {
 			for _, b := range n.anyOf {
@@ -82,21 +99,40 @@ func Compile(s *jsonschema.Schema) *Validator {
 // nodes, naming the keyword and its location; "" when it does not.
 func (vd *Validator) Fallback() string { return vd.fallback }
 
-// Valid reports whether v is valid, recording nothing.
-func (vd *Validator) Valid(v any) bool {
+// Nodes is the number of compiled subschemas (0 on fallback).
+func (vd *Validator) Nodes() int {
+	if vd.root == nil {
+		return 0
+	}
+	return vd.nodes
+}
+
+// budget is the work bound for a value read from size bytes; size < 0
+// means none.
+func (vd *Validator) budget(size int) int {
+	if size < 0 {
+		return 0
+	}
+	return WorkFactor * (size + 1) * (vd.nodes + 1)
+}
+
+// Valid reports whether v, read from size bytes (-1: unknown, no work
+// bound), is valid, recording nothing; false when the work bound is
+// reached.
+func (vd *Validator) Valid(v any, size int) bool {
 	if vd.root == nil {
 		f, err := schema.Validate(vd.ref, v)
 		return f == nil && err == nil
 	}
-	r := run{}
-	return r.validate(vd.root, v)
+	r := run{budget: vd.budget(size)}
+	return r.validate(vd.root, v) && !r.exhausted
 }
 
 // Validate returns nil, nil when v is valid, and the cause of the first
 // failure (see the package comment for the order) when not; a non-nil
 // error only when the v6 fallback panicked (see schema.Validate).
 func (vd *Validator) Validate(v any) (*schema.Failure, error) {
-	return vd.ValidateLocations(v, 1)
+	return vd.ValidateSized(v, -1, 1)
 }
 
 // ValidateLocations is Validate that also lists up to limit distinct
@@ -105,16 +141,31 @@ func (vd *Validator) Validate(v any) (*schema.Failure, error) {
 // subschema's own keywords) until limit locations are found. A limit
 // below 1 means 1.
 func (vd *Validator) ValidateLocations(v any, limit int) (*schema.Failure, error) {
+	return vd.ValidateSized(v, -1, limit)
+}
+
+// ValidateSized is ValidateLocations for a value read from size bytes,
+// within the work bound of that size (see WorkFactor): past it the error
+// is ErrWorkLimit. size < 0 means no bound. On fallback, v6 runs without
+// one.
+func (vd *Validator) ValidateSized(v any, size, limit int) (*schema.Failure, error) {
 	limit = max(limit, 1)
 	if vd.root == nil {
 		return schema.ValidateLocations(vd.ref, v, limit)
 	}
-	r := run{}
-	if r.validate(vd.root, v) {
+	r := run{budget: vd.budget(size)}
+	ok := r.validate(vd.root, v)
+	if r.exhausted {
+		return nil, ErrWorkLimit
+	}
+	if ok {
 		return nil, nil
 	}
-	r = run{rec: true, limit: limit}
-	if r.validate(vd.root, v) || r.first == nil {
+	r = run{rec: true, limit: limit, budget: vd.budget(size)}
+	if r.validate(vd.root, v); r.exhausted {
+		return nil, ErrWorkLimit
+	}
+	if r.first == nil {
 		// Unreachable: the two walks differ only in recording.
 		return nil, fmt.Errorf("validator: inconsistent verdict for %s", vd.ref.Location)
 	}
