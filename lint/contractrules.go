@@ -16,6 +16,7 @@ import (
 	"github.com/airlockdev/airlock/internal/manifest"
 	"github.com/airlockdev/airlock/internal/schemawalk"
 	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/internal/validator"
 	"github.com/airlockdev/airlock/jsonpointer"
 )
 
@@ -446,4 +447,24 @@ func (k *contract) stringBound(list []*jsonschema.Schema) bool {
 		p, ok := patternOf(x)
 		return ok && p.start && p.end && !p.unbounded
 	})
+}
+
+// checkValidatorFallback reports each schema the compiled validator leaves
+// to jsonschema/v6, at the keyword that made it (validator.Fallback).
+func checkValidatorFallback(k *contract, e *emitter) {
+	report := func(s *jsonschema.Schema, version, what string) {
+		vd := validator.Compile(s)
+		if vd.Fallback() == "" {
+			return
+		}
+		loc, kw := vd.FallbackAt()
+		e.atLocation(validatorFallback, loc, kw, version, "",
+			"%s runs on jsonschema/v6, not the compiled validator: %s. It is slower, collects every error, and has no work bound",
+			what, strings.TrimSuffix(vd.Fallback(), " at "+loc))
+	}
+	for _, v := range k.versions() {
+		root, _ := introspect.Schema(k.c, v)
+		report(root, v, "the schema of upstream version "+v)
+	}
+	report(introspect.AgentSchema(k.c), "", "the agent-facing schema")
 }

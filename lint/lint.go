@@ -170,12 +170,17 @@ func (e *emitter) add(r *Rule, f reports.LintFinding) bool {
 // one of the contract's schema files), for the instance location inst.
 // Its line and column are found after the walk (placeSchemaFindings).
 func (e *emitter) atSchema(r *Rule, s *jsonschema.Schema, keyword, version, inst, format string, args ...any) {
+	e.atLocation(r, s.Location, keyword, version, inst, format, args...)
+}
+
+// atLocation is atSchema for a schema's absolute location ("url#/ptr").
+func (e *emitter) atLocation(r *Rule, location, keyword, version, inst, format string, args ...any) {
 	f := reports.LintFinding{UpstreamVersion: version, Instance: inst, Message: fmt.Sprintf(format, args...)}
-	p, ok := e.c.dir.Locate(s.Location, keyword)
+	p, ok := e.c.dir.Locate(location, keyword)
 	if ok {
 		f.File, f.Pointer = p.File, p.Pointer
 	} else {
-		f.File, f.Pointer = e.c.dir.Relative(s.Location), ""
+		f.File, f.Pointer = e.c.dir.Relative(location), ""
 	}
 	if e.add(r, f) && ok {
 		e.unplaced[len(e.findings)-1] = p.Name

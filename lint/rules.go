@@ -76,6 +76,8 @@ var (
 		Description: "A semantic rule reads a value the schema does not name (in properties, patternProperties, prefixItems or items; additionalProperties alone does not count) or names without a type, const or enum: the rule judges a value the contract never describes. Declare the member, with a type."}
 	projectedTextUnbounded = &Rule{ID: "projected-text-unbounded", Level: reports.SeverityError, scope: scopeContract,
 		Description: "A projected field can carry strings — a string value, strings inside its arrays or objects, or an object's member names — that nothing bounds in length: no text policy max_length (text.fields.<field> or text.default in contract.yaml), and neither the agent-facing schema's property nor the upstream schema at the projection pointer has maxLength, enum, const, an anchored pattern without unbounded repetition, a short asserted format, or a closed object (additionalProperties: false, or propertyNames with a bound) for the member names. Only limits.max_string_length bounds what reaches the agent. Set text: {fields: {<field>: {max_length: N}}} or a maxLength (docs/contracts.md, Text policy)."}
+	validatorFallback = &Rule{ID: "validator-fallback", Level: reports.SeverityWarning, scope: scopeContract,
+		Description: "A schema (an upstream version's, or the agent-facing one) uses a keyword airlock's compiled validator does not cover — $dynamicRef to a $dynamicAnchor, $recursiveRef, a draft before 2020-12, asserted contentEncoding/contentMediaType, a vocabulary extension, a reference cycle that does not descend into the value — so the gate validates it with jsonschema/v6 instead: several times slower, every error collected rather than the first, and without the validator's work bound, so a refused body can cost far more than its size. Reported at the keyword; rewrite it with $ref and $defs, or accept it with lint.ignore."}
 	versionWithoutFixtures = &Rule{ID: "version-without-fixtures", Level: reports.SeverityWarning, scope: scopeFixtures,
 		Description: "An upstream version has no fixture at all: nothing proves its schema, rules and projection against a response. Record or write an accepted fixture and near-misses."}
 	ignoreUnused = &Rule{ID: "lint-ignore-unused", Level: reports.SeverityWarning, scope: scopeIgnore,
@@ -90,7 +92,7 @@ var registry = []*Rule{
 	openObject, valueUnconstrained, stringUnbounded, arrayUnbounded, numberUnbounded,
 	patternUnanchored, patternUnbounded, formatUnportable,
 	closedBesideAllOf, oneOfOverlap,
-	projectionOptional, rulePointerUnconstrained, projectedTextUnbounded,
+	projectionOptional, rulePointerUnconstrained, projectedTextUnbounded, validatorFallback,
 	versionWithoutFixtures, nearMissStageUncovered,
 	ignoreUnused,
 }
@@ -109,6 +111,7 @@ func init() {
 	projectionOptional.contract = checkProjectionOptional
 	rulePointerUnconstrained.contract = checkRulePointers
 	projectedTextUnbounded.contract = checkProjectedText
+	validatorFallback.contract = checkValidatorFallback
 	versionWithoutFixtures.fixtures = checkVersionFixtures
 	nearMissStageUncovered.fixtures = checkNearMissStages
 }

@@ -46,7 +46,7 @@ var allowed = map[string][]string{
 	// drift reports the schema changes between versions with schemadiff.
 	"drift": {"fixture", "gate", "reports", "schemadiff", "jsonpointer", "internal/introspect", "internal/schema", "internal/schemawalk"},
 	// lint reads contracts and fixture trees and reports findings.
-	"lint": {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/manifest", "internal/schema", "internal/schemawalk", "internal/strictjson", "internal/strictyaml"},
+	"lint": {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/manifest", "internal/schema", "internal/schemawalk", "internal/strictjson", "internal/strictyaml", "internal/validator"},
 	// The command line.
 	"cli": {"runner", "mutate", "record", "schemadiff", "drift", "lint", "reports", "fixture", "gate", "semantic", "jsonpointer", "internal/sanitize",
 		"redact", "internal/fileio", "internal/manifest", "internal/strictyaml"},

@@ -118,13 +118,17 @@ type patNode struct {
 type compiler struct {
 	nodes    map[*jsonschema.Schema]*node
 	fallback string
+	// fallbackAt is the location of the subschema and the keyword the
+	// fallback is for.
+	fallbackAt, fallbackKeyword string
 }
 
 // unsupported records the first reason the validator cannot run its own
 // nodes.
-func (c *compiler) unsupported(s *jsonschema.Schema, what string) {
+func (c *compiler) unsupported(s *jsonschema.Schema, keyword, what string) {
 	if c.fallback == "" {
 		c.fallback = fmt.Sprintf("%s at %s", what, s.Location)
+		c.fallbackAt, c.fallbackKeyword = s.Location, keyword
 	}
 }
 
@@ -151,24 +155,24 @@ func (c *compiler) compile(s *jsonschema.Schema) *node {
 		return n
 	}
 	if s.DraftVersion < 2020 {
-		c.unsupported(s, fmt.Sprintf("draft %d", s.DraftVersion))
+		c.unsupported(s, "$schema", fmt.Sprintf("draft %d", s.DraftVersion))
 	}
 	switch {
 	case s.RecursiveRef != nil:
-		c.unsupported(s, "$recursiveRef")
+		c.unsupported(s, "$recursiveRef", "$recursiveRef")
 	case s.DynamicRef != nil && s.DynamicRef.Anchor != "":
-		c.unsupported(s, "$dynamicRef to a $dynamicAnchor")
+		c.unsupported(s, "$dynamicRef", "$dynamicRef to a $dynamicAnchor")
 	case s.ContentEncoding != nil || s.ContentMediaType != nil || s.ContentSchema != nil:
-		c.unsupported(s, "contentEncoding/contentMediaType asserted")
+		c.unsupported(s, "contentMediaType", "contentEncoding/contentMediaType asserted")
 	case len(s.Extensions) > 0:
-		c.unsupported(s, "a vocabulary extension")
+		c.unsupported(s, "", "a vocabulary extension")
 	case s.Dependencies != nil:
-		c.unsupported(s, "dependencies")
+		c.unsupported(s, "dependencies", "dependencies")
 	case s.AdditionalItems != nil:
-		c.unsupported(s, "additionalItems")
+		c.unsupported(s, "additionalItems", "additionalItems")
 	}
 	if _, ok := s.Items.([]*jsonschema.Schema); ok {
-		c.unsupported(s, "items as an array")
+		c.unsupported(s, "items", "items as an array")
 	}
 
 	if s.Types != nil && !s.Types.IsEmpty() {
@@ -286,7 +290,7 @@ func (c *compiler) compile(s *jsonschema.Schema) *node {
 	n.exMin, ok[2] = newBound(s.ExclusiveMinimum)
 	n.exMax, ok[3] = newBound(s.ExclusiveMaximum)
 	if slices.Contains(ok[:], false) {
-		c.unsupported(s, "a numeric bound with no exact decimal form")
+		c.unsupported(s, "minimum", "a numeric bound with no exact decimal form")
 	}
 	n.multipleOf = newMultiple(s.MultipleOf)
 	n.hasNumber = n.minimum != nil || n.maximum != nil || n.exMin != nil || n.exMax != nil || n.multipleOf != nil

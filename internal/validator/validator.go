@@ -69,6 +69,8 @@ type Validator struct {
 	root     *node
 	nodes    int
 	fallback string
+	// fallbackAt and fallbackKeyword locate what made it fall back.
+	fallbackAt, fallbackKeyword string
 }
 
 // Compile builds the validator of s, a schema compiled by jsonschema/v6
@@ -79,8 +81,9 @@ func Compile(s *jsonschema.Schema) *Validator {
 	root := c.compile(s)
 	if c.fallback == "" && cyclic(root) {
 		c.fallback = "a reference cycle that does not descend into the instance at " + s.Location
+		c.fallbackAt, c.fallbackKeyword = s.Location, "$ref"
 	}
-	vd := &Validator{ref: s, fallback: c.fallback, nodes: len(c.nodes)}
+	vd := &Validator{ref: s, fallback: c.fallback, nodes: len(c.nodes), fallbackAt: c.fallbackAt, fallbackKeyword: c.fallbackKeyword}
 	if c.fallback == "" {
 		for _, n := range c.nodes {
 			for _, b := range n.anyOf {
@@ -98,6 +101,13 @@ func Compile(s *jsonschema.Schema) *Validator {
 // Fallback says why the validator runs jsonschema/v6 instead of its own
 // nodes, naming the keyword and its location; "" when it does not.
 func (vd *Validator) Fallback() string { return vd.fallback }
+
+// FallbackAt is where the fallback's cause is: the absolute location of
+// the subschema ("url#/ptr", as jsonschema.Schema.Location) and the
+// keyword in it ("" for a vocabulary extension); "", "" when none.
+func (vd *Validator) FallbackAt() (location, keyword string) {
+	return vd.fallbackAt, vd.fallbackKeyword
+}
 
 // Nodes is the number of compiled subschemas (0 on fallback).
 func (vd *Validator) Nodes() int {
