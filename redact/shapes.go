@@ -81,7 +81,7 @@ var tokenREs = sync.OnceValue(func() []*regexp.Regexp {
 // (once: every call returns the same *regexp.Regexp), so that a program
 // that never redacts compiles none of the package's expressions. An expr
 // that does not compile panics, as regexp.MustCompile does, at every call;
-// the tests call each.
+// TestRegexpsCompileLazily compiles each one.
 func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
