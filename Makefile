@@ -102,12 +102,17 @@ sarif-schema:
 # it gets) decoded as a requests file, with bytes allocated per input byte
 # and the ratios to a harmless file of the same size (B/in-B,
 # x-harmless-B, x-harmless-ns; BenchmarkHostile in internal/strictyaml).
+# Last, the package initialisation of bin/airlock check (GODEBUG=inittrace=1,
+# median of 5 starts): airlock's packages and all, the top 5, and whether
+# the 2 ms target held (scripts/inittrace; MISSED when it did not).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./gate | tee bench.out
 	$(GO) run ./scripts/benchratio < bench.out
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./runner ./mutate ./lint
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./redact
 	$(GO) test -run '^$$' -bench 'Hostile/requests' -benchmem -benchtime 3x ./internal/strictyaml
+	$(GO) build -o $(BIN) ./cmd/airlock
+	$(GO) run ./scripts/inittrace -runs 5 -- $(BIN) check --help
 
 # Run each fuzz target for FUZZTIME (default 30s). FuzzMarshalMeta's inputs
 # grow large, and minimising one may take the default 60s: it gets 5s.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"sync"
 
 	"github.com/airlockdev/airlock/internal/sanitize"
 	"github.com/airlockdev/airlock/internal/schema"
@@ -148,8 +149,9 @@ func auditLocations(r *refusal, stage Stage) []string {
 
 // auditJSONType is AuditRecord with instance_location as a *string, so that
 // the whole value's location "" can be written while an absent one is left
-// out; every other field, tag and the order are AuditRecord's.
-var auditJSONType = func() reflect.Type {
+// out; every other field, tag and the order are AuditRecord's. It is made
+// at the first record written, not at start-up.
+var auditJSONType = sync.OnceValue(func() reflect.Type {
 	t := reflect.TypeFor[AuditRecord]()
 	var fields []reflect.StructField
 	for i := range t.NumField() {
@@ -163,15 +165,16 @@ var auditJSONType = func() reflect.Type {
 		fields = append(fields, f)
 	}
 	return reflect.StructOf(fields)
-}()
+})
 
 // MarshalJSON encodes the record as JSON (see AuditRecord for the fields
 // left out when empty).
 func (a AuditRecord) MarshalJSON() ([]byte, error) {
-	out := reflect.New(auditJSONType).Elem()
+	typ := auditJSONType()
+	out := reflect.New(typ).Elem()
 	in := reflect.ValueOf(a)
 	for i := range out.NumField() {
-		name := auditJSONType.Field(i).Name
+		name := typ.Field(i).Name
 		if name == "InstanceLocation" {
 			if a.located() {
 				loc := a.InstanceLocation

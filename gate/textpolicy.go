@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -270,19 +271,30 @@ func (c *Contract) checkText(fields []projField, data map[string]any, v any, pol
 }
 
 // indexTokens are the JSON Pointer tokens of the first array indices,
-// made once: walking a projected array allocates no index strings.
-var indexTokens = func() []string {
-	out := make([]string, 1024)
+// made at the first walk (not at start-up) and once: walking a projected
+// array allocates no index strings. All of them slice one string.
+var indexTokens = sync.OnceValue(func() []string {
+	const n = 1024
+	out := make([]string, n)
+	ends := make([]int, n)
+	var digits []byte
 	for i := range out {
-		out[i] = strconv.Itoa(i)
+		digits = strconv.AppendInt(digits, int64(i), 10)
+		ends[i] = len(digits)
+	}
+	all := string(digits)
+	start := 0
+	for i, end := range ends {
+		out[i] = all[start:end]
+		start = end
 	}
 	return out
-}()
+})
 
 // index returns the JSON Pointer token of array index i.
 func index(i int) string {
-	if i < len(indexTokens) {
-		return indexTokens[i]
+	if tokens := indexTokens(); i < len(tokens) {
+		return tokens[i]
 	}
 	return strconv.Itoa(i)
 }

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/airlockdev/airlock/fixture"
@@ -269,7 +270,7 @@ func newRecorder(opts Options) (*recorder, error) {
 			return nil, &gate.ConfigError{File: "--upstream-version", Msg: fmt.Sprintf("tool %s has no upstream version %q (have %v)", opts.Tool, rec.version, rec.contract.UpstreamVersions())}
 		}
 	}
-	if !versionName.MatchString(rec.version) {
+	if !versionName().MatchString(rec.version) {
 		return nil, &gate.ConfigError{File: "--upstream-version", Msg: fmt.Sprintf("%q is not an upstream version name (^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$)", rec.version)}
 	}
 	rec.dir = filepath.Join(opts.FixturesDir, opts.Tool, rec.version, fixture.KindRecorded)
@@ -316,7 +317,9 @@ func newRecorder(opts Options) (*recorder, error) {
 	return rec, nil
 }
 
-var versionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// versionName is an upstream version's name, compiled at its first use
+// ({0,63} makes a long program).
+var versionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 func checkCall(i int, c Call) error {
 	where := func(key, msg string) error {

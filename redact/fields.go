@@ -160,7 +160,7 @@ var headerFlags = []string{"-H", "--header", "--proxy-header"}
 func (r *Redactor) Argv(argv []string) ([]string, []Redaction) {
 	out := slices.Clone(argv)
 	var found []Redaction
-	mysql := len(argv) > 0 && mysqlClient.MatchString(filepath.Base(argv[0]))
+	mysql := len(argv) > 0 && mysqlClient().MatchString(filepath.Base(argv[0]))
 	sshpass := len(argv) > 0 && filepath.Base(argv[0]) == "sshpass"
 	pending := "" // what the previous flag expects: "secret", "user", "header"
 	for i, a := range argv {

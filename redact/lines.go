@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -12,7 +11,7 @@ import (
 // scanFlags finds credentials given to command-line flags.
 func (r *Redactor) scanFlags(s string, add func(int, int, string, string)) {
 	progs := programsIn(s)
-	for _, m := range userFlagRE.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range userFlagRE().FindAllStringSubmatchIndex(s, -1) {
 		a, b := unquoted(s, m[2], m[3])
 		if strings.Contains(s[a:b], "://") {
 			continue // a URL: its userinfo is judged as a URL's
@@ -21,7 +20,7 @@ func (r *Redactor) scanFlags(s string, add func(int, int, string, string)) {
 			add(a+i+1, b, kindFlag, "user")
 		}
 	}
-	for _, m := range flagRE.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range flagRE().FindAllStringSubmatchIndex(s, -1) {
 		flag := s[m[2]:m[3]]
 		if r.Secret(flag) || progs.takes(flag) {
 			a, b := unquoted(s, m[4], m[5])
@@ -37,20 +36,20 @@ func (r *Redactor) scanFlags(s string, add func(int, int, string, string)) {
 			add(a, b, kindFlag, flag)
 		}
 	}
-	if mysqlClient.MatchString(s) {
-		for _, m := range mysqlPassRE.FindAllStringSubmatchIndex(s, -1) {
+	if mysqlClient().MatchString(s) {
+		for _, m := range mysqlPassRE().FindAllStringSubmatchIndex(s, -1) {
 			a, b := unquoted(s, m[2], m[3])
 			add(a, b, kindFlag, "p")
 		}
 	} else {
-		for _, m := range mysqlPassRE.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range mysqlPassRE().FindAllStringSubmatchIndex(s, -1) {
 			if a, b := unquoted(s, m[2], m[3]); credentialLike(s[a:b], false) {
 				add(a, b, kindFlag, "p")
 			}
 		}
 	}
 	if strings.Contains(s, "sshpass") {
-		for _, m := range sshpassRE.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range sshpassRE().FindAllStringSubmatchIndex(s, -1) {
 			a, b := unquoted(s, m[2], m[3])
 			add(a, b, kindFlag, "p")
 		}
@@ -60,18 +59,18 @@ func (r *Redactor) scanFlags(s string, add func(int, int, string, string)) {
 var (
 	// sqlPassRE finds SQL's quoted passwords: IDENTIFIED BY '…',
 	// PASSWORD '…'.
-	sqlPassRE = regexp.MustCompile(`(?i)\b(?:identified\s+by|password)\s+'([^'\n]{1,256})'`)
+	sqlPassRE = lazyRegexp(`(?i)\b(?:identified\s+by|password)\s+'([^'\n]{1,256})'`)
 	// directiveRE finds a secret set by a configuration directive with
 	// spaces: SetEnv NAME value, ENV NAME value, export NAME value,
 	// proxy_set_header NAME value;
-	directiveRE = regexp.MustCompile(`(?m)^[ \t]*(?:SetEnv|ENV|env|setenv|set|proxy_set_header|add_header|RequestHeader\s+set|Header\s+set)[ \t]+([A-Za-z_][A-Za-z0-9_.-]{0,127})[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s;]+)`)
+	directiveRE = lazyRegexp(`(?m)^[ \t]*(?:SetEnv|ENV|env|setenv|set|proxy_set_header|add_header|RequestHeader\s+set|Header\s+set)[ \t]+([A-Za-z_][A-Za-z0-9_.-]{0,127})[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s;]+)`)
 	// lineNameRE finds a line that is a name, spaces and one value (a
 	// .properties or .pgpass-like setting: "db.password  s3cr3t").
-	lineNameRE = regexp.MustCompile(`(?m)^[ \t]*([A-Za-z_][A-Za-z0-9_.-]{0,127})[ \t]+([^\s=:]\S*)[ \t]*;?[ \t]*$`)
+	lineNameRE = lazyRegexp(`(?m)^[ \t]*([A-Za-z_][A-Za-z0-9_.-]{0,127})[ \t]+([^\s=:]\S*)[ \t]*;?[ \t]*$`)
 	// netrcRE finds the password of a .netrc entry.
-	netrcRE = regexp.MustCompile(`\b(?:machine|default)\b[^\n]{0,200}?(?:\r?\n[ \t]+[^\n]{0,200}?){0,4}\bpassword[ \t]+(\S+)`)
+	netrcRE = lazyRegexp(`\b(?:machine|default)\b[^\n]{0,200}?(?:\r?\n[ \t]+[^\n]{0,200}?){0,4}\bpassword[ \t]+(\S+)`)
 	// blockScalarRE finds a YAML block scalar after a name: "password: |".
-	blockScalarRE = regexp.MustCompile(`(?m)^([ \t]*)([A-Za-z_"'][A-Za-z0-9_.$ "'-]{0,127}):[ \t]*[|>][+-]?[0-9]?[ \t]*\r?\n`)
+	blockScalarRE = lazyRegexp(`(?m)^([ \t]*)([A-Za-z_"'][A-Za-z0-9_.$ "'-]{0,127}):[ \t]*[|>][+-]?[0-9]?[ \t]*\r?\n`)
 )
 
 // scanLines finds secrets in configuration-file lines: SQL passwords,
@@ -79,7 +78,7 @@ var (
 // TOML multi-line strings under secret names.
 func (r *Redactor) scanLines(s string, add func(int, int, string, string)) {
 	if strings.Contains(s, "'") {
-		for _, m := range sqlPassRE.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range sqlPassRE().FindAllStringSubmatchIndex(s, -1) {
 			add(m[2], m[3], kindName, "password")
 		}
 	}
@@ -95,14 +94,14 @@ func (r *Redactor) scanLines(s string, add func(int, int, string, string)) {
 		line := s[at:end]
 		if len(line) <= 4096 && r.hasNameHint(line) {
 			lineAdd := func(a, b int, kind, name string) { add(at+a, at+b, kind, name) }
-			for _, m := range directiveRE.FindAllStringSubmatchIndex(line, -1) {
+			for _, m := range directiveRE().FindAllStringSubmatchIndex(line, -1) {
 				if name := line[m[2]:m[3]]; r.Secret(name) {
 					if a, b := unquoted(line, m[4], m[5]); r.holds(name, line[a:b]) {
 						lineAdd(a, b, kindName, name)
 					}
 				}
 			}
-			for _, m := range lineNameRE.FindAllStringSubmatchIndex(line, -1) {
+			for _, m := range lineNameRE().FindAllStringSubmatchIndex(line, -1) {
 				if name := line[m[2]:m[3]]; r.Secret(name) && r.strong(name) && len(nameWords(name)) > 1 && !notSecret(line[m[4]:m[5]]) {
 					lineAdd(m[4], m[5], kindName, name)
 				}
@@ -111,13 +110,13 @@ func (r *Redactor) scanLines(s string, add func(int, int, string, string)) {
 		at = end + 1
 	}
 	if strings.Contains(s, "machine") || strings.Contains(s, "default") {
-		for _, m := range netrcRE.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range netrcRE().FindAllStringSubmatchIndex(s, -1) {
 			add(m[2], m[3], kindName, "password")
 		}
 	}
 	if strings.ContainsAny(s, "|>") {
 		covered := 0
-		for _, m := range blockScalarRE.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range blockScalarRE().FindAllStringSubmatchIndex(s, -1) {
 			name := strings.Trim(s[m[4]:m[5]], `"' `)
 			if m[0] < covered || !r.Secret(name) {
 				continue

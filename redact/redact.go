@@ -44,7 +44,6 @@
 package redact
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -322,9 +321,9 @@ func notSecret(v string) bool {
 		return true // the start of a structure written out, not a value
 	case placeholderValue(strings.Trim(t, "[]()<>{}")) || strings.Trim(t, "[]()<>{}") == Placeholder:
 		return true // "[REDACTED]", "<VALUE>"
-	case refRE.MatchString(t) && len(t) <= 64 && !tokenRE.MatchString(t):
+	case refRE().MatchString(t) && len(t) <= 64 && !tokenRE().MatchString(t):
 		return true // a reference: var.db_password, cfg.APIKey, process.env.SECRET
-	case pathValueRE.MatchString(t) && !highEntropy(t):
+	case pathValueRE().MatchString(t) && !highEntropy(t):
 		return true // a file: ./pw.txt, ../tokens, /etc/app/pw, server.key
 	case slices.Contains(configWords, strings.ToLower(t)):
 		return true // read, write, none, enabled, await…
@@ -334,11 +333,11 @@ func notSecret(v string) bool {
 		return true // a documentation placeholder: your-key-here, sk_test_..., ghp_xxxx
 	}
 	switch {
-	case versionRE.MatchString(t):
+	case versionRE().MatchString(t):
 		return true
 	case slices.Contains(schemeWords, strings.ToLower(t)):
 		return true
-	case strings.ContainsAny(t, "([{") && !strings.ContainsAny(t, " \t") && codeRE.MatchString(t):
+	case strings.ContainsAny(t, "([{") && !strings.ContainsAny(t, " \t") && codeRE().MatchString(t):
 		return true
 	}
 	return false
@@ -347,15 +346,15 @@ func notSecret(v string) bool {
 var (
 	// versionRE matches a version or a version range: 9.2, ^9.0.2,
 	// ==2.8.0, >=1.4,<2, ~> 3.1, v1.2.3-rc.1.
-	versionRE = regexp.MustCompile(`^(?:(?:[\^~<>=!]=?\s?|~>\s?)+v?\d+(?:\.\d+){0,3}|v?\d+(?:\.\d+){1,3})(?:[-+][0-9A-Za-z.-]+)?(?:,\s?(?:[<>=!~^]=?)\s?\d+(?:\.\d+){0,3})*$`)
+	versionRE = lazyRegexp(`^(?:(?:[\^~<>=!]=?\s?|~>\s?)+v?\d+(?:\.\d+){0,3}|v?\d+(?:\.\d+){1,3})(?:[-+][0-9A-Za-z.-]+)?(?:,\s?(?:[<>=!~^]=?)\s?\d+(?:\.\d+){0,3})*$`)
 	// codeRE matches an expression: a name followed by a call or an index,
 	// os.environ["X"], req.headers.authorization.split(.
-	codeRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$.]*[\[(]`)
+	codeRE = lazyRegexp(`^[A-Za-z_$][A-Za-z0-9_$.]*[\[(]`)
 	// refRE matches a dotted reference to a variable or setting.
-	refRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+;?$`)
+	refRE = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+;?$`)
 	// pathValueRE matches a file path or a file name with a key or
 	// configuration extension.
-	pathValueRE = regexp.MustCompile(`^(?:\.{1,2}/|~/)[^\s]*$|^(?:/[\w.-]{1,64}){2,}/?$|^[\w.-]+\.(?:pem|key|crt|cer|csr|der|p12|pfx|jks|keystore|pub|asc|gpg|txt|json|ya?ml|env|conf|cfg|ini|toml|properties)$`)
+	pathValueRE = lazyRegexp(`^(?:\.{1,2}/|~/)[^\s]*$|^(?:/[\w.-]{1,64}){2,}/?$|^[\w.-]+\.(?:pem|key|crt|cer|csr|der|p12|pfx|jks|keystore|pub|asc|gpg|txt|json|ya?ml|env|conf|cfg|ini|toml|properties)$`)
 )
 
 // configWords are values that name a setting or a keyword, not a secret:

@@ -36,50 +36,50 @@ const maxScan = 1 << 20
 
 var (
 	// pathSecretRE finds a URL path segment and the one after it.
-	pathSecretRE = regexp.MustCompile(`/([A-Za-z_][A-Za-z0-9_.-]{0,63})/([A-Za-z0-9._~-]{8,})`)
+	pathSecretRE = lazyRegexp(`/([A-Za-z_][A-Za-z0-9_.-]{0,63})/([A-Za-z0-9._~-]{8,})`)
 	// authorityRE finds a URL's authority (after "scheme://").
-	authorityRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]{0,31}:(?:\\?/){2}([^\s/?#<>"'\x60\\]+)`)
+	authorityRE = lazyRegexp(`[A-Za-z][A-Za-z0-9+.-]{0,31}:(?:\\?/){2}([^\s/?#<>"'\x60\\]+)`)
 	// xmlRE finds an XML element's text content (attributes allowed, the
 	// content plain or a CDATA section).
-	xmlRE = regexp.MustCompile(`<([A-Za-z_][A-Za-z0-9_.:-]{0,63})(?:\s[^<>]{0,200})?>(?:<!\[CDATA\[)?([^<\]]{1,1000})(?:\]\]>)?</`)
+	xmlRE = lazyRegexp(`<([A-Za-z_][A-Za-z0-9_.:-]{0,63})(?:\s[^<>]{0,200})?>(?:<!\[CDATA\[)?([^<\]]{1,1000})(?:\]\]>)?</`)
 	// pairJSONRE finds a name and a value given as sibling members:
 	// {"name": "DB_PASSWORD", "value": "…"} (Kubernetes env, HAR headers,
 	// AWS tags and parameters), in either order of the two names' case.
-	pairJSONRE = regexp.MustCompile(`"(?:[Nn]ame|[Kk]ey|ParameterKey|ParameterName|OptionName|[Vv]ariable)"\s*:\s*"([^"\\\n]{1,128})"\s*,\s*(?:"[Tt]ype"\s*:\s*"[^"\n]{0,64}"\s*,\s*)?"(?:[Vv]alue|ParameterValue|OptionValue)"\s*:\s*"((?:[^"\\\n]|\\.)*)"`)
+	pairJSONRE = lazyRegexp(`"(?:[Nn]ame|[Kk]ey|ParameterKey|ParameterName|OptionName|[Vv]ariable)"\s*:\s*"([^"\\\n]{1,128})"\s*,\s*(?:"[Tt]ype"\s*:\s*"[^"\n]{0,64}"\s*,\s*)?"(?:[Vv]alue|ParameterValue|OptionValue)"\s*:\s*"((?:[^"\\\n]|\\.)*)"`)
 	// pairYAMLRE finds the same in YAML, as Kubernetes env lists write it:
 	// "- name: DB_PASSWORD" and "value: …" on the next line.
-	pairYAMLRE = regexp.MustCompile(`(?m)\bname:[ \t]*["']?([A-Za-z_][A-Za-z0-9_.-]{0,127})["']?[ \t]*\r?\n[ \t]*(?:-[ \t]+)?value:[ \t]*("[^"\r\n]*"|'[^'\r\n]*'|[^\s#][^\r\n#]*)`)
+	pairYAMLRE = lazyRegexp(`(?m)\bname:[ \t]*["']?([A-Za-z_][A-Za-z0-9_.-]{0,127})["']?[ \t]*\r?\n[ \t]*(?:-[ \t]+)?value:[ \t]*("[^"\r\n]*"|'[^'\r\n]*'|[^\s#][^\r\n#]*)`)
 	// pairXMLRE finds a name element and its value element:
 	// <name>fs.s3a.secret.key</name><value>…</value> (Hadoop, Spring).
-	pairXMLRE = regexp.MustCompile(`<name>\s*([A-Za-z_][A-Za-z0-9_.-]{0,127})\s*</name>\s*<value>([^<]{1,1000})</value>`)
+	pairXMLRE = lazyRegexp(`<name>\s*([A-Za-z_][A-Za-z0-9_.-]{0,127})\s*</name>\s*<value>([^<]{1,1000})</value>`)
 	// digestRE finds the response of Digest credentials.
-	digestRE = regexp.MustCompile(`(?i)\bdigest\s[^\r\n]{0,1000}?\bresponse="([^"\r\n]{1,256})"`)
+	digestRE = lazyRegexp(`(?i)\bdigest\s[^\r\n]{0,1000}?\bresponse="([^"\r\n]{1,256})"`)
 	// quotedAfterRE finds a quoted value right after a password word or
 	// as the second member of an auth tuple.
-	quotedAfterRE = regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase)\s+(?:is\s+)?["']([^"'\n]{4,128})["']|\bauth\s*=\s*\(\s*["'][^"'\n]{1,128}["']\s*,\s*["']([^"'\n]{1,128})["']`)
+	quotedAfterRE = lazyRegexp(`(?i)\b(?:password|passwd|passphrase)\s+(?:is\s+)?["']([^"'\n]{4,128})["']|\bauth\s*=\s*\(\s*["'][^"'\n]{1,128}["']\s*,\s*["']([^"'\n]{1,128})["']`)
 	// keyedRE finds a value assigned to a quoted name inside brackets or a
 	// call: $config['db_password'] = '…', os.environ["API_KEY"] = "…",
 	// define('DB_PASSWORD', '…'), System.setProperty("db.password", "…").
-	keyedRE = regexp.MustCompile(`[\[(]\s*["']([A-Za-z_][A-Za-z0-9_.-]{0,127})["']\s*(?:\]\s*:?=|,)\s*(?:"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)')`)
+	keyedRE = lazyRegexp(`[\[(]\s*["']([A-Za-z_][A-Za-z0-9_.-]{0,127})["']\s*(?:\]\s*:?=|,)\s*(?:"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)')`)
 	// pairAttrRE finds the same as XML attributes: <add key="ApiKey"
 	// value="…"/>, <property name="db.password" value="…"/>.
-	pairAttrRE = regexp.MustCompile(`\b(?:name|key)\s*=\s*"([^"\n]{1,128})"[^<>]{0,200}?\bvalue\s*=\s*"([^"\n]*)"`)
+	pairAttrRE = lazyRegexp(`\b(?:name|key)\s*=\s*"([^"\n]{1,128})"[^<>]{0,200}?\bvalue\s*=\s*"([^"\n]*)"`)
 	// attrElementRE finds an element named by its key attribute:
 	// <entry key="password">…</entry>.
-	attrElementRE = regexp.MustCompile(`<[A-Za-z_][A-Za-z0-9_.:-]{0,63}\s+(?:key|name)\s*=\s*"([^"\n]{1,128})"[^<>]{0,200}>([^<]{1,1000})</`)
+	attrElementRE = lazyRegexp(`<[A-Za-z_][A-Za-z0-9_.:-]{0,63}\s+(?:key|name)\s*=\s*"([^"\n]{1,128})"[^<>]{0,200}>([^<]{1,1000})</`)
 	// userFlagRE finds curl's and similar tools' "user:password" flags,
 	// the value separate, after "=", or attached ("-uuser:pass").
-	userFlagRE = regexp.MustCompile(`(?:^|[\s'"])(?:(?:-u|-U|--user|--proxy-user|--basic-auth|--auth|--creds|--credentials)(?:=|[ \t]+|["']\s*,\s*["'])|-u)('[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)`)
+	userFlagRE = lazyRegexp(`(?:^|[\s'"])(?:(?:-u|-U|--user|--proxy-user|--basic-auth|--auth|--creds|--credentials)(?:=|[ \t]+|["']\s*,\s*["'])|-u)('[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)`)
 	// flagRE finds a long or short flag and a separate value.
-	flagRE = regexp.MustCompile(`(?:^|[\s'"])--?([A-Za-z][A-Za-z0-9_.-]{0,63})(?:[ \t]+|["']\s*,\s*["'])('[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)`)
+	flagRE = lazyRegexp(`(?:^|[\s'"])--?([A-Za-z][A-Za-z0-9_.-]{0,63})(?:[ \t]+|["']\s*,\s*["'])('[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)`)
 	// mysqlPassRE finds the MySQL clients' attached password, "-pPASS".
-	mysqlPassRE = regexp.MustCompile(`(?:^|[\s'"])-p([^\s'"-][^\s'"]*|'[^'\n]*'|"[^"\n]*")`)
+	mysqlPassRE = lazyRegexp(`(?:^|[\s'"])-p([^\s'"-][^\s'"]*|'[^'\n]*'|"[^"\n]*")`)
 	// sshpassRE finds "sshpass -p PASS".
-	sshpassRE = regexp.MustCompile(`\bsshpass\b[^\n]*?[ \t]-p[ \t]*('[^'\n]*'|"[^"\n]*"|\S+)`)
+	sshpassRE = lazyRegexp(`\bsshpass\b[^\n]*?[ \t]-p[ \t]*('[^'\n]*'|"[^"\n]*"|\S+)`)
 	// mysqlClient names the programs whose -p takes an attached password.
-	mysqlClient = regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mysqlpump|mariadb|mariadb-dump|mariadb-admin)\b`)
+	mysqlClient = lazyRegexp(`\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mysqlpump|mariadb|mariadb-dump|mariadb-admin)\b`)
 	// hashLabel ends the text before a digest that is named as one.
-	hashLabel = regexp.MustCompile(`(?i)(?:sha1|sha256|sha384|sha512|sha-1|sha-256|md5|h1|etag|digest|hash|checksum|commit|fingerprint|integrity|id|ids|identifier|trace|traceparent|request|build|ref|deployment|run|job|customer|user|account)["']?\s*[:=#@-]?\s*["']?$`)
+	hashLabel = lazyRegexp(`(?i)(?:sha1|sha256|sha384|sha512|sha-1|sha-256|md5|h1|etag|digest|hash|checksum|commit|fingerprint|integrity|id|ids|identifier|trace|traceparent|request|build|ref|deployment|run|job|customer|user|account)["']?\s*[:=#@-]?\s*["']?$`)
 )
 
 // scan finds every secret in s, in no particular order (overlaps allowed).
@@ -120,14 +120,14 @@ func (r *Redactor) scanWindow(s string, base, depth int) []finding {
 	if strings.Contains(s, "/") {
 		// A path segment after a secret-named one: /token/<value>,
 		// /api_key/<value>.
-		for _, m := range pathSecretRE.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range pathSecretRE().FindAllStringSubmatchIndex(s, -1) {
 			if r.Secret(s[m[2]:m[3]]) && r.weakValue(s[m[4]:m[5]]) {
 				add(m[4], m[5], kindParam, s[m[2]:m[3]])
 			}
 		}
 	}
 	if strings.Contains(s, "/services/") || strings.Contains(s, "/api/webhooks/") {
-		for _, m := range webhookPaths.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range webhookPaths().FindAllStringSubmatchIndex(s, -1) {
 			if m[2] >= 0 {
 				add(m[2], m[3], kindShape, "webhook")
 			} else {
@@ -136,7 +136,7 @@ func (r *Redactor) scanWindow(s string, base, depth int) []finding {
 		}
 	}
 	if strings.Contains(s, "://") || strings.Contains(s, `:\/\/`) {
-		for _, m := range authorityRE.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range authorityRE().FindAllStringSubmatchIndex(s, -1) {
 			r.userinfo(s, m[2], m[3], add)
 		}
 	}
@@ -146,7 +146,7 @@ func (r *Redactor) scanWindow(s string, base, depth int) []finding {
 	if strings.Contains(s, "alue") {
 		// {"name": "DB_PASSWORD", "value": "…"}, <add key="ApiKey" value="…"/>:
 		// a pair whose value is named by a sibling.
-		for _, re := range []*regexp.Regexp{pairJSONRE, pairAttrRE, pairYAMLRE, pairXMLRE} {
+		for _, re := range []*regexp.Regexp{pairJSONRE(), pairAttrRE(), pairYAMLRE(), pairXMLRE()} {
 			for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
 				if name := s[m[2]:m[3]]; r.Secret(name) {
 					if a, b := unquoted(s, m[4], m[5]); r.holds(name, strings.TrimSpace(s[a:b])) {
@@ -158,7 +158,7 @@ func (r *Redactor) scanWindow(s string, base, depth int) []finding {
 	}
 	if strings.ContainsAny(s, "\"'") {
 		// `with password "Xy9#kLm2!pQ"`, `auth=("alice", "Al1c3Pw!")`.
-		for _, m := range quotedAfterRE.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range quotedAfterRE().FindAllStringSubmatchIndex(s, -1) {
 			a, b := m[2], m[3]
 			if a < 0 {
 				a, b = m[4], m[5]
@@ -170,12 +170,12 @@ func (r *Redactor) scanWindow(s string, base, depth int) []finding {
 	}
 	if strings.Contains(s, "Digest ") || strings.Contains(s, "digest ") {
 		// RFC 7616: the response (and cnonce) of Digest credentials.
-		for _, m := range digestRE.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range digestRE().FindAllStringSubmatchIndex(s, -1) {
 			add(m[2], m[3], kindScheme, "digest")
 		}
 	}
 	if strings.ContainsAny(s, "[(") {
-		for _, m := range keyedRE.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range keyedRE().FindAllStringSubmatchIndex(s, -1) {
 			name := s[m[2]:m[3]]
 			a, b := m[4], m[5]
 			if a < 0 {
@@ -187,12 +187,12 @@ func (r *Redactor) scanWindow(s string, base, depth int) []finding {
 		}
 	}
 	if strings.Contains(s, "</") {
-		for _, m := range attrElementRE.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range attrElementRE().FindAllStringSubmatchIndex(s, -1) {
 			if name := s[m[2]:m[3]]; r.Secret(name) && r.holds(name, s[m[4]:m[5]]) {
 				add(m[4], m[5], kindName, name)
 			}
 		}
-		for _, m := range xmlRE.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range xmlRE().FindAllStringSubmatchIndex(s, -1) {
 			if r.Secret(s[m[2]:m[3]]) && r.holds(s[m[2]:m[3]], s[m[4]:m[5]]) {
 				add(m[4], m[5], kindName, s[m[2]:m[3]])
 			}
@@ -292,7 +292,7 @@ func (r *Redactor) Text(s string) string {
 func (r *Redactor) Source(src string) string { return r.Text(src) }
 
 // quotedRE finds a quoted value in a validator's or rule's message.
-var quotedRE = regexp.MustCompile(`'[^'\n]*'|"(?:[^"\\\n]|\\.)*"`)
+var quotedRE = lazyRegexp(`'[^'\n]*'|"(?:[^"\\\n]|\\.)*"`)
 
 // Message redacts a message about the value at instanceLocation (an RFC
 // 6901 JSON Pointer; instance is that value, nil when unknown): what Text
@@ -315,7 +315,7 @@ func (r *Redactor) Message(msg, instanceLocation string, instance any) string {
 	if !ok {
 		if secretAt {
 			// Not a string (or not known): every quoted string goes.
-			return quotedRE.ReplaceAllStringFunc(msg, func(q string) string {
+			return quotedRE().ReplaceAllStringFunc(msg, func(q string) string {
 				return q[:1] + Placeholder + q[len(q)-1:]
 			})
 		}

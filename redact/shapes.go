@@ -3,6 +3,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // tokenFormat is one published credential format, matched anywhere in a
@@ -57,17 +58,33 @@ var tokenFormats = []tokenFormat{
 }
 
 // tokenRE matches any of tokenFormats (without capture groups, so the
-// regexp engine need not track them); tokenREs[i] matches exactly
-// tokenFormats[i], to name a match.
-var tokenRE, tokenREs = func() (*regexp.Regexp, []*regexp.Regexp) {
+// regexp engine need not track them); tokenREs()[i] matches exactly
+// tokenFormats[i], to name a match. Both are compiled at their first use,
+// tokenREs only once a token has been found.
+var tokenRE = sync.OnceValue(func() *regexp.Regexp {
 	parts := make([]string, len(tokenFormats))
-	each := make([]*regexp.Regexp, len(tokenFormats))
 	for i, f := range tokenFormats {
 		parts[i] = "(?:" + f.re + ")"
+	}
+	return regexp.MustCompile(strings.Join(parts, "|"))
+})
+
+var tokenREs = sync.OnceValue(func() []*regexp.Regexp {
+	each := make([]*regexp.Regexp, len(tokenFormats))
+	for i, f := range tokenFormats {
 		each[i] = regexp.MustCompile("^(?:" + f.re + ")$")
 	}
-	return regexp.MustCompile(strings.Join(parts, "|")), each
-}()
+	return each
+})
+
+// lazyRegexp returns expr's regular expression compiled at the first call
+// (once: every call returns the same *regexp.Regexp), so that a program
+// that never redacts compiles none of the package's expressions. An expr
+// that does not compile panics, as regexp.MustCompile does, at every call;
+// TestRegexpsCompileLazily compiles each one.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // tokenHints are literals one of which every token format contains; a
 // word with none of them is not searched with tokenRE.
@@ -103,7 +120,7 @@ func mayToken(w string) bool {
 
 // tokenLabel names the format of a token tokenRE matched.
 func tokenLabel(tok string) string {
-	for i, re := range tokenREs {
+	for i, re := range tokenREs() {
 		if re.MatchString(tok) {
 			return tokenFormats[i].label
 		}
@@ -112,11 +129,11 @@ func tokenLabel(tok string) string {
 }
 
 // webhookPaths are URL paths whose last segment is the secret.
-var webhookPaths = regexp.MustCompile(`/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/([A-Za-z0-9]{16,})|/api/webhooks/\d{10,}/([A-Za-z0-9_-]{40,})`)
+var webhookPaths = lazyRegexp(`/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/([A-Za-z0-9]{16,})|/api/webhooks/\d{10,}/([A-Za-z0-9_-]{40,})`)
 
 // pemBegin starts a PEM private-key block (RFC 7468 labels: PRIVATE KEY,
 // RSA/EC/DSA/OPENSSH/ENCRYPTED PRIVATE KEY; PGP PRIVATE KEY BLOCK).
-var pemBegin = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)
+var pemBegin = lazyRegexp(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)
 
 // SecretValue reports whether s, trimmed, is a credential as a whole: one
 // of the published token formats, or an HTTP credential ("Bearer …",
@@ -126,10 +143,10 @@ func SecretValue(s string) bool {
 	if len(s) < 12 {
 		return false
 	}
-	if loc := tokenRE.FindStringIndex(s); loc != nil && loc[0] == 0 && loc[1] == len(s) {
+	if loc := tokenRE().FindStringIndex(s); loc != nil && loc[0] == 0 && loc[1] == len(s) {
 		return true
 	}
-	if pemBegin.MatchString(s) && strings.HasPrefix(s, "-----BEGIN") {
+	if pemBegin().MatchString(s) && strings.HasPrefix(s, "-----BEGIN") {
 		return true
 	}
 	if _, end, ok := schemeCredential(s, 0); ok && end == len(s) {
@@ -186,7 +203,7 @@ func highEntropy(w string) bool {
 	if len(w) < 16 || len(w) > 4096 {
 		return false
 	}
-	if uuidRE.MatchString(w) || (len(w) == 40 || len(w) == 64) && isHex(w) || strings.HasPrefix(w, "0x") && isHex(w[2:]) || labelledHash.MatchString(w) {
+	if uuidRE().MatchString(w) || (len(w) == 40 || len(w) == 64) && isHex(w) || strings.HasPrefix(w, "0x") && isHex(w[2:]) || labelledHash().MatchString(w) {
 		return false // a UUID, a digest, an address, "sha512-…", "h1:…"
 	}
 	if strings.Contains(w, "/") && strings.Contains(w, ".") || shortParts(w) {
@@ -226,9 +243,9 @@ func shortParts(w string) bool {
 
 // labelledHash matches a digest written with its algorithm: SRI
 // integrity ("sha512-…"), Go sums ("h1:…"), "sha256:…".
-var labelledHash = regexp.MustCompile(`^(?i:sha1|sha256|sha384|sha512|md5|h1)[-:]`)
+var labelledHash = lazyRegexp(`^(?i:sha1|sha256|sha384|sha512|md5|h1)[-:]`)
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var uuidRE = lazyRegexp(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 func isHex(w string) bool {
 	for i := 0; i < len(w); i++ {

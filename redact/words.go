@@ -23,7 +23,7 @@ func (r *Redactor) scanPEM(s string, add func(int, int, string, string)) {
 		return
 	}
 	covered := 0
-	for _, m := range pemBegin.FindAllStringIndex(s, -1) {
+	for _, m := range pemBegin().FindAllStringIndex(s, -1) {
 		if m[0] < covered {
 			continue
 		}
@@ -96,7 +96,7 @@ func (r *Redactor) scanWords(s string, add func(int, int, string, string)) {
 		}
 		word := s[i:j]
 		if len(word) >= 16 && mayToken(word) {
-			for _, m := range tokenRE.FindAllStringIndex(word, -1) {
+			for _, m := range tokenRE().FindAllStringIndex(word, -1) {
 				a, b := i+m[0], i+m[1]
 				if !bounded(s, a, b) {
 					continue
@@ -129,7 +129,7 @@ func (r *Redactor) scanWords(s string, add func(int, int, string, string)) {
 				if !random && password && credentialLike(part, false) && !pathLike(part) && !placeholderValue(part) {
 					random = true
 				}
-				if random && !hashLabel.MatchString(s[max(0, off-24):off]) {
+				if random && !hashLabel().MatchString(s[max(0, off-24):off]) {
 					add(off, extendWord(s, off+len(part)), kindEntropy, "")
 				}
 			}

@@ -8,6 +8,8 @@ import (
 	_ "embed"
 	"maps"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -24,8 +26,11 @@ var schemaJSON []byte
 // bytes as schemas/contract.schema.json in the repository.
 func SchemaJSON() []byte { return slices.Clone(schemaJSON) }
 
-// compiled is the manifest schema, compiled once.
-var compiled = func() *jsonschema.Schema {
+// compiled is the manifest schema, compiled at its first use (a command
+// that reads no contract never pays for it) and once only. A failure is a
+// programming error and panics, at every call.
+var compiled = sync.OnceValue(func() *jsonschema.Schema {
+	compiles.Add(1)
 	doc, err := strictjson.Parse(schemaJSON, schema.FileLimits)
 	if err != nil {
 		panic("manifest: embedded contract.schema.json: " + err.Error())
@@ -36,13 +41,17 @@ var compiled = func() *jsonschema.Schema {
 		panic(err)
 	}
 	return c.MustCompile(url)
-}()
+})
+
+// compiles counts the compilations of the manifest schema (at most one);
+// the tests read it.
+var compiles atomic.Int32
 
 // Decode decodes a contract.yaml strictly (strictyaml.Decode against the
 // published schema); errors are *config.Error values naming file and line.
 func Decode(file string, data []byte) (Manifest, error) {
 	var m Manifest
-	err := strictyaml.Decode(file, data, compiled, &m)
+	err := strictyaml.Decode(file, data, compiled(), &m)
 	return m, err
 }
 

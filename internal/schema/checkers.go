@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -157,8 +158,9 @@ func quotedString(s string) (int, error) {
 }
 
 // validatorURIReference is the validator's own "uri-reference" checker,
-// taken from a schema compiled with it (the library does not export it).
-var validatorURIReference = func() func(any) error {
+// taken from a schema compiled with it (the library does not export it),
+// at the first use of the checker rather than at start-up.
+var validatorURIReference = sync.OnceValue(func() func(any) error {
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
 	const url = "airlock:uri-reference.json"
@@ -166,7 +168,7 @@ var validatorURIReference = func() func(any) error {
 		panic(err)
 	}
 	return c.MustCompile(url).Format.Validate
-}()
+})
 
 // checkURIReference is the "uri-reference" checker of format uri.
-func checkURIReference(s string) error { return validatorURIReference(s) }
+func checkURIReference(s string) error { return validatorURIReference()(s) }

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
@@ -295,8 +296,11 @@ func misspelt(file string, root *yaml.Node, f *schema.Failure) *config.Error {
 	return nil
 }
 
-// jsonNumber is a number as JSON writes it (RFC 8259 §6).
-var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+// jsonNumber is a number as JSON writes it (RFC 8259 §6), compiled at its
+// first use.
+var jsonNumber = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+})
 
 // NumberTexts returns the text of every number among the values of the
 // mapping at pointer in data, by key — what a decoder loses when it turns
@@ -321,7 +325,7 @@ func NumberTexts(data []byte, pointer string) (texts map[string]string, key stri
 		if v.Kind != yaml.ScalarNode || v.Style != 0 || v.Tag != "!!int" && v.Tag != "!!float" {
 			continue
 		}
-		if !jsonNumber.MatchString(v.Value) {
+		if !jsonNumber().MatchString(v.Value) {
 			return nil, k.Value, v.Line, v.Column, fmt.Errorf("%q is not a number as JSON writes it (no leading zero, 0x, 0o, _, + or .inf); write it as JSON does, or quote it to make it a string", v.Value)
 		}
 		texts[k.Value] = v.Value
