@@ -118,6 +118,11 @@ func typeOf(v any) (uint8, dec, bool) {
 	case map[string]any:
 		return tObject, dec{}, true
 	}
+	return numberType(v)
+}
+
+// numberType is typeOf for a number.
+func numberType(v any) (uint8, dec, bool) {
 	s, ok := numberText(v)
 	if !ok {
 		return 0, dec{}, false
@@ -151,9 +156,24 @@ func (r *run) validate(n *node, v any) bool {
 	case -1:
 		return r.failAt(n.loc, n.falseKey, &kind.FalseSchema{})
 	}
-	t, d, ok := typeOf(v)
-	if !ok {
-		return r.failAt(n.loc, "invalid", &kind.InvalidJsonValue{Value: v})
+	var t uint8
+	var d dec
+	switch v.(type) {
+	case string:
+		t = tString
+	case map[string]any:
+		t = tObject
+	case []any:
+		t = tArray
+	case nil:
+		t = tNull
+	case bool:
+		t = tBool
+	default:
+		var ok bool
+		if t, d, ok = numberType(v); !ok {
+			return r.failAt(n.loc, "invalid", &kind.InvalidJsonValue{Value: v})
+		}
 	}
 	if n.types != 0 && t&n.types == 0 {
 		return r.fail(n, "type", &kind.Type{Got: typeName(t), Want: n.typeNames})
@@ -641,7 +661,12 @@ func (r *run) members(n *node, obj map[string]any) bool {
 // judged here when not recording).
 func (r *run) member(n *node, name string, x any, closed bool) bool {
 	r.push(name)
-	defer r.pop()
+	ok := r.memberValue(n, name, x, closed)
+	r.pop()
+	return ok
+}
+
+func (r *run) memberValue(n *node, name string, x any, closed bool) bool {
 	valid, evaluated := true, false
 	if p, ok := n.props[name]; ok {
 		evaluated = true
