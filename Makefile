@@ -110,6 +110,7 @@ bench:
 	$(GO) run ./scripts/benchratio < bench.out
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./runner ./mutate ./lint
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./redact
+	$(GO) test -run '^$$' -bench '^BenchmarkParse$$' -benchmem -benchtime $(BENCHTIME) ./internal/strictjson
 	$(GO) test -run '^$$' -bench 'Hostile/requests' -benchmem -benchtime 3x ./internal/strictyaml
 	$(GO) build -o $(BIN) ./cmd/airlock
 	$(GO) run ./scripts/inittrace -runs 5 -- $(BIN) check --help

@@ -2,15 +2,39 @@ package strictjson_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/airlockdev/airlock/internal/strictjson"
 )
 
-// benchBody returns about size bytes of a typical API page: an array of
-// small objects with snake_case and camelCase names, and one object of
-// 200 members (past the linear search).
-func benchBody(size int) []byte {
+// listBody returns about size bytes of a paged list of issues, the shape of
+// gate's bench_list body: objects of nine members with strings (one
+// escaped, one non-ASCII), integers, decimals, nulls and a small array.
+func listBody(size int) []byte {
+	states := []string{"open", "closed", "triaged"}
+	authors := []string{"mlopez", "akim", "r.okafor", "j-nguyen"}
+	b := []byte(`{"request_id":"req.B3nchm4rk","items":[`)
+	for i := 0; len(b) < size-40; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = fmt.Appendf(b, `{"id":"ISS-%d","title":"Gate refuses \"%d\" — retry with café config #%d",`, 1000+i, i, i%97)
+		b = fmt.Appendf(b, `"state":%q,"author":%q,"created_at":"2025-06-%02dT%02d:%02d:07.25Z",`, states[i%3], authors[i%4], 1+i%28, i%24, i%60)
+		b = fmt.Appendf(b, `"labels":["area/gate","kind/bug","p%d"],"comments":%d,"score":%d.%02d,"assignee":`, i%4, i*7%300, i%100, i*13%100)
+		if i%2 == 0 {
+			b = append(b, "null}"...)
+		} else {
+			b = fmt.Appendf(b, "%q}", authors[(i+1)%4])
+		}
+	}
+	return append(b, `],"next_cursor":"c.AAAAAQ"}`...)
+}
+
+// wideBody returns about size bytes (at least some 3 KB) of another API
+// page: an array of small objects with snake_case and camelCase names, and
+// one object of 200 members (past the linear search for repeated names).
+func wideBody(size int) []byte {
 	b := []byte(`{"requestId":"req.B3nchm4rk","wide":{`)
 	for i := 0; i < 200; i++ {
 		if i > 0 {
@@ -29,19 +53,38 @@ func benchBody(size int) []byte {
 	return append(b, `],"nextCursor":"c.AAAAAQ"}`...)
 }
 
+// BenchmarkParse parses each body with and without the fold-collision
+// check (the gate's default is with). Beside B/op and allocs/op it reports
+//
+//	B/in-B         bytes allocated per body byte
+//	allocs/100B    allocations per 100 body bytes
 func BenchmarkParse(b *testing.B) {
-	for _, size := range []int{2 << 10, 200 << 10} {
-		body := benchBody(size)
-		for _, fold := range []bool{false, true} {
-			b.Run(fmt.Sprintf("%dKB/fold=%v", size>>10, fold), func(b *testing.B) {
-				b.SetBytes(int64(len(body)))
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := strictjson.Parse(body, strictjson.Limits{FoldCollisions: fold}); err != nil {
-						b.Fatal(err)
+	bodies := []struct {
+		name string
+		make func(int) []byte
+	}{{"list", listBody}, {"wide", wideBody}}
+	for _, body := range bodies {
+		for _, size := range []int{2 << 10, 200 << 10} {
+			data := body.make(size)
+			for _, fold := range []bool{false, true} {
+				b.Run(fmt.Sprintf("%s/%dKB/fold=%v", body.name, size>>10, fold), func(b *testing.B) {
+					lim := strictjson.Limits{FoldCollisions: fold}
+					b.SetBytes(int64(len(data)))
+					b.ReportAllocs()
+					runtime.GC()
+					var before, after runtime.MemStats
+					runtime.ReadMemStats(&before)
+					for b.Loop() {
+						if _, err := strictjson.Parse(data, lim); err != nil {
+							b.Fatal(err)
+						}
 					}
-				}
-			})
+					runtime.ReadMemStats(&after)
+					n := float64(b.N) * float64(len(data))
+					b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "B/in-B")
+					b.ReportMetric(100*float64(after.Mallocs-before.Mallocs)/n, "allocs/100B")
+				})
+			}
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -122,6 +123,18 @@ func (l Limits) withDefaults() Limits {
 // (see Error.Pointer); Parse never panics on any input and keeps no
 // reference to body.
 //
+// Memory: the text of the strings and numbers returned is copied out of
+// body into chunks that they share, and the arrays are cut from shared
+// slabs, so that a parse makes few allocations beside its maps (chunks and
+// slabs grow from 512 bytes to 16 KiB; a longer string or array has one of
+// its own). A value the caller keeps keeps its chunk or slab alive, so
+// what a result retains is at most what the parse allocated. That is at
+// most 72 × len(body) + 64 KiB bytes: about 4 per body byte for an API
+// page (a list of objects of strings, numbers and small arrays), 57 for a
+// body of one-member objects and 64 for nested ones, as each object is a
+// Go map of at least 48 bytes, or 336 with members. The tests pin the
+// bound.
+//
 // Cost: one pass over body. Each member name is compared with at most 15
 // earlier names of its object (an object of up to 16 members is searched
 // linearly; a larger one keeps a map from name, or folded name, to member),
@@ -193,13 +206,28 @@ func (e *Error) Error() string {
 
 // jsonParser builds the value from jsontext's tokens.
 type jsonParser struct {
-	dec    *jsontext.Decoder
-	lim    Limits
-	names  map[string]string // interned member names: arrays of objects repeat them
-	values map[string]any    // shared short string values (see strValue)
+	dec *jsontext.Decoder
+	in  bytes.Buffer // what dec reads: the body, in place
+	lim Limits
+	// text holds the strings and numbers of the value being built.
+	text    text
+	names   map[string]string // interned member names: arrays of objects repeat them
+	values  map[string]any    // shared short string values (see strValue)
+	numbers map[string]any    // shared short numbers, likewise
+	// slab is where arrays are cut from (see newArray); nextSlab is the
+	// size of the next one.
+	slab     []any
+	nextSlab int
+	// unquoted is scratch space for unescaping a string; folded for
+	// folding a member name.
+	unquoted, folded []byte
+	// keyMaps are idle maps for frame.keys, cleared.
+	keyMaps []map[string]int
 	// members and elems are stacks of the open objects' members and open
 	// arrays' elements: each object and array is built once its size is
-	// known, so no map or slice is grown and copied on the way.
+	// known, so no map or slice is grown and copied on the way. A full
+	// stack doubles (append alone grows a large slice by a quarter, and so
+	// copies it more often).
 	members []member
 	elems   []any
 	// frames are the open objects and arrays, outermost first: the path to
@@ -256,10 +284,22 @@ var noInput = strings.NewReader("")
 // larger ones are dropped rather than pinned in the pool.
 const maxPooledStack = 1 << 10
 
+// maxPooledScratch is the largest scratch buffer, in bytes, kept for reuse.
+const maxPooledScratch = 1 << 16
+
 // release makes p idle and returns it to the pool, keeping no reference to
 // the body or to any value built from it.
 func (p *jsonParser) release() {
 	p.dec.Reset(noInput, decoderOptions)
+	p.in = bytes.Buffer{}
+	p.text = text{}
+	p.slab, p.nextSlab = nil, 0
+	if cap(p.unquoted) > maxPooledScratch {
+		p.unquoted = nil
+	}
+	if cap(p.folded) > maxPooledScratch {
+		p.folded = nil
+	}
 	clear(p.members)
 	clear(p.elems)
 	clear(p.frames)
@@ -284,6 +324,11 @@ func (p *jsonParser) release() {
 	} else {
 		clear(p.values)
 	}
+	if len(p.numbers) > maxPooledStack {
+		p.numbers = nil
+	} else {
+		clear(p.numbers)
+	}
 	parsers.Put(p)
 }
 
@@ -300,7 +345,8 @@ func parse(body []byte, lim Limits) (any, *Error) {
 	defer p.release()
 	p.lim, p.size = lim, int64(len(body))
 	// A *bytes.Buffer lets jsontext read body in place, without a copy.
-	p.dec.Reset(bytes.NewBuffer(body), decoderOptions)
+	p.in = *bytes.NewBuffer(body)
+	p.dec.Reset(&p.in, decoderOptions)
 	v, r := p.value()
 	if r == nil {
 		end := p.dec.InputOffset()
@@ -399,10 +445,17 @@ func (p *jsonParser) object() (any, *Error) {
 			return nil, r
 		}
 		p.frames[top].open = false
+		if len(p.members) == cap(p.members) {
+			p.members = slices.Grow(p.members, len(p.members))
+		}
 		p.members = append(p.members, member{name, v, off})
 	}
 	if _, err := p.dec.ReadToken(); err != nil {
 		return nil, p.fail(err)
+	}
+	if keys := p.frames[top].keys; keys != nil && len(keys) <= maxPooledStack {
+		clear(keys)
+		p.keyMaps = append(p.keyMaps, keys)
 	}
 	p.frames[top] = frame{}
 	p.frames = p.frames[:top]
@@ -447,17 +500,49 @@ func (p *jsonParser) array() (any, *Error) {
 		}
 		p.frames[top].open = false
 		p.frames[top].index++
+		if len(p.elems) == cap(p.elems) {
+			p.elems = slices.Grow(p.elems, len(p.elems))
+		}
 		p.elems = append(p.elems, v)
 	}
 	if _, err := p.dec.ReadToken(); err != nil {
 		return nil, p.fail(err)
 	}
 	p.frames = p.frames[:top]
-	arr := make([]any, len(p.elems)-base)
-	copy(arr, p.elems[base:])
+	arr := p.newArray(p.elems[base:])
 	clear(p.elems[base:])
 	p.elems = p.elems[:base]
 	return arr, nil
+}
+
+// The first slab of a parse is made for minSlab elements (16 bytes each),
+// each next one for twice as many as the last, up to maxSlab (a longer
+// array gets a slab of its own size).
+const (
+	minSlab = 32
+	maxSlab = 1 << 10
+)
+
+// newArray returns a copy of elems cut from the slab: arrays share a slab
+// instead of being allocated one by one. Each has its length as its
+// capacity, so an append to it copies it instead of writing into the next
+// array. A new slab is made for what is left of the input at most: every
+// element still to be read takes two bytes of it at least (the value, then
+// "," or "]"), and the elements read but not yet placed are on the stack.
+func (p *jsonParser) newArray(elems []any) []any {
+	n := len(elems)
+	if n == 0 {
+		return make([]any, 0)
+	}
+	if len(p.slab) < n {
+		p.nextSlab = min(max(2*p.nextSlab, minSlab), maxSlab)
+		rest := (p.size-p.dec.InputOffset())/2 + int64(len(p.elems)-n)
+		p.slab = make([]any, max(n, int(min(rest, int64(p.nextSlab)))))
+	}
+	arr := p.slab[:n:n]
+	p.slab = p.slab[n:]
+	copy(arr, elems)
+	return arr
 }
 
 func (p *jsonParser) tooDeep() *Error {
@@ -469,23 +554,24 @@ func (p *jsonParser) tooDeep() *Error {
 func (p *jsonParser) str(raw jsontext.Value, name bool) (string, *Error) {
 	inner := raw[1 : len(raw)-1]
 	if len(inner) > p.lim.MaxStringLength || bytes.IndexByte(inner, '\\') >= 0 {
-		unq, err := jsontext.AppendUnquote(nil, raw)
+		unq, err := jsontext.AppendUnquote(p.unquoted[:0], raw)
 		if err != nil {
 			return "", p.fail(err)
 		}
+		p.unquoted = unq
 		if len(unq) > p.lim.MaxStringLength {
 			return "", p.errorAt(ReasonStringTooLong, p.dec.InputOffset()-int64(len(raw)),
 				fmt.Sprintf("string of %d bytes exceeds the limit of %d", len(unq), p.lim.MaxStringLength))
 		}
-		return string(unq), nil
+		return p.text.add(unq, p.rest(raw)), nil
 	}
 	if !name {
-		return string(inner), nil
+		return p.text.add(inner, p.rest(raw)), nil
 	}
 	if s, ok := p.names[string(inner)]; ok {
 		return s, nil
 	}
-	s := string(inner)
+	s := p.text.add(inner, p.rest(raw))
 	if p.names == nil {
 		p.names = make(map[string]string)
 	}
@@ -501,8 +587,8 @@ func (p *jsonParser) str(raw jsontext.Value, name bool) (string, *Error) {
 const maxSharedString = 16
 
 // strValue is str for a string value. Equal short strings without escapes
-// share one boxed value, which saves two allocations per repeat; strings
-// are immutable, so the sharing cannot be observed.
+// share one boxed value, which saves the box (one allocation) and the text
+// of each repeat; strings are immutable, so the sharing cannot be observed.
 func (p *jsonParser) strValue(raw jsontext.Value) (any, *Error) {
 	inner := raw[1 : len(raw)-1]
 	if len(inner) > min(maxSharedString, p.lim.MaxStringLength) || bytes.IndexByte(inner, '\\') >= 0 {
@@ -511,7 +597,7 @@ func (p *jsonParser) strValue(raw jsontext.Value) (any, *Error) {
 	if v, ok := p.values[string(inner)]; ok {
 		return v, nil
 	}
-	var v any = string(inner)
+	var v any = p.text.add(inner, p.rest(raw))
 	if p.values == nil {
 		p.values = make(map[string]any)
 	}
@@ -521,19 +607,35 @@ func (p *jsonParser) strValue(raw jsontext.Value) (any, *Error) {
 	return v, nil
 }
 
+// rest is how many bytes of input are left from raw, the token just read,
+// on.
+func (p *jsonParser) rest(raw jsontext.Value) int64 {
+	return p.size - p.dec.InputOffset() + int64(len(raw))
+}
+
 // number keeps the token's exact text and enforces the number policy.
+// Equal short numbers share one boxed value, as short strings do (see
+// strValue).
 func (p *jsonParser) number(raw jsontext.Value) (any, *Error) {
 	start := p.dec.InputOffset() - int64(len(raw))
 	if len(raw) > p.lim.MaxNumberLength {
 		return nil, p.errorAt(ReasonNumber, start,
 			fmt.Sprintf("number token of %d bytes exceeds the limit of %d", len(raw), p.lim.MaxNumberLength))
 	}
-	s := string(raw)
+	if len(raw) <= maxSharedString {
+		if v, ok := p.numbers[string(raw)]; ok {
+			return v, nil
+		}
+	}
+	s := p.text.add(raw, p.rest(raw))
 	// Without an exponent only a token of over 300 bytes (max_number_length
 	// allows 4096) can lie outside binary64's range.
 	if strings.IndexAny(s, "eE") >= 0 || len(s) > 300 {
 		f, err := strconv.ParseFloat(s, 64)
-		cut := strings.IndexAny(s+"e", "eE")
+		cut := strings.IndexAny(s, "eE")
+		if cut < 0 {
+			cut = len(s)
+		}
 		mantissa, exponent := s[:cut], strings.TrimLeft(strings.TrimPrefix(s[min(cut+1, len(s)):], "+"), "-0")
 		switch {
 		case len(exponent) > 4 || len(exponent) == 4 && exponent > "1000":
@@ -546,7 +648,16 @@ func (p *jsonParser) number(raw jsontext.Value) (any, *Error) {
 			return nil, p.errorAt(ReasonNumber, start, "number underflows IEEE 754 binary64")
 		}
 	}
-	return json.Number(s), nil
+	var v any = json.Number(s)
+	if len(s) <= maxSharedString {
+		if p.numbers == nil {
+			p.numbers = make(map[string]any)
+		}
+		if len(p.numbers) < maxInterned {
+			p.numbers[s] = v
+		}
+	}
+	return v, nil
 }
 
 // errorAt is a refusal at off, located at the value being read.

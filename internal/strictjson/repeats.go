@@ -17,7 +17,9 @@ import (
 // An object of up to smallObject members is searched linearly; a larger one
 // keeps a map from each name (or its folded form) to its first member, built
 // when the object passes smallObject members. So each name costs at most
-// smallObject-1 comparisons, or one fold and one map lookup.
+// smallObject-1 comparisons, or one fold and one map lookup. The maps are
+// reused from one large object to the next; a folded name that differs from
+// the name is kept in p.text.
 func (p *jsonParser) checkName(name string, off int64) *Error {
 	f := &p.frames[len(p.frames)-1]
 	prior := p.members[f.base:]
@@ -31,19 +33,19 @@ func (p *jsonParser) checkName(name string, off int64) *Error {
 		}
 	} else {
 		if f.keys == nil {
-			f.keys = make(map[string]int, 2*smallObject)
+			if n := len(p.keyMaps); n > 0 {
+				f.keys = p.keyMaps[n-1]
+				p.keyMaps[n-1] = nil
+				p.keyMaps = p.keyMaps[:n-1]
+			} else {
+				f.keys = make(map[string]int, 2*smallObject)
+			}
 			for i := range prior {
-				k := p.key(prior[i].name)
-				if _, ok := f.keys[k]; !ok {
-					f.keys[k] = i
-				}
+				p.findKey(f.keys, prior[i].name, i)
 			}
 		}
-		k := p.key(name)
-		if i, ok := f.keys[k]; ok {
+		if i, ok := p.findKey(f.keys, name, len(prior)); ok {
 			j = i
-		} else {
-			f.keys[k] = len(prior)
 		}
 	}
 	if j < 0 {
@@ -82,14 +84,24 @@ func (p *jsonParser) sameName(a, b string) bool {
 	return a == b
 }
 
-// key is the map key of a member name: the name itself, or its folded form
-// with Limits.FoldCollisions (FoldName(a) == FoldName(b) exactly when
+// findKey looks a member name up in keys, an object's map from the key of
+// each name to its first member, and adds it with member index i when it
+// is not there. The key is the name itself, or its folded form with
+// Limits.FoldCollisions (FoldName(a) == FoldName(b) exactly when
 // strings.EqualFold(a, b)).
-func (p *jsonParser) key(name string) string {
-	if p.lim.FoldCollisions {
-		return FoldName(name)
+func (p *jsonParser) findKey(keys map[string]int, name string, i int) (int, bool) {
+	k := name
+	if p.lim.FoldCollisions && folded(name) < len(name) {
+		p.folded = appendFold(p.folded[:0], name)
+		if j, ok := keys[string(p.folded)]; ok {
+			return j, true
+		}
+		k = p.text.add(p.folded, p.size-p.dec.InputOffset()+int64(len(p.folded)))
+	} else if j, ok := keys[k]; ok {
+		return j, true
 	}
-	return name
+	keys[k] = i
+	return 0, false
 }
 
 // FoldName returns s with every rune replaced by one representative of its
@@ -101,6 +113,15 @@ func (p *jsonParser) key(name string) string {
 // (lower-case ASCII, digits, most punctuation) is returned without a copy.
 // Invalid UTF-8 bytes are kept as they are.
 func FoldName(s string) string {
+	if folded(s) == len(s) {
+		return s
+	}
+	return string(appendFold(make([]byte, 0, len(s)), s))
+}
+
+// folded returns the length of the longest prefix of s that is its own
+// fold: bytes of ASCII other than capitals.
+func folded(s string) int {
 	i := 0
 	for i < len(s) {
 		c := s[i]
@@ -109,31 +130,34 @@ func FoldName(s string) string {
 		}
 		i++
 	}
-	if i == len(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	b.WriteString(s[:i])
+	return i
+}
+
+// appendFold appends FoldName(s) to dst. The fold is never longer than s:
+// the representative of an orbit is its smallest rune, which is not
+// longer in UTF-8 than any other of the orbit.
+func appendFold(dst []byte, s string) []byte {
+	i := folded(s)
+	dst = append(dst, s[:i]...)
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if 'A' <= c && c <= 'Z' {
 				c += 'a' - 'A'
 			}
-			b.WriteByte(c)
+			dst = append(dst, c)
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 {
-			b.WriteByte(s[i])
+			dst = append(dst, s[i])
 		} else {
-			b.WriteRune(foldRune(r))
+			dst = utf8.AppendRune(dst, foldRune(r))
 		}
 		i += n
 	}
-	return b.String()
+	return dst
 }
 
 // foldRune is the representative of r's simple case folding orbit.
