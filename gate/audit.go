@@ -70,7 +70,7 @@ type AuditRecord struct {
 	// the contract directory ("upstream.v1.schema.json#/properties/x/maxLength").
 	KeywordLocation string `json:"keyword_location,omitempty"`
 	// InstanceLocation is the RFC 6901 location of the failing value: for
-	// a schema refusal the most specific cause's; for a parse refusal the
+	// a schema refusal the first failing cause's; for a parse refusal the
 	// value the byte offset falls in, the repeated member of
 	// parse.duplicate_member and parse.member_fold_collision, the
 	// innermost open object or array of parse.truncated, "" (the whole

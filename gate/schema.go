@@ -40,13 +40,13 @@ type compiledSchema struct {
 // schemaStage validates v, read from a body of size bytes, against sch
 // (JSON Schema 2020-12, formats judged by the contract's format policy)
 // with the compiled validator (jsonschema/v6 under recover where it falls
-// back), within the validator's work bound (internal.validator_work_limit). The reason names the
-// keyword of the most specific failing cause: schema.<keyword>; a validator
-// panic is internal.validator_panic. A format refusal's message ends with
-// the policy that judged the value ("format policy email: assert"). The
-// refusal lists up to c.locations failing instance locations, the chosen
-// cause's first (schema.Locations: a walk of at most
-// schema.MaxLocationCauses causes).
+// back; see internal/validator). The reason names the keyword of the
+// first failing cause in the validator's order: schema.<keyword>; past
+// the validator's work bound it is internal.validator_work_limit, and a
+// v6 panic is internal.validator_panic. A format refusal's message ends
+// with the policy that judged the value ("format policy email: assert").
+// The refusal lists up to c.locations failing instance locations, the
+// chosen cause's first.
 func (c *Contract) schemaStage(sch *compiledSchema, v any, size int) *refusal {
 	f, err := sch.fast.ValidateSized(v, size, c.locations)
 	switch {
