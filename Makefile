@@ -7,7 +7,7 @@ PKGS     := ./...
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 6
 
-.PHONY: all build run test test-deps lint bench fuzz schemas clean mcp-servers mcp-everything sarif-schema
+.PHONY: all build run test test-deps lint bench bench-deps fuzz schemas clean mcp-servers mcp-everything sarif-schema
 
 all: build
 
@@ -34,7 +34,9 @@ lint:
 # connector, a module of its own that requires airlock by its path. FuzzText
 # runs a fixed 10,000 inputs (a count, not a time: no deadline to miss on a
 # loaded machine) beyond its seed corpus. The kill
-# test (cmd/airlock) SIGKILLs bin/airlock, built without the race detector.
+# test (cmd/airlock) SIGKILLs bin/airlock, built without the race detector;
+# the memory battery (cmd/airlock) runs bin/airlock check on ~16 MiB hostile
+# bodies under ulimit -v 1 GiB, each to its verdict code and envelope.
 test: lint test-deps build
 	AIRLOCK_BIN=$(abspath $(BIN)) $(GO) test -race -count=1 $(PKGS)
 	$(GO) test -count=1 -run 'TestStrictYAML|TestPrescan' ./internal/strictyaml
@@ -95,18 +97,42 @@ sarif-schema:
 	  rm -rf $$tmp; \
 	fi
 
-# Benchmarks: the gate against encoding/json+schema on ~2 KB and ~200 KB
-# results (BENCHCOUNT runs each; the ratio table takes medians), then the
-# runner (fixtures/s, peak heap) and the mutation engine (mutants/s), then
-# the hostile-config battery: each hostile YAML file (1 MiB or as large as
-# it gets) decoded as a requests file, with bytes allocated per input byte
-# and the ratios to a harmless file of the same size (B/in-B,
+# Benchmarks, in one run. First the gate (./gate, BENCHCOUNT runs each; the
+# ratio table takes medians): BenchmarkCheck, the whole gate against
+# encoding/json + the same schema on ~2 KB and ~200 KB results;
+# BenchmarkParseValidate, the gate's strict parse + compiled validator alone
+# on the same bodies, which also writes its schema and bodies into
+# $(BENCH_INPUTS) for scripts/ajvbench to time ajv's JSON.parse + validate
+# on the same bytes (skipped with a message without node). Then the worst
+# case, WORSTCOUNT single checks (BenchmarkWorstCase: a 4 MiB body whose
+# every item fails a 16-branch oneOf, refused, beside an admitted 4 MiB
+# list), and the peak resident memory of one check of each in a process of
+# its own (TestPeakRSS). scripts/benchratio prints the table and whether
+# each target holds: engine/ajv throughput ≥ 1.0; gate/baseline ≥ 5×, gate
+# allocs/op ≤ body bytes/100 + 50, gate B/op ≤ baseline's; refused/admitted
+# CPU time ≤ 1.5×; peak RSS ≤ 32 MiB + 8 × body. Then the runner
+# (fixtures/s, peak heap) and the mutation engine (mutants/s), the redactor,
+# then the hostile-config battery: each hostile YAML file (1 MiB or as large
+# as it gets) decoded as a requests file, with bytes allocated per input
+# byte and the ratios to a harmless file of the same size (B/in-B,
 # x-harmless-B, x-harmless-ns; BenchmarkHostile in internal/strictyaml).
 # Last, the package initialisation of bin/airlock check (GODEBUG=inittrace=1,
 # median of 5 starts): airlock's packages and all, the top 5, and whether
 # the 2 ms target held (scripts/inittrace; MISSED when it did not).
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./gate | tee bench.out
+WORSTTIME    ?= 1x
+WORSTCOUNT   ?= 3
+BENCH_INPUTS := out/bench
+bench: bench-deps
+	rm -rf $(BENCH_INPUTS) bench.out
+	AIRLOCK_BENCH_INPUTS=$(abspath $(BENCH_INPUTS)) $(GO) test -run '^$$' -bench '^Benchmark(Check|ParseValidate)$$' -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./gate | tee bench.out
+	@if [ -s $(AJV_PREFIX)/node_modules/ajv/package.json ] && command -v node >/dev/null 2>&1; then \
+	  echo "node scripts/ajvbench/bench.mjs --inputs $(BENCH_INPUTS) --prefix $(AJV_PREFIX) --benchtime $(BENCHTIME) --count $(BENCHCOUNT)"; \
+	  node scripts/ajvbench/bench.mjs --inputs $(BENCH_INPUTS) --prefix $(AJV_PREFIX) --benchtime $(BENCHTIME) --count $(BENCHCOUNT) > $(BENCH_INPUTS)/ajv.out \
+	    || { cat $(BENCH_INPUTS)/ajv.out; exit 1; }; \
+	  cat $(BENCH_INPUTS)/ajv.out | tee -a bench.out; \
+	else echo "make: ajv is not installed (no node/npm): the ajv side is skipped, engine/ajv is not measured"; fi
+	$(GO) test -run '^$$' -bench '^BenchmarkWorstCase$$' -benchmem -benchtime $(WORSTTIME) -count $(WORSTCOUNT) ./gate | tee -a bench.out
+	AIRLOCK_PEAK_RSS=1 $(GO) test -count=1 -run '^TestPeakRSS$$' -v ./gate | tee -a bench.out
 	$(GO) run ./scripts/benchratio < bench.out
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./runner ./mutate ./lint
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./redact
@@ -114,6 +140,26 @@ bench:
 	$(GO) test -run '^$$' -bench 'Hostile/requests' -benchmem -benchtime 3x ./internal/strictyaml
 	$(GO) build -o $(BIN) ./cmd/airlock
 	$(GO) run ./scripts/inittrace -runs 5 -- $(BIN) check --help
+
+# What make bench uses beyond Go: ajv 8 and ajv-formats, pinned, installed
+# from npm into .ci/node/ajvbench (git-ignored; their own dependencies
+# follow ajv's version ranges). Installed again only when a version
+# differs; without npm, a message, and make bench skips the ajv side.
+AJV_VERSION         ?= 8.20.0
+AJV_FORMATS_VERSION ?= 3.0.1
+AJV_PREFIX          := .ci/node/ajvbench
+bench-deps:
+	@if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then \
+	  for p in ajv@$(AJV_VERSION) ajv-formats@$(AJV_FORMATS_VERSION); do \
+	    name=$${p%@*}; want=$${p#*@}; \
+	    v=$$(node -p "require('./$(AJV_PREFIX)/node_modules/$$name/package.json').version" 2>/dev/null); \
+	    if [ "$$v" != "$$want" ]; then \
+	      npm install --prefix $(AJV_PREFIX) --no-save --no-audit --no-fund --loglevel=error \
+	        ajv@$(AJV_VERSION) ajv-formats@$(AJV_FORMATS_VERSION) || exit 1; \
+	      break; \
+	    fi; \
+	  done; \
+	else echo "make: node/npm not found: make bench will skip the ajv side"; fi
 
 # Run each fuzz target for FUZZTIME (default 30s). FuzzMarshalMeta's inputs
 # grow large, and minimising one may take the default 60s: it gets 5s.
