@@ -64,7 +64,11 @@ type node struct {
 	minProps, maxProps int // -1: absent
 	required           []string
 	depRequired        []namedList // sorted by name
-	props              map[string]*node
+	props              map[string]prop
+	// reqInProps: every required name is a key of props, so a walk that
+	// does not record can count the required members it meets instead of
+	// looking each one up.
+	reqInProps bool
 	patProps           []patNode // sorted by pattern
 	additional         *node     // nil: absent
 	propNames          *node
@@ -96,6 +100,13 @@ type node struct {
 	// discriminators: members whose const or enum tells oneOf/anyOf
 	// branches apart (see choose).
 	discr []namedNode
+}
+
+// prop is a properties entry: its subschema, and whether required names
+// it.
+type prop struct {
+	n        *node
+	required bool
 }
 
 type namedNode struct {
@@ -227,13 +238,20 @@ func (c *compiler) compile(s *jsonschema.Schema) *node {
 		n.depRequired = append(n.depRequired, namedList{k, s.DependentRequired[k]})
 	}
 	if len(s.Properties) > 0 {
-		n.props = make(map[string]*node, len(s.Properties))
+		n.props = make(map[string]prop, len(s.Properties))
 		for k, p := range s.Properties {
-			n.props[k] = c.compile(p)
+			n.props[k] = prop{n: c.compile(p), required: slices.Contains(s.Required, k)}
 		}
 	}
+	n.reqInProps = len(n.required) > 0 && n.props != nil && !slices.ContainsFunc(n.required, func(k string) bool {
+		_, ok := n.props[k]
+		return !ok
+	})
+	if n.reqInProps && len(slices.Compact(slices.Sorted(slices.Values(n.required)))) != len(n.required) {
+		n.reqInProps = false // a name required twice: count by lookup
+	}
 	for re, p := range s.PatternProperties {
-		n.patProps = append(n.patProps, patNode{re, c.compile(p)})
+		n.patProps = append(n.patProps, patNode{fastPattern(re), c.compile(p)})
 	}
 	slices.SortFunc(n.patProps, func(a, b patNode) int { return strings.Compare(a.re.String(), b.re.String()) })
 	switch a := s.AdditionalProperties.(type) {
@@ -280,7 +298,7 @@ func (c *compiler) compile(s *jsonschema.Schema) *node {
 	if s.MaxLength != nil {
 		n.maxLen = *s.MaxLength
 	}
-	n.pattern = s.Pattern
+	n.pattern = fastPattern(s.Pattern)
 	n.hasString = n.minLen >= 0 || n.maxLen >= 0 || n.pattern != nil
 
 	// number
@@ -389,7 +407,7 @@ func cyclic(root *node) bool {
 		kids = append(kids, n.additional, n.propNames, n.unevalProps, n.items, n.contains, n.unevalItems)
 		kids = append(kids, n.prefix...)
 		for _, p := range n.props {
-			kids = append(kids, p)
+			kids = append(kids, p.n)
 		}
 		for _, p := range n.patProps {
 			kids = append(kids, p.n)
@@ -411,7 +429,7 @@ func discriminators(n *node) []namedNode {
 	var out []namedNode
 	for m := n; m != nil; m = m.ref {
 		for _, k := range sortedKeys(m.props) {
-			p := m.props[k]
+			p := m.props[k].n
 			if p.constV != nil || p.enum != nil {
 				out = append(out, namedNode{k, p})
 			}

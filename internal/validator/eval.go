@@ -280,9 +280,12 @@ func (r *run) objectOwn(n *node, obj map[string]any) bool {
 	if n.maxProps >= 0 && len(obj) > n.maxProps {
 		return r.fail(n, "maxProperties", &kind.MaxProperties{Got: len(obj), Want: n.maxProps})
 	}
-	for _, name := range n.required {
-		if _, ok := obj[name]; !ok {
-			return r.fail(n, "required", &kind.Required{Missing: missing(obj, n.required)})
+	if r.rec || !n.reqInProps {
+		// Not recording, members counts them in its pass when it can.
+		for _, name := range n.required {
+			if _, ok := obj[name]; !ok {
+				return r.fail(n, "required", &kind.Required{Missing: missing(obj, n.required)})
+			}
 		}
 	}
 	for _, dr := range n.depRequired {
@@ -632,12 +635,20 @@ func (r *run) members(n *node, obj map[string]any) bool {
 		return true // nothing applies to members
 	}
 	if !r.rec {
+		found := 0
 		for name, x := range obj {
-			if !r.member(n, name, x, closed) {
+			p, declared := n.props[name]
+			if p.required {
+				found++
+			}
+			r.push(name)
+			ok := r.memberValue(n, name, x, p, declared, closed)
+			r.pop()
+			if !ok {
 				return false
 			}
 		}
-		return true
+		return !n.reqInProps || found == len(n.required)
 	}
 	names := make([]string, 0, len(obj))
 	for name := range obj {
@@ -661,16 +672,19 @@ func (r *run) members(n *node, obj map[string]any) bool {
 // judged here when not recording).
 func (r *run) member(n *node, name string, x any, closed bool) bool {
 	r.push(name)
-	ok := r.memberValue(n, name, x, closed)
+	p, declared := n.props[name]
+	ok := r.memberValue(n, name, x, p, declared, closed)
 	r.pop()
 	return ok
 }
 
-func (r *run) memberValue(n *node, name string, x any, closed bool) bool {
+// memberValue is member once the name is looked up in properties (p,
+// declared).
+func (r *run) memberValue(n *node, name string, x any, p prop, declared, closed bool) bool {
 	valid, evaluated := true, false
-	if p, ok := n.props[name]; ok {
+	if declared {
 		evaluated = true
-		if !r.validate(p, x) {
+		if !r.validate(p.n, x) {
 			if !r.more() {
 				return false
 			}
