@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -109,6 +110,11 @@ func runCheck(cmd *cobra.Command, e *env, o *checkOptions, args []string) error 
 			return usageErr("no contract for tool %q: %s does not exist", o.tool, ce.File)
 		}
 		return err
+	}
+
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The soft limit the contract's byte limit implies (gate.Limits.MemoryBound).
+		debug.SetMemoryLimit(c.Limits().MemoryBound())
 	}
 
 	var body io.Reader = cmd.InOrStdin()

@@ -8,6 +8,27 @@ const (
 	DefaultMaxStringLength = 1 << 16 // 64 KiB in one unescaped string or member name
 )
 
+// The memory one Check holds is bounded by its contract's byte limit:
+// at most MemoryBase + MemoryPerByte × MaxBytes bytes of heap
+// (Limits.MemoryBound). The body is read into one buffer (up to 2 ×
+// MaxBytes while it grows), the strict parse allocates at most 72 bytes
+// per body byte plus 64 KiB (strictjson.Parse; about 4 for API
+// responses, the most for bodies of one-member objects), and the
+// compiled validator, the projection, the envelope and the audit record
+// allocate little beside it (internal/validator). airlock check sets the
+// Go runtime's soft memory limit (GOMEMLIMIT) to this bound unless the
+// environment sets one.
+const (
+	MemoryPerByte = 80
+	MemoryBase    = 32 << 20
+)
+
+// MemoryBound is the heap one Check under l may hold, in bytes:
+// MemoryBase + MemoryPerByte × MaxBytes (defaults filled in).
+func (l Limits) MemoryBound() int64 {
+	return MemoryBase + MemoryPerByte*l.withDefaults().MaxBytes
+}
+
 // MaxMaxBytes is the largest MaxBytes honoured (1 TiB); the manifest's
 // schema allows at most 1 GiB.
 const MaxMaxBytes = 1 << 40
