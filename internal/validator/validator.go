@@ -128,8 +128,13 @@ func (vd *Validator) budget(size int) int {
 
 // Valid reports whether v, read from size bytes (-1: unknown, no work
 // bound), is valid, recording nothing; false when the work bound is
-// reached.
-func (vd *Validator) Valid(v any, size int) bool {
+// reached or the walk panicked.
+func (vd *Validator) Valid(v any, size int) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
 	if vd.root == nil {
 		f, err := schema.Validate(vd.ref, v)
 		return f == nil && err == nil
@@ -157,9 +162,17 @@ func (vd *Validator) ValidateLocations(v any, limit int) (*schema.Failure, error
 // ValidateSized is ValidateLocations for a value read from size bytes,
 // within the work bound of that size (see WorkFactor): past it the error
 // is ErrWorkLimit. size < 0 means no bound. On fallback, v6 runs without
-// one.
-func (vd *Validator) ValidateSized(v any, size, limit int) (*schema.Failure, error) {
+// one. A panic (a bug) is recovered and returned as an error, as
+// schema.Validate does for v6's.
+func (vd *Validator) ValidateSized(v any, size, limit int) (f *schema.Failure, err error) {
 	limit = max(limit, 1)
+	defer func() {
+		// A bug here must be a refusal (internal.validator_panic), never a
+		// crash of the connector.
+		if p := recover(); p != nil {
+			f, err = nil, fmt.Errorf("validator panic: %v", p)
+		}
+	}()
 	if vd.root == nil {
 		return schema.ValidateLocations(vd.ref, v, limit)
 	}
