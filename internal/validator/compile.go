@@ -68,12 +68,12 @@ type node struct {
 	// reqInProps: every required name is a key of props, so a walk that
 	// does not record can count the required members it meets instead of
 	// looking each one up.
-	reqInProps bool
-	patProps           []patNode // sorted by pattern
-	additional         *node     // nil: absent
-	propNames          *node
-	unevalProps        *node
-	hasObject          bool
+	reqInProps  bool
+	patProps    []patNode // sorted by pattern
+	additional  *node     // nil: absent
+	propNames   *node
+	unevalProps *node
+	hasObject   bool
 
 	// array
 	minItems, maxItems int
