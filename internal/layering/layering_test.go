@@ -61,6 +61,7 @@ var allowed = map[string][]string{
 	"scripts/genreasons":        {"gate"},
 	"scripts/gentree":           {"internal/testtree/bigtree"},
 	"scripts/inittrace":         {},
+	"scripts/runcompare":        {},
 }
 
 func TestLayering(t *testing.T) {
