@@ -7,11 +7,15 @@
 //
 // Each binary runs
 //
-//	BIN run --schemas TREE/schemas --fixtures TREE/fixtures --json TMP/results.json
+//	BIN run --schemas TREE/schemas --fixtures TREE/fixtures
 //
 // -warmup times untimed, then -runs times timed, the two binaries taking
 // turns (base, new; then new, base; …) so that a change in the machine's
-// load falls on both. Each run's wall time, CPU time (user + system, from
+// load falls on both. The first untimed run of each also writes --json
+// results (TMP/results.json), the reference the two are compared on; the
+// timed runs write no report unless -json says so (on the 10,000-fixture
+// tree the results file is about 10 MB, and writing it adds about a tenth
+// to the CPU time and a third to the peak RSS). Each run's wall time, CPU time (user + system, from
 // the child's resource usage) and peak resident memory (ru_maxrss) are
 // kept; the medians are printed with fixtures/s by wall and by CPU time,
 // and the new/base throughput ratio by each clock, marked "holds" or
@@ -19,8 +23,8 @@
 // the end.
 //
 // The two binaries must agree on what they checked: the exit code and the
-// testcase counts of every run (from its --json results, else the summary
-// line) are compared, and a difference is printed as a warning with the
+// testcase counts of every run (from the summary line, else the --json
+// results) are compared, and a difference is printed as a warning with the
 // tool and suite rows that differ and a few of the testcases behind them
 // (a baseline that predates a fixture feature refuses or misreads those
 // fixtures). Throughput is counted in fixtures, the distinct fixture files
@@ -28,7 +32,7 @@
 //
 // Usage:
 //
-//	go run ./scripts/runcompare -base bin/airlock-base -new bin/airlock -tree out/tree10k [-runs 5] [-warmup 1] [-target 3.5]
+//	go run ./scripts/runcompare -base bin/airlock-base -new bin/airlock -tree out/tree10k [-runs 5] [-warmup 1] [-json] [-target 3.5]
 //
 // Exit status: 0 when the comparison was printed (a missed target or a
 // warning included); 1 when a binary could not be run, died of a signal,
@@ -101,19 +105,21 @@ type run struct {
 type binary struct {
 	label, path string // path: absolute, for running it
 	shown       string // as given on the command line
+	ref         run    // the first untimed run, with --json results
 	runs        []run
 }
 
 // summary is the console's last count line (runner's summary).
 var summary = regexp.MustCompile(`(?m)^([0-9]+) testcases: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) unchecked`)
 
-func runOnce(path, tree, tmp string) (run, error) {
+func runOnce(path, tree, tmp string, withJSON bool) (run, error) {
 	report := filepath.Join(tmp, "results.json")
 	os.Remove(report)
-	cmd := exec.Command(path, "run",
-		"--schemas", filepath.Join(tree, "schemas"),
-		"--fixtures", filepath.Join(tree, "fixtures"),
-		"--json", report)
+	args := []string{"run", "--schemas", filepath.Join(tree, "schemas"), "--fixtures", filepath.Join(tree, "fixtures")}
+	if withJSON {
+		args = append(args, "--json", report)
+	}
+	cmd := exec.Command(path, args...)
 	cmd.Dir = tmp
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -132,18 +138,20 @@ func runOnce(path, tree, tmp string) (run, error) {
 	if r.exit == 3 {
 		return run{}, fmt.Errorf("%s: internal error (exit 3)\n%s", path, stderr.Bytes())
 	}
-	if data, err := os.ReadFile(report); err == nil {
+	if data, err := os.ReadFile(report); withJSON && err == nil {
 		var res results
 		if err := json.Unmarshal(data, &res); err != nil {
 			return run{}, fmt.Errorf("%s: results: %v", report, err)
 		}
 		r.res = &res
-		r.counts = counts{len(res.Cases), res.Passed, res.Failed, res.Unchecked, res.Errored}
-	} else if m := summary.FindStringSubmatch(r.stdout); m != nil {
+	}
+	if m := summary.FindStringSubmatch(r.stdout); m != nil {
 		n := func(i int) int { v, _ := strconv.Atoi(m[i]); return v }
 		r.counts = counts{total: n(1), passed: n(2), failed: n(3), unchecked: n(4)}
+	} else if r.res != nil {
+		r.counts = counts{len(r.res.Cases), r.res.Passed, r.res.Failed, r.res.Unchecked, r.res.Errored}
 	} else {
-		return run{}, fmt.Errorf("%s: exit %d, no results file and no summary line\n%s%s", path, r.exit, stdout.Bytes(), stderr.Bytes())
+		return run{}, fmt.Errorf("%s: exit %d, no summary line and no results file\n%s%s", path, r.exit, stdout.Bytes(), stderr.Bytes())
 	}
 	return r, nil
 }
@@ -175,13 +183,13 @@ func fixtures(res *results) int {
 	return len(seen)
 }
 
-// consistent warns when the runs of one binary disagree among themselves.
+// consistent warns when the timed runs of one binary disagree with its
+// reference run.
 func consistent(b *binary) {
-	first := b.runs[0]
-	for i, r := range b.runs[1:] {
-		if r.exit != first.exit || r.counts != first.counts {
-			fmt.Printf("warning: %s is not deterministic: run 1 exit %d, %s; run %d exit %d, %s\n",
-				b.label, first.exit, first.counts, i+2, r.exit, r.counts)
+	for i, r := range b.runs {
+		if r.exit != b.ref.exit || r.counts != b.ref.counts {
+			fmt.Printf("warning: %s is not deterministic: reference run exit %d, %s; timed run %d exit %d, %s\n",
+				b.label, b.ref.exit, b.ref.counts, i+1, r.exit, r.counts)
 		}
 	}
 }
@@ -189,7 +197,7 @@ func consistent(b *binary) {
 // compare prints a warning when base and new did not check the same thing,
 // with what differs.
 func compare(base, new *binary, tree string) bool {
-	a, b := base.runs[0], new.runs[0]
+	a, b := base.ref, new.ref
 	if a.exit == b.exit && a.counts == b.counts {
 		return true
 	}
@@ -288,14 +296,15 @@ func main() {
 	newPath := flag.String("new", "", "the airlock binary under test")
 	tree := flag.String("tree", "", "the tree to run on, holding schemas/ and fixtures/ (scripts/gentree)")
 	runs := flag.Int("runs", 5, "timed runs of each binary")
-	warmup := flag.Int("warmup", 1, "untimed runs of each binary first")
+	warmup := flag.Int("warmup", 1, "untimed runs of each binary first, at least 1 (the first writes the --json results compared)")
+	withJSON := flag.Bool("json", false, "write --json results in the timed runs too")
 	target := flag.Float64("target", 3.5, "the new/base throughput ratio to reach")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: runcompare -base BIN -new BIN -tree DIR [-runs N] [-warmup N] [-target X]")
+		fmt.Fprintln(os.Stderr, "usage: runcompare -base BIN -new BIN -tree DIR [-runs N] [-warmup N] [-json] [-target X]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if *basePath == "" || *newPath == "" || *tree == "" || *runs < 1 || *warmup < 0 || flag.NArg() > 0 {
+	if *basePath == "" || *newPath == "" || *tree == "" || *runs < 1 || *warmup < 1 || flag.NArg() > 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -326,16 +335,16 @@ func main() {
 			order = []*binary{next, base}
 		}
 		for _, b := range order {
-			r, err := runOnce(b.path, treeAbs, tmp)
+			r, err := runOnce(b.path, treeAbs, tmp, i == 0 || *withJSON)
 			if err != nil {
 				os.RemoveAll(tmp)
 				fail(err)
 			}
-			if i >= *warmup {
-				// Only the first run's results are kept for comparison.
-				if len(b.runs) > 0 {
-					r.res = nil
-				}
+			switch {
+			case i == 0:
+				b.ref = r
+			case i >= *warmup:
+				r.res = nil // only the reference's results are kept
 				b.runs = append(b.runs, r)
 			}
 		}
@@ -345,15 +354,19 @@ func main() {
 	consistent(next)
 	same := compare(base, next, treeAbs)
 
-	res := next.runs[0].res
+	res := next.ref.res
 	if res == nil {
-		res = base.runs[0].res
+		res = base.ref.res
 	}
 	n := 0
 	if res != nil {
 		n = fixtures(res)
 	}
-	fmt.Printf("airlock run on %s (%d fixtures), median of %d run(s) each, in turns after %d warm-up run(s):\n", *tree, n, *runs, *warmup)
+	reports := "no report"
+	if *withJSON {
+		reports = "--json results"
+	}
+	fmt.Printf("airlock run on %s (%d fixtures; %s), median of %d run(s) each, in turns after %d warm-up run(s):\n", *tree, n, reports, *runs, *warmup)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "\twall\tCPU (user+sys)\tpeak RSS\tfixtures/s (wall)\tfixtures/s (CPU)\texit\ttestcases")
 	rate := func(d time.Duration) string {
@@ -368,7 +381,7 @@ func main() {
 		if rss > 0 {
 			mem = fmt.Sprintf("%.1f MiB", float64(rss)/(1<<20))
 		}
-		fmt.Fprintf(w, "%s (%s)\t%.3f s\t%.3f s\t%s\t%s\t%s\t%d\t%d\n", b.label, b.shown, wall.Seconds(), cpu.Seconds(), mem, rate(wall), rate(cpu), b.runs[0].exit, b.runs[0].counts.total)
+		fmt.Fprintf(w, "%s (%s)\t%.3f s\t%.3f s\t%s\t%s\t%s\t%d\t%d\n", b.label, b.shown, wall.Seconds(), cpu.Seconds(), mem, rate(wall), rate(cpu), b.ref.exit, b.ref.counts.total)
 	}
 	w.Flush()
 	bw, bc, _ := base.medians()
