@@ -7,7 +7,7 @@ PKGS     := ./...
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 6
 
-.PHONY: all build run test test-deps lint bench bench-deps fuzz schemas clean mcp-servers mcp-everything sarif-schema
+.PHONY: all build run test test-deps lint bench bench-base bench-deps fuzz schemas clean mcp-servers mcp-everything sarif-schema
 
 all: build
 
@@ -114,7 +114,14 @@ sarif-schema:
 # each target holds: engine/ajv throughput ≥ 1.0; gate/baseline ≥ 5×, gate
 # allocs/op ≤ body bytes/100 + 50, gate B/op ≤ baseline's; refused/admitted
 # CPU time ≤ 1.5×; peak RSS ≤ 32 MiB + 8 × body. Then the runner
-# (fixtures/s, peak heap) and the mutation engine (mutants/s), the redactor,
+# (fixtures/s, peak heap) and the mutation engine (mutants/s); then
+# bin/airlock run on the generated 10,000-fixture tree (scripts/gentree,
+# in $(BENCH_TREE)) against bin/airlock-base, built from BENCH_BASE, the
+# revision before issue 14's work (make bench-base): RUNCOUNT runs of each,
+# in turns, median wall, CPU time and peak RSS, fixtures/s, and whether
+# new/base throughput ≥ 3.5× held by CPU and by wall time
+# (scripts/runcompare; a warning when the two disagree on the testcases);
+# the redactor,
 # then the hostile-config battery: each hostile YAML file (1 MiB or as large
 # as it gets) decoded as a requests file, with bytes allocated per input
 # byte and the ratios to a harmless file of the same size (B/in-B,
@@ -138,11 +145,35 @@ bench: bench-deps
 	AIRLOCK_PEAK_RSS=1 $(GO) test -count=1 -run '^TestPeakRSS$$' -v ./gate | tee -a bench.out
 	$(GO) run ./scripts/benchratio < bench.out
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./runner ./mutate ./lint
+	$(MAKE) --no-print-directory bench-base
+	@if [ -x $(BENCH_BASE_BIN) ]; then \
+	  set -ex; rm -rf $(BENCH_TREE); \
+	  $(GO) run ./scripts/gentree -n 10000 -out $(BENCH_TREE); \
+	  $(GO) build -o $(BIN) ./cmd/airlock; \
+	  $(GO) run ./scripts/runcompare -base $(BENCH_BASE_BIN) -new $(BIN) -tree $(BENCH_TREE) -runs $(RUNCOUNT); \
+	fi
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./redact
 	$(GO) test -run '^$$' -bench '^BenchmarkParse$$' -benchmem -benchtime $(BENCHTIME) ./internal/strictjson
 	$(GO) test -run '^$$' -bench 'Hostile/requests' -benchmem -benchtime 3x ./internal/strictyaml
 	$(GO) build -o $(BIN) ./cmd/airlock
 	$(GO) run ./scripts/inittrace -runs 5 -- $(BIN) check --help
+
+# The baseline of the runner comparison: bin/airlock-base built from
+# BENCH_BASE (git archive into a temporary folder; the same module). In a
+# clone without that revision (a shallow one), a message, and make bench
+# skips the comparison.
+BENCH_BASE     ?= 2f1b8a0
+BENCH_BASE_BIN := bin/airlock-base
+BENCH_TREE     := out/tree10k
+RUNCOUNT       ?= 5
+bench-base:
+	@rm -f $(BENCH_BASE_BIN); \
+	if git cat-file -e '$(BENCH_BASE)^{commit}' 2>/dev/null; then \
+	  set -e; tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	  echo "git archive $(BENCH_BASE) | tar -x -C $$tmp; go build -o $(BENCH_BASE_BIN) ./cmd/airlock"; \
+	  git archive $(BENCH_BASE) | tar -x -C $$tmp; \
+	  (cd $$tmp && $(GO) mod download && $(GO) build -o $(abspath $(BENCH_BASE_BIN)) ./cmd/airlock); \
+	else echo "make: git revision $(BENCH_BASE) not found (a shallow clone?): the runner comparison is skipped"; fi
 
 # What make bench uses beyond Go: ajv 8 and ajv-formats, pinned, installed
 # from npm into .ci/node/ajvbench (git-ignored; their own dependencies

@@ -3,87 +3,30 @@ package runner_test
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/airlockdev/airlock/fixture"
+	"github.com/airlockdev/airlock/internal/testtree/bigtree"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/runner"
 )
 
-// benchTree copies the bundled contracts and replicates the bundled fixtures
-// (bodies, sidecars, goldens, defaults) under new names until the tree
-// holds at least n fixtures. It returns the tree's root.
+// benchTree writes a tree of at least n fixtures, the bundled contracts
+// and the bundled fixtures replicated under new names (internal/testtree/bigtree,
+// which scripts/gentree uses too). It returns the tree's root and the
+// number of fixtures.
 func benchTree(tb testing.TB, n int) (string, int) {
 	tb.Helper()
 	dir := tb.TempDir()
-	if err := os.CopyFS(filepath.Join(dir, "schemas"), os.DirFS("../schemas")); err != nil {
+	written, err := bigtree.Write(dir, "../schemas", "../fixtures", n)
+	if err != nil {
 		tb.Fatal(err)
 	}
-	type file struct {
-		rel  string
-		data []byte
-	}
-	var bodies, others []file
-	err := filepath.WalkDir("../fixtures", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel("../fixtures", p)
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		switch {
-		case name == fixture.DefaultsFile:
-			others = append(others, file{rel, data})
-		case strings.HasSuffix(name, fixture.MetaSuffix), strings.HasSuffix(name, fixture.GoldenSuffix):
-			others = append(others, file{rel, data})
-		default:
-			bodies = append(bodies, file{rel, data})
-		}
-		return nil
-	})
-	if err != nil || len(bodies) == 0 {
-		tb.Fatalf("no bundled fixtures to replicate: %v", err)
-	}
-	write := func(rel string, data []byte) {
-		p := filepath.Join(dir, "fixtures", rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	copies := (n + len(bodies) - 1) / len(bodies)
-	for _, f := range others {
-		if filepath.Base(f.rel) == fixture.DefaultsFile {
-			write(f.rel, f.data)
-		}
-	}
-	for i := range copies {
-		rename := func(rel string) string {
-			d, b := filepath.Split(rel)
-			return filepath.Join(d, fmt.Sprintf("c%05d-%s", i, b))
-		}
-		for _, f := range bodies {
-			write(rename(f.rel), f.data)
-		}
-		for _, f := range others {
-			if filepath.Base(f.rel) != fixture.DefaultsFile {
-				write(rename(f.rel), f.data)
-			}
-		}
-	}
-	return dir, copies * len(bodies)
+	return dir, written
 }
 
 // peakHeap samples the live heap while fn runs and returns the highest value.
