@@ -7,6 +7,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/internal/validator"
 )
 
@@ -48,7 +49,13 @@ type compiledSchema struct {
 // The refusal lists up to c.locations failing instance locations, the
 // chosen cause's first.
 func (c *Contract) schemaStage(sch *compiledSchema, v any, size int) *refusal {
-	f, err := sch.fast.ValidateSized(v, size, c.locations)
+	var f *schema.Failure
+	var err error
+	if t, ok := v.(*strictjson.Tape); ok {
+		f, err = sch.fast.ValidateTape(t, size, c.locations)
+	} else {
+		f, err = sch.fast.ValidateSized(v, size, c.locations)
+	}
 	switch {
 	case errors.Is(err, validator.ErrWorkLimit):
 		return &refusal{reason: ReasonWorkLimit, offset: -1,

@@ -144,7 +144,7 @@ func (l Limits) withDefaults() Limits {
 // pointers (at most MaxRepeats+1) are built from it, each at most as long
 // as the body.
 func Parse(body []byte, lim Limits) (any, error) {
-	v, r := parse(body, lim.withDefaults())
+	v, r := parse(body, lim.withDefaults(), nil)
 	if r != nil {
 		return nil, r
 	}
@@ -237,6 +237,9 @@ type jsonParser struct {
 	repeats []Repeat
 	// size is the body's length in bytes.
 	size int64
+	// tape, when set, is what the parse lays the value out on instead of
+	// building it (ParseTape): value, object and array then return nil.
+	tape *Tape
 }
 
 type member struct {
@@ -305,6 +308,7 @@ func (p *jsonParser) release() {
 	clear(p.frames)
 	p.members, p.elems, p.frames = p.members[:0], p.elems[:0], p.frames[:0]
 	p.repeats = nil
+	p.tape = nil
 	if cap(p.members) > maxPooledStack {
 		p.members = nil
 	}
@@ -335,7 +339,7 @@ func (p *jsonParser) release() {
 // errEnough stops the parse once MaxRepeats repeated names are found.
 var errEnough = &Error{Reason: "enough repeats"}
 
-func parse(body []byte, lim Limits) (any, *Error) {
+func parse(body []byte, lim Limits, tape *Tape) (any, *Error) {
 	for _, bom := range [][]byte{{0xEF, 0xBB, 0xBF}, {0xFE, 0xFF}, {0xFF, 0xFE}} {
 		if bytes.HasPrefix(body, bom) {
 			return nil, &Error{Reason: ReasonBOM, Offset: 0, Message: "body starts with a byte order mark"}
@@ -343,7 +347,7 @@ func parse(body []byte, lim Limits) (any, *Error) {
 	}
 	p := parsers.Get().(*jsonParser)
 	defer p.release()
-	p.lim, p.size = lim, int64(len(body))
+	p.lim, p.size, p.tape = lim, int64(len(body)), tape
 	// A *bytes.Buffer lets jsontext read body in place, without a copy.
 	p.in = *bytes.NewBuffer(body)
 	p.dec.Reset(&p.in, decoderOptions)
@@ -383,17 +387,42 @@ func (p *jsonParser) value() (any, *Error) {
 		if err != nil {
 			return nil, p.fail(err)
 		}
+		if p.tape != nil {
+			s, r := p.str(raw, false)
+			if r == nil {
+				p.emit(Node{Kind: KindString, Text: s})
+			}
+			return nil, r
+		}
 		return p.strValue(raw)
 	case '0':
 		raw, err := p.dec.ReadValue()
 		if err != nil {
 			return nil, p.fail(err)
 		}
+		if p.tape != nil {
+			s, r := p.numberText(raw)
+			if r == nil {
+				p.emit(Node{Kind: KindNumber, Text: s})
+			}
+			return nil, r
+		}
 		return p.number(raw)
 	case 't', 'f', 'n':
 		tok, err := p.dec.ReadToken()
 		if err != nil {
 			return nil, p.fail(err)
+		}
+		if p.tape != nil {
+			k := KindNull
+			if tok.Kind() != 'n' {
+				k = KindFalse
+				if tok.Bool() {
+					k = KindTrue
+				}
+			}
+			p.emit(Node{Kind: k})
+			return nil, nil
 		}
 		if tok.Kind() == 'n' {
 			return nil, nil
@@ -418,6 +447,10 @@ func (p *jsonParser) object() (any, *Error) {
 	}
 	if _, err := p.dec.ReadToken(); err != nil {
 		return nil, p.fail(err)
+	}
+	head := int32(-1)
+	if p.tape != nil {
+		head = p.emit(Node{Kind: KindObject})
 	}
 	base := len(p.members)
 	p.frames = append(p.frames, frame{base: base})
@@ -459,6 +492,13 @@ func (p *jsonParser) object() (any, *Error) {
 	}
 	p.frames[top] = frame{}
 	p.frames = p.frames[:top]
+	if head >= 0 {
+		p.tape.Nodes[head].Len = int32(len(p.members) - base)
+		p.tape.Nodes[head].End = int32(len(p.tape.Nodes))
+		clear(p.members[base:])
+		p.members = p.members[:base]
+		return nil, nil
+	}
 	obj := make(map[string]any, len(p.members)-base)
 	for _, m := range p.members[base:] {
 		obj[m.name] = m.value
@@ -475,6 +515,10 @@ func (p *jsonParser) array() (any, *Error) {
 	}
 	if _, err := p.dec.ReadToken(); err != nil {
 		return nil, p.fail(err)
+	}
+	head := int32(-1)
+	if p.tape != nil {
+		head = p.emit(Node{Kind: KindArray})
 	}
 	base := len(p.elems)
 	p.frames = append(p.frames, frame{array: true})
@@ -500,6 +544,9 @@ func (p *jsonParser) array() (any, *Error) {
 		}
 		p.frames[top].open = false
 		p.frames[top].index++
+		if head >= 0 {
+			continue
+		}
 		if len(p.elems) == cap(p.elems) {
 			p.elems = slices.Grow(p.elems, len(p.elems))
 		}
@@ -507,6 +554,12 @@ func (p *jsonParser) array() (any, *Error) {
 	}
 	if _, err := p.dec.ReadToken(); err != nil {
 		return nil, p.fail(err)
+	}
+	if head >= 0 {
+		p.tape.Nodes[head].Len = int32(p.frames[top].index)
+		p.tape.Nodes[head].End = int32(len(p.tape.Nodes))
+		p.frames = p.frames[:top]
+		return nil, nil
 	}
 	p.frames = p.frames[:top]
 	arr := p.newArray(p.elems[base:])
@@ -628,6 +681,35 @@ func (p *jsonParser) number(raw jsontext.Value) (any, *Error) {
 		}
 	}
 	s := p.text.add(raw, p.rest(raw))
+	if r := p.checkNumber(s, start); r != nil {
+		return nil, r
+	}
+	var v any = json.Number(s)
+	if len(s) <= maxSharedString {
+		if p.numbers == nil {
+			p.numbers = make(map[string]any)
+		}
+		if len(p.numbers) < maxInterned {
+			p.numbers[s] = v
+		}
+	}
+	return v, nil
+}
+
+// numberText is number for a tape: the token's text, checked.
+func (p *jsonParser) numberText(raw jsontext.Value) (string, *Error) {
+	start := p.dec.InputOffset() - int64(len(raw))
+	if len(raw) > p.lim.MaxNumberLength {
+		return "", p.errorAt(ReasonNumber, start,
+			fmt.Sprintf("number token of %d bytes exceeds the limit of %d", len(raw), p.lim.MaxNumberLength))
+	}
+	s := p.text.add(raw, p.rest(raw))
+	return s, p.checkNumber(s, start)
+}
+
+// checkNumber enforces the number policy on a token's text s read at
+// start.
+func (p *jsonParser) checkNumber(s string, start int64) *Error {
 	// Without an exponent only a token of over 300 bytes (max_number_length
 	// allows 4096) can lie outside binary64's range.
 	if strings.IndexAny(s, "eE") >= 0 || len(s) > 300 {
@@ -641,23 +723,14 @@ func (p *jsonParser) number(raw jsontext.Value) (any, *Error) {
 		case len(exponent) > 4 || len(exponent) == 4 && exponent > "1000":
 			// Even a zero mantissa (0e99999999999999999999 parses as 0) must
 			// not reach the validator, which expands the exponent.
-			return nil, p.errorAt(ReasonNumber, start, "number exponent beyond ±1000")
+			return p.errorAt(ReasonNumber, start, "number exponent beyond ±1000")
 		case err != nil:
-			return nil, p.errorAt(ReasonNumber, start, "number overflows IEEE 754 binary64")
+			return p.errorAt(ReasonNumber, start, "number overflows IEEE 754 binary64")
 		case f == 0 && strings.Trim(mantissa, "-0.") != "":
-			return nil, p.errorAt(ReasonNumber, start, "number underflows IEEE 754 binary64")
+			return p.errorAt(ReasonNumber, start, "number underflows IEEE 754 binary64")
 		}
 	}
-	var v any = json.Number(s)
-	if len(s) <= maxSharedString {
-		if p.numbers == nil {
-			p.numbers = make(map[string]any)
-		}
-		if len(p.numbers) < maxInterned {
-			p.numbers[s] = v
-		}
-	}
-	return v, nil
+	return nil
 }
 
 // errorAt is a refusal at off, located at the value being read.

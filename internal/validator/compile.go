@@ -69,11 +69,14 @@ type node struct {
 	// does not record can count the required members it meets instead of
 	// looking each one up.
 	reqInProps bool
-	patProps           []patNode // sorted by pattern
-	additional         *node     // nil: absent
-	propNames          *node
-	unevalProps        *node
-	hasObject          bool
+	// reqIndex holds the required names, for a one-pass check of a large
+	// object; nil when none are.
+	reqIndex    map[string]struct{}
+	patProps    []patNode // sorted by pattern
+	additional  *node     // nil: absent
+	propNames   *node
+	unevalProps *node
+	hasObject   bool
 
 	// array
 	minItems, maxItems int
@@ -234,6 +237,12 @@ func (c *compiler) compile(s *jsonschema.Schema) *node {
 		n.maxProps = *s.MaxProperties
 	}
 	n.required = s.Required
+	if len(n.required) > 0 {
+		n.reqIndex = make(map[string]struct{}, len(n.required))
+		for _, k := range n.required {
+			n.reqIndex[k] = struct{}{}
+		}
+	}
 	for _, k := range sortedKeys(s.DependentRequired) {
 		n.depRequired = append(n.depRequired, namedList{k, s.DependentRequired[k]})
 	}

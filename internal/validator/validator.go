@@ -45,6 +45,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/strictjson"
 )
 
 // WorkFactor bounds a validation's work: at most WorkFactor × (size + 1) ×
@@ -129,18 +130,27 @@ func (vd *Validator) budget(size int) int {
 // Valid reports whether v, read from size bytes (-1: unknown, no work
 // bound), is valid, recording nothing; false when the work bound is
 // reached or the walk panicked.
-func (vd *Validator) Valid(v any, size int) (ok bool) {
+func (vd *Validator) Valid(v any, size int) bool {
+	t, ok := strictjson.TapeOf(v)
+	if !ok {
+		return false
+	}
+	return vd.ValidTape(t, size)
+}
+
+// ValidTape is Valid for a value on a tape (strictjson.ParseTape).
+func (vd *Validator) ValidTape(t *strictjson.Tape, size int) (ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false
 		}
 	}()
 	if vd.root == nil {
-		f, err := schema.Validate(vd.ref, v)
+		f, err := schema.Validate(vd.ref, t.Value(0))
 		return f == nil && err == nil
 	}
-	r := run{budget: vd.budget(size)}
-	return r.validate(vd.root, v) && !r.exhausted
+	r := run{t: t, budget: vd.budget(size)}
+	return r.validate(vd.root, 0) && !r.exhausted
 }
 
 // Validate returns nil, nil when v is valid, and the cause of the first
@@ -163,8 +173,22 @@ func (vd *Validator) ValidateLocations(v any, limit int) (*schema.Failure, error
 // within the work bound of that size (see WorkFactor): past it the error
 // is ErrWorkLimit. size < 0 means no bound. On fallback, v6 runs without
 // one. A panic (a bug) is recovered and returned as an error, as
-// schema.Validate does for v6's.
-func (vd *Validator) ValidateSized(v any, size, limit int) (f *schema.Failure, err error) {
+// schema.Validate does for v6's. v is laid out on a tape first
+// (strictjson.TapeOf); a value JSON has no form for is refused with the
+// keyword "invalid".
+func (vd *Validator) ValidateSized(v any, size, limit int) (*schema.Failure, error) {
+	t, ok := strictjson.TapeOf(v)
+	if !ok {
+		return &schema.Failure{Keyword: "invalid", KeywordLocation: vd.ref.Location,
+			Message: fmt.Sprintf("invalid JSON value of Go type %T", v), InstanceLocations: []string{""}}, nil
+	}
+	return vd.ValidateTape(t, size, limit)
+}
+
+// ValidateTape is ValidateSized for a value on a tape: the gate's path,
+// which lays the body out once (strictjson.ParseTape) and validates it
+// without building a map per object.
+func (vd *Validator) ValidateTape(t *strictjson.Tape, size, limit int) (f *schema.Failure, err error) {
 	limit = max(limit, 1)
 	defer func() {
 		// A bug here must be a refusal (internal.validator_panic), never a
@@ -174,18 +198,18 @@ func (vd *Validator) ValidateSized(v any, size, limit int) (f *schema.Failure, e
 		}
 	}()
 	if vd.root == nil {
-		return schema.ValidateLocations(vd.ref, v, limit)
+		return schema.ValidateLocations(vd.ref, t.Value(0), limit)
 	}
-	r := run{budget: vd.budget(size)}
-	ok := r.validate(vd.root, v)
+	r := run{t: t, budget: vd.budget(size)}
+	ok := r.validate(vd.root, 0)
 	if r.exhausted {
 		return nil, ErrWorkLimit
 	}
 	if ok {
 		return nil, nil
 	}
-	r = run{rec: true, limit: limit, budget: vd.budget(size)}
-	if r.validate(vd.root, v); r.exhausted {
+	r = run{t: t, rec: true, limit: limit, budget: vd.budget(size)}
+	if r.validate(vd.root, 0); r.exhausted {
 		return nil, ErrWorkLimit
 	}
 	if r.first == nil {
