@@ -357,10 +357,12 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	data := project(u.projection, value)
-	if r := c.checkText(u.projection, data, value, c.text.field, "field"); r != nil {
+	data := projectTape(u.projection, tape)
+	if r := c.checkText(u.projection, data, c.text.field, "field"); r != nil {
 		return nil, r, nil
 	}
+	// Read before untrusted_text wraps strings (walkProjected reads data).
+	inexact := inexactNumbers(u.projection, data, MaxWarnings-len(v.Warnings))
 	for f, x := range data {
 		if c.text.field(f).untrusted {
 			data[f] = wrapUntrusted(x)
@@ -370,7 +372,7 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 		r.reason = ReasonAgentSchema
 		return nil, r, nil
 	}
-	v.Warnings = append(v.Warnings, inexactNumbers(u.projection, data, value, MaxWarnings-len(v.Warnings))...)
+	v.Warnings = append(v.Warnings, inexact...)
 	return data, nil, nil
 }
 

@@ -61,7 +61,7 @@ func inexactInteger(n json.Number) bool {
 // warning's location is the number's in v (the value the schema judged), in
 // projection field order, then document order (members by name, elements by
 // index); one per location, at most max.
-func inexactNumbers(fields []projField, data map[string]any, v any, max int) []Warning {
+func inexactNumbers(fields []projField, data map[string]any, max int) []Warning {
 	var out []Warning
 	seen := map[string]bool{}
 	var scan func(x any, loc jsonpointer.Pointer, field string) bool
@@ -102,7 +102,7 @@ func inexactNumbers(fields []projField, data map[string]any, v any, max int) []W
 			continue
 		}
 		field := "data/" + jsonpointer.EscapeToken(f.field)
-		if !walkPointer(f.pointer, v, make(jsonpointer.Pointer, 0, 16), func(x any, loc jsonpointer.Pointer) bool { return scan(x, loc, field) }) {
+		if !walkProjected(f.pointer, data[f.field], make(jsonpointer.Pointer, 0, 16), func(x any, loc jsonpointer.Pointer) bool { return scan(x, loc, field) }) {
 			break
 		}
 	}

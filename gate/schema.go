@@ -51,15 +51,17 @@ type compiledSchema struct {
 func (c *Contract) schemaStage(sch *compiledSchema, v any, size int) *refusal {
 	var f *schema.Failure
 	var err error
+	values := -1
 	if t, ok := v.(*strictjson.Tape); ok {
 		f, err = sch.fast.ValidateTape(t, size, c.locations)
+		values = len(t.Nodes)
 	} else {
 		f, err = sch.fast.ValidateSized(v, size, c.locations)
 	}
 	switch {
 	case errors.Is(err, validator.ErrWorkLimit):
 		return &refusal{reason: ReasonWorkLimit, offset: -1,
-			message: fmt.Sprintf("%v: more than %d × (%d body bytes + 1) × (%d subschemas + 1) subschema applications", err, validator.WorkFactor, size, sch.fast.Nodes())}
+			message: fmt.Sprintf("%v: more than %d × (%d JSON values + 1) × (%d subschemas + 1) subschema applications", err, validator.WorkFactor, values, sch.fast.Nodes())}
 	case err != nil:
 		return &refusal{reason: ReasonPanic, message: err.Error(), offset: -1}
 	}

@@ -251,7 +251,7 @@ func typeHas(t any, name string) bool {
 // field's policy, in field order then document order; the first violation
 // is a projection.text_policy refusal whose instance location is the
 // string's pointer in v.
-func (c *Contract) checkText(fields []projField, data map[string]any, v any, policy func(string) textPolicy, what string) *refusal {
+func (c *Contract) checkText(fields []projField, data map[string]any, policy func(string) textPolicy, what string) *refusal {
 	for _, f := range fields {
 		if _, ok := data[f.field]; !ok {
 			continue
@@ -259,7 +259,7 @@ func (c *Contract) checkText(fields []projField, data map[string]any, v any, pol
 		p := policy(f.field)
 		var r *refusal
 		label := what + " " + f.field
-		walkPointer(f.pointer, v, make(jsonpointer.Pointer, 0, 16), func(x any, loc jsonpointer.Pointer) bool {
+		walkProjected(f.pointer, data[f.field], make(jsonpointer.Pointer, 0, 16), func(x any, loc jsonpointer.Pointer) bool {
 			r = p.scan(x, loc, label)
 			return r == nil
 		})

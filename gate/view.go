@@ -8,22 +8,21 @@ import (
 	"github.com/airlockdev/airlock/semantic"
 )
 
-// The stages after the schema read a value, not a tape: the projection,
-// the text policy and the built-in semantic rules only look up their own
-// JSON Pointers. So the gate builds from the tape only what those
-// pointers reach — every object and array on the way, holding only the
-// members and elements some pointer goes on into (others of an array
-// stay nil, so indexes hold), and the whole value where a pointer ends —
-// and no map for the rest of the body. A contract with a CEL or custom
-// rule, a pointer to the whole value, or annotated formats (checked
-// against the whole value) gets the whole value.
+// The semantic rules read a value, not a tape, and the built-in ones only
+// look up their own JSON Pointers. So the gate builds from the tape only
+// what those pointers reach — every object and array on the way, holding
+// only the members and elements some pointer goes on into (others of an
+// array stay nil, so indexes hold), and the whole value where a pointer
+// ends — and no map for the rest of the body. A contract with a CEL or
+// custom rule, a pointer to the whole value, or annotated formats
+// (checked against the whole value) gets the whole value. The projection
+// reads the tape directly (projectTape), and the text policy and the
+// inexact-number warnings read the projected data (walkProjected).
 
-// readPaths lists the pointers an upstream version's later stages look
-// up, and whether they need the whole value instead.
+// readPaths lists the pointers an upstream version's semantic rules look
+// up, and whether they need the whole value instead. (The projection reads
+// the tape itself: projectTape.)
 func readPaths(u *upstream) (paths []jsonpointer.Pointer, whole bool) {
-	for _, f := range u.projection {
-		paths = append(paths, f.pointer)
-	}
 	for _, r := range u.rules {
 		switch r := r.(type) {
 		case semantic.Binding:
@@ -51,10 +50,14 @@ func readPaths(u *upstream) (paths []jsonpointer.Pointer, whole bool) {
 	return paths, u.asserting != nil
 }
 
-// view is the value u's later stages read from t (see readPaths).
+// view is the value u's semantic rules and annotated formats read from t
+// (see readPaths); nil when nothing reads one.
 func (u *upstream) view(t *strictjson.Tape) any {
-	if u.whole {
+	switch {
+	case u.whole:
 		return t.Value(0)
+	case len(u.paths) == 0:
+		return nil
 	}
 	return viewAt(t, 0, u.paths, 0)
 }
@@ -153,26 +156,27 @@ func isIndex(tok string, k int) bool {
 func lookupTape(t *strictjson.Tape, p jsonpointer.Pointer) (int32, bool) {
 	i := int32(0)
 	for _, tok := range p {
-		switch t.Nodes[i].Kind {
-		case strictjson.KindObject:
-			j, ok := t.Member(i, tok)
-			if !ok {
-				return 0, false
-			}
-			i = j
-		case strictjson.KindArray:
-			k, err := strconv.Atoi(tok)
-			if err != nil || !isIndex(tok, k) {
-				return 0, false
-			}
-			j, ok := t.Element(i, k)
-			if !ok {
-				return 0, false
-			}
-			i = j
-		default:
+		j, ok := stepTape(t, i, tok)
+		if !ok {
 			return 0, false
 		}
+		i = j
 	}
 	return i, true
+}
+
+// stepTape follows one token from the value at i: a member of an object,
+// an element of an array by canonical index.
+func stepTape(t *strictjson.Tape, i int32, tok string) (int32, bool) {
+	switch t.Nodes[i].Kind {
+	case strictjson.KindObject:
+		return t.Member(i, tok)
+	case strictjson.KindArray:
+		k, err := strconv.Atoi(tok)
+		if err != nil || !isIndex(tok, k) {
+			return 0, false
+		}
+		return t.Element(i, k)
+	}
+	return 0, false
 }

@@ -51,6 +51,11 @@ type node struct {
 	constV    *any
 	enum      []any
 	format    *jsonschema.Format
+	// strCheck is format's check of a string, when one is known
+	// (schema.StringCheck; nil with strKnown: an annotated format, which
+	// admits every string): no interface to box the string into.
+	strCheck func(string) error
+	strKnown bool
 
 	ref          *node
 	allOf, anyOf []*node
@@ -203,6 +208,9 @@ func (c *compiler) compile(s *jsonschema.Schema) *node {
 		n.enum = s.Enum.Values
 	}
 	n.format = s.Format
+	if s.Format != nil {
+		n.strCheck, n.strKnown = schema.StringCheck(s.Format)
+	}
 	if s.Format != nil && s.Format.Name == "regex" {
 		// v6 checks "regex" with the compiler's regexp engine whatever the
 		// format policy says; so does this.
@@ -353,12 +361,19 @@ var subschemaKeywords = []string{
 }
 
 func falseKeyword(loc string) string {
-	last := loc[strings.LastIndexByte(loc, '/')+1:]
+	toks := strings.Split(loc, "/")
+	last := toks[len(toks)-1]
+	if len(toks) >= 2 && slices.Contains(nameKeywords, toks[len(toks)-2]) {
+		return "false" // a property (or definition) named like a keyword
+	}
 	if slices.Contains(subschemaKeywords, last) {
 		return last
 	}
 	return "false"
 }
+
+// nameKeywords are the keywords whose value maps names to schemas.
+var nameKeywords = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 
 // inPlace lists the nodes a node applies to the same instance: the edges
 // a reference cycle without descent would go round.

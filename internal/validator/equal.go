@@ -118,6 +118,7 @@ func hashAt(h *maphash.Hash, t *strictjson.Tape, i int32) {
 	h.WriteByte(byte(nd.Kind))
 	switch nd.Kind {
 	case strictjson.KindString:
+		writeLen(h, len(nd.Text))
 		h.WriteString(nd.Text)
 	case strictjson.KindArray:
 		for j := i + 1; j < nd.End; j = t.Nodes[j].End {
@@ -130,6 +131,7 @@ func hashAt(h *maphash.Hash, t *strictjson.Tape, i int32) {
 		for j := i + 1; j < nd.End; j = t.Nodes[j].End {
 			var m maphash.Hash
 			m.SetSeed(hashSeed)
+			writeLen(&m, len(t.Nodes[j].Name))
 			m.WriteString(t.Nodes[j].Name)
 			hashAt(&m, t, j)
 			sum += m.Sum64()
@@ -142,6 +144,7 @@ func hashAt(h *maphash.Hash, t *strictjson.Tape, i int32) {
 	case strictjson.KindNumber:
 		d, ok := parseDec(nd.Text)
 		if !ok {
+			writeLen(h, len(nd.Text))
 			h.WriteString(nd.Text)
 			return
 		}
@@ -198,4 +201,14 @@ func duplicatesAt(t *strictjson.Tape, i int32) (int, int) {
 		byHash[sum] = append(byHash[sum], seen{j, k})
 	}
 	return -1, -1
+}
+
+// writeLen writes n before a string, so that concatenations of different
+// strings ("a","b" and "asb"'s pieces) never hash alike by construction.
+func writeLen(h *maphash.Hash, n int) {
+	var b [8]byte
+	for k := range b {
+		b[k] = byte(uint64(n) >> (8 * k))
+	}
+	h.Write(b[:])
 }

@@ -1,6 +1,7 @@
 package validator
 
 import (
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +36,17 @@ type run struct {
 	// walk stops and exhausted is set, whatever the verdict looked like.
 	steps, budget int
 	exhausted     bool
+	// tried holds the verdicts of try: a subschema tried on one value
+	// (a oneOf/anyOf branch, not, if, contains) is walked once per
+	// validation, however many paths lead to it — the unevaluated*
+	// keywords ask again which branches passed, and branches that share
+	// subschemas ask the same question many times.
+	tried map[tryKey]bool
+}
+
+type tryKey struct {
+	n *node
+	i int32
 }
 
 // step is one token of the instance location: a member name, or an index
@@ -180,7 +192,14 @@ func (r *run) validate(n *node, i int32) bool {
 	if n.format != nil && nd.Kind == strictjson.KindString {
 		// Formats apply to strings only (JSON Schema Validation 2020-12
 		// §7.1); every checker the compiler registers passes the rest.
-		if err := n.format.Validate(nd.Text); err != nil {
+		var err error
+		switch {
+		case !n.strKnown:
+			err = n.format.Validate(nd.Text)
+		case n.strCheck != nil:
+			err = n.strCheck(nd.Text)
+		}
+		if err != nil {
 			return r.fail(n, "format", &kind.Format{Got: nd.Text, Want: n.format.Name, Err: err})
 		}
 	}
@@ -294,7 +313,7 @@ func (r *run) objectOwn(n *node, i int32) bool {
 			continue
 		}
 		if m := r.missing(i, dr.list); m != nil {
-			return r.failAt(n.loc+"/dependentRequired/"+jsonpointer.EscapeToken(dr.name), "dependentRequired",
+			return r.failAt(n.loc+"/dependentRequired/"+url.PathEscape(jsonpointer.EscapeToken(dr.name)), "dependentRequired",
 				&kind.DependentRequired{Prop: dr.name, Missing: m})
 		}
 	}
@@ -331,7 +350,7 @@ func (r *run) objectOwn(n *node, i int32) bool {
 		}
 		r.rec, r.t = saved, tape
 		if found {
-			return r.failAt(n.propNames.loc+"/propertyNames", "propertyNames", &kind.PropertyNames{Property: bad})
+			return r.fail(n, "propertyNames", &kind.PropertyNames{Property: bad})
 		}
 	}
 	return true
@@ -398,7 +417,7 @@ func (r *run) arrayOwn(n *node, i int32) bool {
 		count, k := 0, 0
 		for j := i + 1; j < nd.End; j, k = r.t.Nodes[j].End, k+1 {
 			r.pushIndex(k)
-			if r.validate(n.contains, j) {
+			if r.try(n.contains, j) {
 				count++
 				if saved {
 					matched = append(matched, k)
@@ -527,12 +546,21 @@ func (r *run) applicators(n *node, i int32) bool {
 	return valid
 }
 
-// try validates for the verdict only, recording nothing.
+// try validates for the verdict only, recording nothing, once per
+// subschema and value (see run.tried).
 func (r *run) try(n *node, i int32) bool {
+	k := tryKey{n, i}
+	if ok, done := r.tried[k]; done {
+		return ok
+	}
 	saved := r.rec
 	r.rec = false
 	ok := r.validate(n, i)
 	r.rec = saved
+	if r.tried == nil {
+		r.tried = map[tryKey]bool{}
+	}
+	r.tried[k] = ok
 	return ok
 }
 

@@ -10,8 +10,11 @@ import "github.com/airlockdev/airlock/internal/strictjson"
 
 // evaluatedProps adds to set the members of the object at i that n
 // (valid for it) evaluated; it returns true when n evaluated every member.
-func (r *run) evaluatedProps(n *node, i int32, set map[string]bool, depth int) bool {
-	if n == nil || n.boolean != 0 || depth > maxEvalDepth {
+// The in-place subschemas form no cycle (Compile falls back to v6 for one
+// that does), so the recursion ends; each branch's verdict comes from
+// run.tried.
+func (r *run) evaluatedProps(n *node, i int32, set map[string]bool) bool {
+	if n == nil || n.boolean != 0 {
 		return false
 	}
 	if n.unevalProps != nil || n.additional != nil {
@@ -24,17 +27,12 @@ func (r *run) evaluatedProps(n *node, i int32, set map[string]bool, depth int) b
 		}
 	}
 	for _, m := range r.appliedTo(n, i) {
-		if r.evaluatedProps(m, i, set, depth+1) {
+		if r.evaluatedProps(m, i, set) {
 			return true
 		}
 	}
 	return false
 }
-
-// maxEvalDepth bounds how deep the evaluated sets follow subschemas
-// applied in place (strict loading refuses cycles without descent; this
-// keeps a pathological chain linear).
-const maxEvalDepth = 64
 
 // appliedTo lists the subschemas of n that applied to the value at i and
 // passed: $ref, allOf, the passing anyOf/oneOf branches, if with then (or
@@ -82,7 +80,7 @@ func (r *run) unevaluatedProps(n *node, i int32) bool {
 	// n's own unevaluatedProperties does not count for itself.
 	shadow := *n
 	shadow.unevalProps = nil
-	if r.evaluatedProps(&shadow, i, set, 0) {
+	if r.evaluatedProps(&shadow, i, set) {
 		return true
 	}
 	var rest []int32
@@ -110,8 +108,8 @@ func (r *run) unevaluatedProps(n *node, i int32) bool {
 
 // evaluatedItems marks in seen the items of the array at i that n (valid
 // for it) evaluated; it returns true when n evaluated every item.
-func (r *run) evaluatedItems(n *node, i int32, seen []bool, depth int) bool {
-	if n == nil || n.boolean != 0 || depth > maxEvalDepth {
+func (r *run) evaluatedItems(n *node, i int32, seen []bool) bool {
+	if n == nil || n.boolean != 0 {
 		return false
 	}
 	if n.items != nil || n.unevalItems != nil {
@@ -129,7 +127,7 @@ func (r *run) evaluatedItems(n *node, i int32, seen []bool, depth int) bool {
 		}
 	}
 	for _, m := range r.appliedTo(n, i) {
-		if r.evaluatedItems(m, i, seen, depth+1) {
+		if r.evaluatedItems(m, i, seen) {
 			return true
 		}
 	}
@@ -142,7 +140,7 @@ func (r *run) unevaluatedItems(n *node, i int32) bool {
 	seen := make([]bool, r.t.Nodes[i].Len)
 	shadow := *n
 	shadow.unevalItems = nil
-	if r.evaluatedItems(&shadow, i, seen, 0) {
+	if r.evaluatedItems(&shadow, i, seen) {
 		return true
 	}
 	valid := true
