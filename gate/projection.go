@@ -60,14 +60,15 @@ func expandTape(t *strictjson.Tape, i int32, p jsonpointer.Pointer) (any, bool) 
 	return t.Value(i), true
 }
 
-// walkProjected calls at for each value a projection pointer reached, with
-// its location in the upstream value, as walkPointer does on that value —
-// but reading x, the field's projected data (Expand's result): the tokens
-// other than "*" only add to the location, and at each "*" x is the array
-// Expand built, one element per element of the value's. A field is in the
-// data only when the pointer reached something on every path, so the two
-// walks meet the same values in the same order. Locations share one
-// growing stack: at must copy a location it keeps.
+// walkProjected calls at for each value a projection pointer reached in
+// the upstream value, with its location there, in document order — but
+// reads x, the field's projected data (Expand's result): the tokens other
+// than "*" only add to the location, and at each "*" x is the array
+// Expand built, one element per element of the upstream array. A field is
+// in the data only when the pointer reached something on every path, so
+// the walk meets exactly the values Expand took. It stops when at returns
+// false (and then returns false). Locations share one growing stack: at
+// must copy a location it keeps (Pointer.String).
 func walkProjected(p jsonpointer.Pointer, x any, loc jsonpointer.Pointer, at func(x any, loc jsonpointer.Pointer) bool) bool {
 	for i, tok := range p {
 		if tok == "*" {

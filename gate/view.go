@@ -75,7 +75,7 @@ func viewAt(t *strictjson.Tape, i int32, paths []jsonpointer.Pointer, depth int)
 	case strictjson.KindObject:
 		obj := map[string]any{}
 		for j := i + 1; j < nd.End; j = t.Nodes[j].End {
-			name := t.Nodes[j].Name
+			name := t.Name(j)
 			matched, deeper := false, false
 			for _, p := range paths {
 				if p[depth] == name {

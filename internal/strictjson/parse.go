@@ -239,7 +239,9 @@ type jsonParser struct {
 	size int64
 	// tape, when set, is what the parse lays the value out on instead of
 	// building it (ParseTape): value, object and array then return nil.
-	tape *Tape
+	tape *tapeBuilder
+	// nameSpans are the member names written to the tape so far.
+	nameSpans map[string]span
 }
 
 type member struct {
@@ -309,6 +311,11 @@ func (p *jsonParser) release() {
 	p.members, p.elems, p.frames = p.members[:0], p.elems[:0], p.frames[:0]
 	p.repeats = nil
 	p.tape = nil
+	if len(p.nameSpans) > maxPooledStack {
+		p.nameSpans = nil
+	} else {
+		clear(p.nameSpans)
+	}
 	if cap(p.members) > maxPooledStack {
 		p.members = nil
 	}
@@ -339,7 +346,7 @@ func (p *jsonParser) release() {
 // errEnough stops the parse once MaxRepeats repeated names are found.
 var errEnough = &Error{Reason: "enough repeats"}
 
-func parse(body []byte, lim Limits, tape *Tape) (any, *Error) {
+func parse(body []byte, lim Limits, tape *tapeBuilder) (any, *Error) {
 	for _, bom := range [][]byte{{0xEF, 0xBB, 0xBF}, {0xFE, 0xFF}, {0xFF, 0xFE}} {
 		if bytes.HasPrefix(body, bom) {
 			return nil, &Error{Reason: ReasonBOM, Offset: 0, Message: "body starts with a byte order mark"}
@@ -388,9 +395,9 @@ func (p *jsonParser) value() (any, *Error) {
 			return nil, p.fail(err)
 		}
 		if p.tape != nil {
-			s, r := p.str(raw, false)
+			sp, r := p.tapeString(raw)
 			if r == nil {
-				p.emit(Node{Kind: KindString, Text: s})
+				p.emit(KindString, sp)
 			}
 			return nil, r
 		}
@@ -401,9 +408,9 @@ func (p *jsonParser) value() (any, *Error) {
 			return nil, p.fail(err)
 		}
 		if p.tape != nil {
-			s, r := p.numberText(raw)
+			sp, r := p.tapeNumber(raw)
 			if r == nil {
-				p.emit(Node{Kind: KindNumber, Text: s})
+				p.emit(KindNumber, sp)
 			}
 			return nil, r
 		}
@@ -421,7 +428,7 @@ func (p *jsonParser) value() (any, *Error) {
 					k = KindTrue
 				}
 			}
-			p.emit(Node{Kind: k})
+			p.emit(k, span{})
 			return nil, nil
 		}
 		if tok.Kind() == 'n' {
@@ -450,7 +457,7 @@ func (p *jsonParser) object() (any, *Error) {
 	}
 	head := int32(-1)
 	if p.tape != nil {
-		head = p.emit(Node{Kind: KindObject})
+		head = p.emit(KindObject, span{})
 	}
 	base := len(p.members)
 	p.frames = append(p.frames, frame{base: base})
@@ -493,8 +500,8 @@ func (p *jsonParser) object() (any, *Error) {
 	p.frames[top] = frame{}
 	p.frames = p.frames[:top]
 	if head >= 0 {
-		p.tape.Nodes[head].Len = int32(len(p.members) - base)
-		p.tape.Nodes[head].End = int32(len(p.tape.Nodes))
+		p.tape.t.Nodes[head].Len = int32(len(p.members) - base)
+		p.tape.t.Nodes[head].End = int32(len(p.tape.t.Nodes))
 		clear(p.members[base:])
 		p.members = p.members[:base]
 		return nil, nil
@@ -518,7 +525,7 @@ func (p *jsonParser) array() (any, *Error) {
 	}
 	head := int32(-1)
 	if p.tape != nil {
-		head = p.emit(Node{Kind: KindArray})
+		head = p.emit(KindArray, span{})
 	}
 	base := len(p.elems)
 	p.frames = append(p.frames, frame{array: true})
@@ -556,8 +563,8 @@ func (p *jsonParser) array() (any, *Error) {
 		return nil, p.fail(err)
 	}
 	if head >= 0 {
-		p.tape.Nodes[head].Len = int32(p.frames[top].index)
-		p.tape.Nodes[head].End = int32(len(p.tape.Nodes))
+		p.tape.t.Nodes[head].Len = int32(p.frames[top].index)
+		p.tape.t.Nodes[head].End = int32(len(p.tape.t.Nodes))
 		p.frames = p.frames[:top]
 		return nil, nil
 	}
@@ -696,15 +703,40 @@ func (p *jsonParser) number(raw jsontext.Value) (any, *Error) {
 	return v, nil
 }
 
-// numberText is number for a tape: the token's text, checked.
-func (p *jsonParser) numberText(raw jsontext.Value) (string, *Error) {
+// tapeNumber is number for a tape: the token's text, checked, written to
+// the tape's text.
+func (p *jsonParser) tapeNumber(raw jsontext.Value) (span, *Error) {
 	start := p.dec.InputOffset() - int64(len(raw))
 	if len(raw) > p.lim.MaxNumberLength {
-		return "", p.errorAt(ReasonNumber, start,
+		return span{}, p.errorAt(ReasonNumber, start,
 			fmt.Sprintf("number token of %d bytes exceeds the limit of %d", len(raw), p.lim.MaxNumberLength))
 	}
-	s := p.text.add(raw, p.rest(raw))
-	return s, p.checkNumber(s, start)
+	b := p.tape.text
+	sp := span{uint32(b.Len()), uint32(len(raw))}
+	b.Write(raw)
+	// The builder's string shares its bytes: no copy to check the token.
+	return sp, p.checkNumber(b.String()[sp.off:], start)
+}
+
+// tapeString is str for a string value on a tape: unescaped straight into
+// the tape's text, the length cap enforced.
+func (p *jsonParser) tapeString(raw jsontext.Value) (span, *Error) {
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 {
+		unq, err := jsontext.AppendUnquote(p.unquoted[:0], raw)
+		if err != nil {
+			return span{}, p.fail(err)
+		}
+		p.unquoted, inner = unq, unq
+	}
+	if len(inner) > p.lim.MaxStringLength {
+		return span{}, p.errorAt(ReasonStringTooLong, p.dec.InputOffset()-int64(len(raw)),
+			fmt.Sprintf("string of %d bytes exceeds the limit of %d", len(inner), p.lim.MaxStringLength))
+	}
+	b := p.tape.text
+	sp := span{uint32(b.Len()), uint32(len(inner))}
+	b.Write(inner)
+	return sp, nil
 }
 
 // checkNumber enforces the number policy on a token's text s read at

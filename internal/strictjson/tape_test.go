@@ -88,7 +88,7 @@ func TestTapeOfReadsBack(t *testing.T) {
 		t.Fatal("TapeOf took a Go struct")
 	}
 	b, _ := tape.Member(0, "b")
-	if e, ok := tape.Element(b, 3); !ok || tape.Nodes[e].Text != "s" {
+	if e, ok := tape.Element(b, 3); !ok || tape.Text(e) != "s" {
 		t.Fatalf("Member/Element: %d %v", e, ok)
 	}
 }

@@ -18,7 +18,7 @@ func equalAt(t *strictjson.Tape, i int32, x any) bool {
 	case bool:
 		return nd.Kind == strictjson.KindTrue && y || nd.Kind == strictjson.KindFalse && !y
 	case string:
-		return nd.Kind == strictjson.KindString && nd.Text == y
+		return nd.Kind == strictjson.KindString && t.Text(i) == y
 	case []any:
 		if nd.Kind != strictjson.KindArray || int(nd.Len) != len(y) {
 			return false
@@ -36,7 +36,7 @@ func equalAt(t *strictjson.Tape, i int32, x any) bool {
 			return false
 		}
 		for j := i + 1; j < nd.End; j = t.Nodes[j].End {
-			v, ok := y[t.Nodes[j].Name]
+			v, ok := y[t.Name(j)]
 			if !ok || !equalAt(t, j, v) {
 				return false
 			}
@@ -47,7 +47,7 @@ func equalAt(t *strictjson.Tape, i int32, x any) bool {
 		return false
 	}
 	s, ok := numberText(x)
-	return ok && sameNumber(nd.Text, s)
+	return ok && sameNumber(t.Text(i), s)
 }
 
 // sameNumber reports whether two number texts have the same value.
@@ -78,9 +78,9 @@ func equalNodes(t *strictjson.Tape, a, b int32) bool {
 	}
 	switch na.Kind {
 	case strictjson.KindString:
-		return na.Text == nb.Text
+		return t.Text(a) == t.Text(b)
 	case strictjson.KindNumber:
-		return sameNumber(na.Text, nb.Text)
+		return sameNumber(t.Text(a), t.Text(b))
 	case strictjson.KindArray:
 		if na.Len != nb.Len {
 			return false
@@ -96,7 +96,7 @@ func equalNodes(t *strictjson.Tape, a, b int32) bool {
 			return false
 		}
 		for x := a + 1; x < na.End; x = t.Nodes[x].End {
-			y, ok := t.Member(b, t.Nodes[x].Name)
+			y, ok := t.Member(b, t.Name(x))
 			if !ok || !equalNodes(t, x, y) {
 				return false
 			}
@@ -118,8 +118,8 @@ func hashAt(h *maphash.Hash, t *strictjson.Tape, i int32) {
 	h.WriteByte(byte(nd.Kind))
 	switch nd.Kind {
 	case strictjson.KindString:
-		writeLen(h, len(nd.Text))
-		h.WriteString(nd.Text)
+		writeLen(h, len(t.Text(i)))
+		h.WriteString(t.Text(i))
 	case strictjson.KindArray:
 		for j := i + 1; j < nd.End; j = t.Nodes[j].End {
 			hashAt(h, t, j)
@@ -131,8 +131,8 @@ func hashAt(h *maphash.Hash, t *strictjson.Tape, i int32) {
 		for j := i + 1; j < nd.End; j = t.Nodes[j].End {
 			var m maphash.Hash
 			m.SetSeed(hashSeed)
-			writeLen(&m, len(t.Nodes[j].Name))
-			m.WriteString(t.Nodes[j].Name)
+			writeLen(&m, len(t.Name(j)))
+			m.WriteString(t.Name(j))
 			hashAt(&m, t, j)
 			sum += m.Sum64()
 		}
@@ -142,10 +142,10 @@ func hashAt(h *maphash.Hash, t *strictjson.Tape, i int32) {
 		}
 		h.Write(b[:])
 	case strictjson.KindNumber:
-		d, ok := parseDec(nd.Text)
+		d, ok := parseDec(t.Text(i))
 		if !ok {
-			writeLen(h, len(nd.Text))
-			h.WriteString(nd.Text)
+			writeLen(h, len(t.Text(i)))
+			h.WriteString(t.Text(i))
 			return
 		}
 		if d.isZero() {

@@ -139,7 +139,7 @@ func (r *run) typeAt(i int32) (uint8, dec, bool) {
 	if nd.Kind != strictjson.KindNumber {
 		return kindBits[nd.Kind], dec{}, true
 	}
-	d, ok := parseDec(nd.Text)
+	d, ok := parseDec(r.t.Text(i))
 	if !ok {
 		return 0, dec{}, false
 	}
@@ -177,7 +177,7 @@ func (r *run) validate(n *node, i int32) bool {
 	if nd.Kind == strictjson.KindNumber && (n.hasNumber || n.types&(tInteger|tNumber) == tInteger) {
 		var ok bool
 		if t, d, ok = r.typeAt(i); !ok {
-			return r.failAt(n.loc, "invalid", &kind.InvalidJsonValue{Value: nd.Text})
+			return r.failAt(n.loc, "invalid", &kind.InvalidJsonValue{Value: r.t.Text(i)})
 		}
 	}
 	if n.types != 0 && t&n.types == 0 {
@@ -195,12 +195,12 @@ func (r *run) validate(n *node, i int32) bool {
 		var err error
 		switch {
 		case !n.strKnown:
-			err = n.format.Validate(nd.Text)
+			err = n.format.Validate(r.t.Text(i))
 		case n.strCheck != nil:
-			err = n.strCheck(nd.Text)
+			err = n.strCheck(r.t.Text(i))
 		}
 		if err != nil {
-			return r.fail(n, "format", &kind.Format{Got: nd.Text, Want: n.format.Name, Err: err})
+			return r.fail(n, "format", &kind.Format{Got: r.t.Text(i), Want: n.format.Name, Err: err})
 		}
 	}
 	valid := true
@@ -220,7 +220,7 @@ func (r *run) validate(n *node, i int32) bool {
 			valid = false
 		}
 	case tString:
-		if n.hasString && !r.stringOwn(n, nd.Text) {
+		if n.hasString && !r.stringOwn(n, r.t.Text(i)) {
 			return false
 		}
 	default:
@@ -321,7 +321,7 @@ func (r *run) objectOwn(n *node, i int32) bool {
 		// Not recording, members judges this in its one pass.
 		var extra []string
 		for j := i + 1; j < nd.End; j = r.t.Nodes[j].End {
-			if name := r.t.Nodes[j].Name; !n.declares(name) {
+			if name := r.t.Name(j); !n.declares(name) {
 				extra = append(extra, name)
 			}
 		}
@@ -334,12 +334,9 @@ func (r *run) objectOwn(n *node, i int32) bool {
 		bad, found := "", false
 		saved, tape := r.rec, r.t
 		r.rec, r.t = false, &r.names
-		if r.names.Nodes == nil {
-			r.names.Nodes = make([]strictjson.Node, 1)
-		}
 		for j := i + 1; j < nd.End; j = tape.Nodes[j].End {
-			name := tape.Nodes[j].Name
-			r.names.Nodes[0] = strictjson.Node{Kind: strictjson.KindString, Text: name, End: 1}
+			name := tape.Name(j)
+			r.names.SetString(name)
 			if (!found || name < bad) && !r.validate(n.propNames, 0) {
 				if !saved {
 					r.rec, r.t = saved, tape
@@ -374,7 +371,7 @@ func (r *run) hasRequired(n *node, i int32) bool {
 	}
 	found := 0
 	for j := i + 1; j < nd.End; j = r.t.Nodes[j].End {
-		if _, ok := n.reqIndex[r.t.Nodes[j].Name]; ok {
+		if _, ok := n.reqIndex[r.t.Name(j)]; ok {
 			found++
 		}
 	}
@@ -681,7 +678,7 @@ func (r *run) members(n *node, i int32) bool {
 	if !r.rec {
 		found := 0
 		for j := i + 1; j < end; j = r.t.Nodes[j].End {
-			name := r.t.Nodes[j].Name
+			name := r.t.Name(j)
 			p, declared := n.props[name]
 			if p.required {
 				found++
@@ -702,7 +699,7 @@ func (r *run) members(n *node, i int32) bool {
 	sortByName(r.t, idx)
 	valid := true
 	for _, j := range idx {
-		name := r.t.Nodes[j].Name
+		name := r.t.Name(j)
 		p, declared := n.props[name]
 		r.push(name)
 		ok := r.memberValue(n, name, j, p, declared, false)
@@ -786,5 +783,5 @@ func sortStrings(s []string) { slices.Sort(s) }
 
 // sortByName sorts member indexes in code point order of their names.
 func sortByName(t *strictjson.Tape, idx []int32) {
-	slices.SortFunc(idx, func(a, b int32) int { return strings.Compare(t.Nodes[a].Name, t.Nodes[b].Name) })
+	slices.SortFunc(idx, func(a, b int32) int { return strings.Compare(t.Name(a), t.Name(b)) })
 }

@@ -22,7 +22,7 @@ func (r *run) evaluatedProps(n *node, i int32, set map[string]bool) bool {
 	}
 	end := r.t.Nodes[i].End
 	for j := i + 1; j < end; j = r.t.Nodes[j].End {
-		if name := r.t.Nodes[j].Name; n.declares(name) {
+		if name := r.t.Name(j); n.declares(name) {
 			set[name] = true
 		}
 	}
@@ -86,14 +86,14 @@ func (r *run) unevaluatedProps(n *node, i int32) bool {
 	var rest []int32
 	end := r.t.Nodes[i].End
 	for j := i + 1; j < end; j = r.t.Nodes[j].End {
-		if !set[r.t.Nodes[j].Name] {
+		if !set[r.t.Name(j)] {
 			rest = append(rest, j)
 		}
 	}
 	sortByName(r.t, rest)
 	valid := true
 	for _, j := range rest {
-		r.push(r.t.Nodes[j].Name)
+		r.push(r.t.Name(j))
 		ok := r.validate(n.unevalProps, j)
 		r.pop()
 		if !ok {

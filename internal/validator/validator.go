@@ -41,6 +41,7 @@ package validator
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -134,12 +135,18 @@ func (vd *Validator) budget(t *strictjson.Tape, size int) int {
 // bound), is valid, recording nothing; false when the work bound is
 // reached or the walk panicked.
 func (vd *Validator) Valid(v any, size int) bool {
-	t, ok := strictjson.TapeOf(v)
-	if !ok {
+	t := tapes.Get().(*strictjson.Tape)
+	defer tapes.Put(t)
+	if !t.Reset(v) {
 		return false
 	}
 	return vd.ValidTape(t, size)
 }
+
+// tapes are the tapes the any API lays values out on, reused: a failure
+// keeps no reference to one (its strings are the tape's text, which a
+// later layout does not overwrite).
+var tapes = sync.Pool{New: func() any { return new(strictjson.Tape) }}
 
 // ValidTape is Valid for a value on a tape (strictjson.ParseTape).
 func (vd *Validator) ValidTape(t *strictjson.Tape, size int) (ok bool) {
@@ -181,8 +188,9 @@ func (vd *Validator) ValidateLocations(v any, limit int) (*schema.Failure, error
 // (strictjson.TapeOf); a value JSON has no form for is refused with the
 // keyword "invalid".
 func (vd *Validator) ValidateSized(v any, size, limit int) (*schema.Failure, error) {
-	t, ok := strictjson.TapeOf(v)
-	if !ok {
+	t := tapes.Get().(*strictjson.Tape)
+	defer tapes.Put(t)
+	if !t.Reset(v) {
 		return &schema.Failure{Keyword: "invalid", KeywordLocation: vd.ref.Location,
 			Message: fmt.Sprintf("invalid JSON value of Go type %T", v), InstanceLocations: []string{""}}, nil
 	}
@@ -204,7 +212,7 @@ func (vd *Validator) ValidateTape(t *strictjson.Tape, size, limit int) (f *schem
 	if vd.root == nil {
 		return schema.ValidateLocations(vd.ref, t.Value(0), limit)
 	}
-	r := run{t: t, budget: vd.budget(t, size)}
+	r := run{t: t, budget: vd.budget(t, size), path: make([]step, 0, 32)}
 	if r.validate(vd.root, 0) && !r.exhausted {
 		return nil, nil
 	}
@@ -216,7 +224,7 @@ func (vd *Validator) ValidateTape(t *strictjson.Tape, size, limit int) (f *schem
 	// finds the cause. It reuses the verdicts of the tries (run.tried)
 	// and gets a budget of its own. A failure it records before running
 	// out is the cause; only a walk that runs out first is ErrWorkLimit.
-	r = run{t: t, rec: true, limit: limit, budget: vd.budget(t, size), tried: tried}
+	r = run{t: t, rec: true, limit: limit, budget: vd.budget(t, size), tried: tried, path: r.path[:0]}
 	r.validate(vd.root, 0)
 	if r.first == nil && r.exhausted {
 		return nil, ErrWorkLimit
