@@ -4,8 +4,11 @@
 // mutants, schema files and agent outputs, so that every part of airlock
 // reads JSON the same way.
 //
-// Values are map[string]any, []any, string, json.Number (the number token's
-// exact text), bool and nil.
+// Parse returns values as map[string]any, []any, string, json.Number (the
+// number token's exact text), bool and nil. ParseTape lays the same value
+// out on a Tape instead — one node per value in document order, no map per
+// object, no boxed string — which is what the gate's success path reads:
+// the compiled validator, the projection and the semantic rules' view.
 package strictjson
 
 import (
