@@ -89,6 +89,10 @@ type upstream struct {
 	textBlock int
 	// errors are the declared upstream error shapes, in manifest order.
 	errors []upstreamError
+	// paths are the pointers the stages after the schema look up, and
+	// whole says they need the whole value instead (see view).
+	paths []jsonpointer.Pointer
+	whole bool
 }
 
 // projField is one projection entry: agent field ← pointer.
@@ -356,6 +360,7 @@ func (c *Contract) compile(m manifest.Manifest, opts Options, cfgErr func(key, m
 		if err := c.compileErrors(u, uv.Errors, key, compile, cfgErr); err != nil {
 			return err
 		}
+		u.paths, u.whole = readPaths(u)
 		c.versions[name] = u
 	}
 	if c.current == "" && len(c.versions) == 1 {

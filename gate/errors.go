@@ -184,7 +184,7 @@ func (c *Contract) matchError(u *upstream, status int, isError bool, value any, 
 			message: fmt.Sprintf("%s matched the declared upstream error %s", what, e.name)}
 		if len(e.detail) > 0 {
 			d := project(e.detail, value)
-			if rr := c.checkText(e.detail, d, value, c.text.detailField, "detail field"); rr != nil {
+			if rr := c.checkText(e.detail, d, c.text.detailField, "detail field"); rr != nil {
 				rr.upstreamError = e.name
 				rr.message = "the detail of upstream error " + e.name + ": " + rr.message
 				return rr

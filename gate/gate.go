@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/airlockdev/airlock/internal/sanitize"
+	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/semantic"
 )
@@ -99,10 +100,12 @@ type Verdict struct {
 	// MaxWarnings); never part of the agent output.
 	Warnings []Warning
 
-	// value is what the schema stage saw (see introspect.Value); hasValue
-	// is false when the response was refused before it.
+	// value is what the schema stage saw (see introspect.Value), built
+	// from tape at first use (valueOf); hasValue is false when the
+	// response was refused before it.
 	value    any
 	hasValue bool
+	tape     *strictjson.Tape
 	// errValue is the value a matched error shape saw (see
 	// introspect.ErrorValue).
 	errValue    any
@@ -211,11 +214,30 @@ func (v *Verdict) instance(location, requestID string) any {
 	if err != nil {
 		return nil
 	}
-	x, _ := p.Lookup(v.value)
+	var x any
+	if v.value == nil && v.tape != nil {
+		if i, ok := lookupTape(v.tape, p); ok {
+			x = v.tape.Value(i)
+		}
+	} else {
+		x, _ = p.Lookup(v.value)
+	}
 	if s, ok := x.(string); ok && s == requestID {
 		return nil
 	}
 	return x
+}
+
+// valueOf is the value the schema stage saw, built from the tape at the
+// first call; ok is false when the response was refused before it.
+func (v *Verdict) valueOf() (any, bool) {
+	if !v.hasValue {
+		return nil, false
+	}
+	if v.value == nil && v.tape != nil {
+		v.value = v.tape.Value(0)
+	}
+	return v.value, true
 }
 
 // finish fills in the envelope and the audit record.
@@ -282,11 +304,12 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	value, r := parse(body, c.limits, c.locations)
-	if r != nil {
-		return nil, r, nil
-	}
+	var tape *strictjson.Tape
 	if c.protocol == ProtocolMCP {
+		value, r := parse(body, c.limits, c.locations)
+		if r != nil {
+			return nil, r, nil
+		}
 		var isErr bool
 		value, v.from, isErr, r = c.unwrapMCP(value, u, u.errorCandidates(status, true))
 		if isErr {
@@ -299,21 +322,31 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 		if r != nil {
 			return nil, r, nil
 		}
+		// A value the strict parse gave always has a tape.
+		tape, _ = strictjson.TapeOf(value)
+		v.value = value
+	} else {
+		var r *refusal
+		if tape, r = parseTape(body, c.limits, c.locations); r != nil {
+			return nil, r, nil
+		}
 	}
-	v.value, v.hasValue = value, true
+	v.tape, v.hasValue = tape, true
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	if r := c.schemaStage(u.schema, value, len(body)); r != nil {
+	if r := c.schemaStage(u.schema, tape, len(body)); r != nil {
 		// A success status whose value is not a success may be the
 		// upstream's own error body.
 		if u.errorCandidates(status, false) {
+			value, _ := v.valueOf()
 			if m := c.matchError(u, status, false, value, true, len(body)); m != nil {
 				return nil, m, nil
 			}
 		}
 		return nil, r, nil
 	}
+	value := u.view(tape)
 	v.Warnings = append(v.Warnings, c.annotations(u, value)...)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -324,10 +357,12 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	data := project(u.projection, value)
-	if r := c.checkText(u.projection, data, value, c.text.field, "field"); r != nil {
+	data := projectTape(u.projection, tape)
+	if r := c.checkText(u.projection, data, c.text.field, "field"); r != nil {
 		return nil, r, nil
 	}
+	// Read before untrusted_text wraps strings (walkProjected reads data).
+	inexact := inexactNumbers(u.projection, data, MaxWarnings-len(v.Warnings))
 	for f, x := range data {
 		if c.text.field(f).untrusted {
 			data[f] = wrapUntrusted(x)
@@ -337,7 +372,7 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 		r.reason = ReasonAgentSchema
 		return nil, r, nil
 	}
-	v.Warnings = append(v.Warnings, inexactNumbers(u.projection, data, value, MaxWarnings-len(v.Warnings))...)
+	v.Warnings = append(v.Warnings, inexact...)
 	return data, nil, nil
 }
 

@@ -225,12 +225,13 @@ var _ = Describe("hostile input", func() {
 		expectRefused(v, "hostile", gate.ReasonDuplicate, gate.InvalidResponse, false)
 	})
 
-	It("stops a schema whose applicators share subschemas at its work bound, as a refusal", func() {
-		// d0 = anyOf [d1, d1], d1 = anyOf [d2, d2], …, d24 = {type: string}:
-		// a number is checked against d24 2^24 times without a bound.
+	// chain is a schema whose member n is d0, where d_i = {key: [{$ref:
+	// d_i+1}, {$ref: d_i+1}]} and d24 = {type: string}: without care, a
+	// value is checked against d24 2^24 times.
+	chain := func(key string) *gate.Contract {
 		var defs []string
 		for i := range 24 {
-			defs = append(defs, fmt.Sprintf(`"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i+1, i+1))
+			defs = append(defs, fmt.Sprintf(`"d%d":{"%s":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, key, i+1, i+1))
 		}
 		defs = append(defs, `"d24":{"type":"string"}`)
 		upstream := `{"type":"object","properties":{"n":{"$ref":"#/$defs/d0"}},"$defs":{` + strings.Join(defs, ",") + `}}`
@@ -241,11 +242,30 @@ var _ = Describe("hostile input", func() {
 		})
 		c, err := gate.LoadDir(dir, gate.Options{})
 		Expect(err).NotTo(HaveOccurred())
+		return c
+	}
+
+	It("answers a schema whose anyOf branches share subschemas in linear time: each branch is tried once per value", func() {
+		c := chain("anyOf")
 		v := check(c, jsonResp(`{"n":5}`))
+		expectRefused(v, "hostile", "schema.type", gate.InvalidResponse, false)
+		Expect(v.Audit.KeywordLocation).To(Equal("upstream.schema.json#/$defs/d24/type"))
+		Expect(check(c, jsonResp(`{"n":"x"}`)).Admitted).To(BeTrue())
+	})
+
+	It("stops a schema whose allOf repeats a subschema in place at its work bound, as a refusal", func() {
+		c := chain("allOf")
+		// A value that fails stops at the first failure, down one path.
+		expectRefused(check(c, jsonResp(`{"n":5}`)), "hostile", "schema.type", gate.InvalidResponse, false)
+		// One that passes would be checked against d24 2^24 times.
+		v := check(c, jsonResp(`{"n":"x"}`))
 		expectRefused(v, "hostile", gate.ReasonWorkLimit, gate.InvalidResponse, false)
 		Expect(v.Audit.Message).To(ContainSubstring("work bound"))
-		// Within the bound the same schema answers: a string passes.
-		Expect(check(c, jsonResp(`{"n":"x"}`)).Admitted).To(BeTrue())
+		// The bound counts the value's JSON values, not its bytes: padding
+		// the body with long strings does not buy the schema more time.
+		v = check(c, jsonResp(`{"n":"x","pad":["`+strings.Repeat("p", 60000)+`","`+strings.Repeat("q", 60000)+`"]}`))
+		expectRefused(v, "hostile", gate.ReasonWorkLimit, gate.InvalidResponse, false)
+		Expect(v.Audit.DurationMicros).To(BeNumerically("<", 10_000_000))
 	})
 
 	It("refuses a 1 MiB body of items each failing a 16-branch oneOf at the first item's cost", func() {

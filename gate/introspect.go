@@ -41,7 +41,7 @@ func (c *Contract) Projection(version string) ([]ProjectionField, bool) {
 func init() {
 	introspect.Value = func(v any) (any, bool) {
 		vd := v.(*Verdict)
-		return vd.value, vd.hasValue
+		return vd.valueOf()
 	}
 	introspect.ErrorValue = func(v any) (any, bool) {
 		vd := v.(*Verdict)

@@ -61,9 +61,9 @@ func inexactInteger(n json.Number) bool {
 // warning's location is the number's in v (the value the schema judged), in
 // projection field order, then document order (members by name, elements by
 // index); one per location, at most max.
-func inexactNumbers(fields []projField, data map[string]any, v any, max int) []Warning {
+func inexactNumbers(fields []projField, data map[string]any, max int) []Warning {
 	var out []Warning
-	seen := map[string]bool{}
+	var seen map[string]bool // made at the first warning
 	var scan func(x any, loc jsonpointer.Pointer, field string) bool
 	scan = func(x any, loc jsonpointer.Pointer, field string) bool {
 		switch x := x.(type) {
@@ -74,6 +74,9 @@ func inexactNumbers(fields []projField, data map[string]any, v any, max int) []W
 			at := loc.String()
 			if seen[at] {
 				return true
+			}
+			if seen == nil {
+				seen = map[string]bool{}
 			}
 			if len(out) == max {
 				return false
@@ -97,12 +100,16 @@ func inexactNumbers(fields []projField, data map[string]any, v any, max int) []W
 		}
 		return true
 	}
+	var loc jsonpointer.Pointer // one stack for every field's walk
 	for _, f := range fields {
 		if _, ok := data[f.field]; !ok {
 			continue
 		}
 		field := "data/" + jsonpointer.EscapeToken(f.field)
-		if !walkPointer(f.pointer, v, make(jsonpointer.Pointer, 0, 16), func(x any, loc jsonpointer.Pointer) bool { return scan(x, loc, field) }) {
+		if loc == nil {
+			loc = make(jsonpointer.Pointer, 0, 16)
+		}
+		if !walkProjected(f.pointer, data[f.field], loc[:0], func(x any, at jsonpointer.Pointer) bool { return scan(x, at, field) }) {
 			break
 		}
 	}

@@ -134,7 +134,7 @@ var registry = []ReasonInfo{
 	{ReasonAgentSchema, StageProjection, InvalidResponse, false, "The projected agent data fails the contract's closed agent-facing schema."},
 	{ReasonAgentErrorSchema, StageProjection, InvalidResponse, false, "A matched upstream error's projected detail fails the contract's agent_error_schema; the audit record names the error (upstream_error)."},
 	{ReasonPanic, StageInternal, InvalidResponse, false, "The schema validator panicked on this value; the panic is recovered and the response refused."},
-	{ReasonWorkLimit, StageInternal, InvalidResponse, false, "Validating this value against the schema took more than its work bound: 4 × (body bytes + 1) × (compiled subschemas + 1) subschema applications. Only a schema whose allOf/anyOf/oneOf/$ref share subschemas so that one value is checked against the same subschema many times can reach it (anyOf: [{$ref: b}, {$ref: b}] nested k deep checks b 2^k times); the validation stops there instead of running on, and the response is refused. The message gives the figures."},
+	{ReasonWorkLimit, StageInternal, InvalidResponse, false, "Validating this value against the schema took more than its work bound, 4 × (JSON values in the body + 1) × (compiled subschemas + 1) subschema applications, before finding a failure. A oneOf/anyOf branch, not, if or contains is tried once per value however many paths lead to it, so only a schema whose allOf or $ref repeat one subschema in place can reach the bound (allOf: [{$ref: b}, {$ref: b}] nested k deep checks a passing value against b 2^k times); the validation stops there instead of running on, and the response is refused. The message gives the figures."},
 }
 
 // Reasons returns a copy of the reason registry, in pipeline order.

@@ -7,6 +7,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/internal/validator"
 )
 
@@ -48,11 +49,19 @@ type compiledSchema struct {
 // The refusal lists up to c.locations failing instance locations, the
 // chosen cause's first.
 func (c *Contract) schemaStage(sch *compiledSchema, v any, size int) *refusal {
-	f, err := sch.fast.ValidateSized(v, size, c.locations)
+	var f *schema.Failure
+	var err error
+	values := -1
+	if t, ok := v.(*strictjson.Tape); ok {
+		f, err = sch.fast.ValidateTape(t, size, c.locations)
+		values = len(t.Nodes)
+	} else {
+		f, err = sch.fast.ValidateSized(v, size, c.locations)
+	}
 	switch {
 	case errors.Is(err, validator.ErrWorkLimit):
 		return &refusal{reason: ReasonWorkLimit, offset: -1,
-			message: fmt.Sprintf("%v: more than %d × (%d body bytes + 1) × (%d subschemas + 1) subschema applications", err, validator.WorkFactor, size, sch.fast.Nodes())}
+			message: fmt.Sprintf("%v: more than %d × (%d JSON values + 1) × (%d subschemas + 1) subschema applications", err, validator.WorkFactor, values, sch.fast.Nodes())}
 	case err != nil:
 		return &refusal{reason: ReasonPanic, message: err.Error(), offset: -1}
 	}

@@ -251,19 +251,23 @@ func typeHas(t any, name string) bool {
 // field's policy, in field order then document order; the first violation
 // is a projection.text_policy refusal whose instance location is the
 // string's pointer in v.
-func (c *Contract) checkText(fields []projField, data map[string]any, v any, policy func(string) textPolicy, what string) *refusal {
+func (c *Contract) checkText(fields []projField, data map[string]any, policy func(string) textPolicy, what string) *refusal {
+	var loc jsonpointer.Pointer // one stack for every field's walk
 	for _, f := range fields {
 		if _, ok := data[f.field]; !ok {
 			continue
 		}
 		p := policy(f.field)
 		var r *refusal
-		label := what + " " + f.field
-		walkPointer(f.pointer, v, make(jsonpointer.Pointer, 0, 16), func(x any, loc jsonpointer.Pointer) bool {
-			r = p.scan(x, loc, label)
+		if loc == nil {
+			loc = make(jsonpointer.Pointer, 0, 16)
+		}
+		walkProjected(f.pointer, data[f.field], loc[:0], func(x any, at jsonpointer.Pointer) bool {
+			r = p.scan(x, at, f.field)
 			return r == nil
 		})
 		if r != nil {
+			r.message = what + " " + r.message // "field ids: …"
 			return r
 		}
 	}
@@ -297,30 +301,6 @@ func index(i int) string {
 		return tokens[i]
 	}
 	return strconv.Itoa(i)
-}
-
-// walkPointer follows a projection pointer through x as Pointer.Expand
-// does, calling at for each value it reaches with its location; it stops
-// when at returns false (and then returns false). Locations share one
-// growing stack: at must copy a location it keeps (Pointer.String).
-func walkPointer(p jsonpointer.Pointer, x any, loc jsonpointer.Pointer, at func(x any, loc jsonpointer.Pointer) bool) bool {
-	for i, t := range p {
-		if t == "*" {
-			arr, _ := x.([]any)
-			for j, el := range arr {
-				if !walkPointer(p[i+1:], el, append(loc, index(j)), at) {
-					return false
-				}
-			}
-			return true
-		}
-		next, ok := p[i : i+1].Lookup(x)
-		if !ok {
-			return true
-		}
-		x, loc = next, append(loc, t)
-	}
-	return at(x, loc)
 }
 
 // scan checks every string and member name in x (at loc) against p.

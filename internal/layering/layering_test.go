@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"internal/strictyaml": {"internal/config", "internal/schema", "jsonpointer"},
 	"internal/manifest":   {"internal/schema", "internal/strictjson", "internal/strictyaml"},
 	"internal/introspect": {"internal/manifest", "internal/schema", "jsonpointer"},
-	"internal/validator":  {"internal/schema", "jsonpointer"},
+	"internal/validator":  {"internal/schema", "internal/strictjson", "jsonpointer"},
 	// The engine a connector embeds.
 	"gate": {"semantic", "jsonpointer", "redact", "internal/config", "internal/fileio", "internal/introspect",
 		"internal/manifest", "internal/sanitize", "internal/schema", "internal/strictjson", "internal/strictyaml", "internal/validator"},

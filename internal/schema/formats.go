@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -188,14 +189,33 @@ func (p FormatPolicy) register(c *jsonschema.Compiler) {
 		switch v := p.Of(f); v {
 		case PolicyAssert:
 		case PolicyAnnotate:
-			c.RegisterFormat(&jsonschema.Format{Name: f, Validate: annotation})
+			c.RegisterFormat(policyFormat(f, v, nil, annotation))
 		default:
 			if ck, ok := LookupChecker(f, v); ok {
-				c.RegisterFormat(&jsonschema.Format{Name: f, Validate: ck.Validate})
+				c.RegisterFormat(policyFormat(f, v, ck.check, ck.Validate))
 			}
 		}
 	}
 }
+
+// policyFormat returns the one *jsonschema.Format of format f under
+// policy v, made at the first call and registered with its string check
+// (see StringCheck): a finite set, whatever the number of compilers.
+func policyFormat(f, v string, check func(string) error, validate func(any) error) *jsonschema.Format {
+	key := f + "\x00" + v
+	if x, ok := policyFormats.Load(key); ok {
+		return x.(*jsonschema.Format)
+	}
+	fm := &jsonschema.Format{Name: f, Validate: validate}
+	x, loaded := policyFormats.LoadOrStore(key, fm)
+	if !loaded {
+		registered.Store(fm, check)
+	}
+	return x.(*jsonschema.Format)
+}
+
+// policyFormats holds the formats policyFormat made, by format and policy.
+var policyFormats sync.Map
 
 // MentionsFormat reports whether any schema document the folder has read so
 // far has a "format" member whose value is one of names (anywhere, so also

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -54,14 +55,7 @@ func NewCompiler(loader jsonschema.URLLoader) *jsonschema.Compiler {
 	c.UseRegexpEngine(boundedRegexp)
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
-	c.RegisterFormat(&jsonschema.Format{Name: "date-time", Validate: func(v any) error {
-		s, ok := v.(string)
-		if !ok {
-			return nil // format applies to strings only
-		}
-		_, err := semantic.ParseTimestamp(s)
-		return err
-	}})
+	c.RegisterFormat(dateTimeFormat)
 	if loader == nil {
 		loader = ConfinedLoader{}
 	}
@@ -214,6 +208,10 @@ var subschemaKeywords = []string{
 	"items", "contains", "propertyNames", "not", "if", "then", "else",
 }
 
+// nameKeywords are the keywords whose value maps names to schemas: a false
+// schema under one is named, not reached through a keyword.
+var nameKeywords = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+
 func keywordOf(e *jsonschema.ValidationError) string {
 	if p := e.ErrorKind.KeywordPath(); len(p) > 0 {
 		return p[0]
@@ -221,6 +219,9 @@ func keywordOf(e *jsonschema.ValidationError) string {
 	if _, ok := e.ErrorKind.(*kind.FalseSchema); ok {
 		_, frag, _ := strings.Cut(e.SchemaURL, "#")
 		toks := strings.Split(frag, "/")
+		if len(toks) >= 2 && slices.Contains(nameKeywords, toks[len(toks)-2]) {
+			return "false" // a property (or definition) named like a keyword
+		}
 		if last := toks[len(toks)-1]; slices.Contains(subschemaKeywords, last) {
 			return last
 		}
@@ -239,3 +240,38 @@ func keywordLocation(e *jsonschema.ValidationError) string {
 	}
 	return loc
 }
+
+// dateTimeFormat is the "date-time" format every compiler registers:
+// semantic.ParseTimestamp (RFC 3339 §5.6), strings only.
+var dateTimeFormat = &jsonschema.Format{Name: "date-time", Validate: func(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return nil // format applies to strings only
+	}
+	return checkDateTime(s)
+}}
+
+func checkDateTime(s string) error {
+	_, err := semantic.ParseTimestamp(s)
+	return err
+}
+
+// StringCheck returns, for a format a compiler of this package
+// registered, the check of a string value: f.Validate(s) is check(s), and
+// a nil check admits every string (an annotated format). ok is false for
+// the formats jsonschema/v6 checks itself (asserted formats other than
+// date-time), which only f.Validate judges. It lets a caller judge a
+// string without boxing it into an interface.
+func StringCheck(f *jsonschema.Format) (check func(string) error, ok bool) {
+	if f == dateTimeFormat {
+		return checkDateTime, true
+	}
+	if c, found := registered.Load(f); found {
+		return c.(func(string) error), true
+	}
+	return nil, false
+}
+
+// registered maps the formats register makes (one per format and policy,
+// made once) to their string checks.
+var registered sync.Map

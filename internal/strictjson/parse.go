@@ -4,8 +4,11 @@
 // mutants, schema files and agent outputs, so that every part of airlock
 // reads JSON the same way.
 //
-// Values are map[string]any, []any, string, json.Number (the number token's
-// exact text), bool and nil.
+// Parse returns values as map[string]any, []any, string, json.Number (the
+// number token's exact text), bool and nil. ParseTape lays the same value
+// out on a Tape instead — one node per value in document order, no map per
+// object, no boxed string — which is what the gate's success path reads:
+// the compiled validator, the projection and the semantic rules' view.
 package strictjson
 
 import (
@@ -144,7 +147,7 @@ func (l Limits) withDefaults() Limits {
 // pointers (at most MaxRepeats+1) are built from it, each at most as long
 // as the body.
 func Parse(body []byte, lim Limits) (any, error) {
-	v, r := parse(body, lim.withDefaults())
+	v, r := parse(body, lim.withDefaults(), nil)
 	if r != nil {
 		return nil, r
 	}
@@ -237,6 +240,11 @@ type jsonParser struct {
 	repeats []Repeat
 	// size is the body's length in bytes.
 	size int64
+	// tape, when set, is what the parse lays the value out on instead of
+	// building it (ParseTape): value, object and array then return nil.
+	tape *tapeBuilder
+	// nameSpans are the member names written to the tape so far.
+	nameSpans map[string]span
 }
 
 type member struct {
@@ -305,6 +313,12 @@ func (p *jsonParser) release() {
 	clear(p.frames)
 	p.members, p.elems, p.frames = p.members[:0], p.elems[:0], p.frames[:0]
 	p.repeats = nil
+	p.tape = nil
+	if len(p.nameSpans) > maxPooledStack {
+		p.nameSpans = nil
+	} else {
+		clear(p.nameSpans)
+	}
 	if cap(p.members) > maxPooledStack {
 		p.members = nil
 	}
@@ -335,7 +349,7 @@ func (p *jsonParser) release() {
 // errEnough stops the parse once MaxRepeats repeated names are found.
 var errEnough = &Error{Reason: "enough repeats"}
 
-func parse(body []byte, lim Limits) (any, *Error) {
+func parse(body []byte, lim Limits, tape *tapeBuilder) (any, *Error) {
 	for _, bom := range [][]byte{{0xEF, 0xBB, 0xBF}, {0xFE, 0xFF}, {0xFF, 0xFE}} {
 		if bytes.HasPrefix(body, bom) {
 			return nil, &Error{Reason: ReasonBOM, Offset: 0, Message: "body starts with a byte order mark"}
@@ -343,7 +357,7 @@ func parse(body []byte, lim Limits) (any, *Error) {
 	}
 	p := parsers.Get().(*jsonParser)
 	defer p.release()
-	p.lim, p.size = lim, int64(len(body))
+	p.lim, p.size, p.tape = lim, int64(len(body)), tape
 	// A *bytes.Buffer lets jsontext read body in place, without a copy.
 	p.in = *bytes.NewBuffer(body)
 	p.dec.Reset(&p.in, decoderOptions)
@@ -383,17 +397,42 @@ func (p *jsonParser) value() (any, *Error) {
 		if err != nil {
 			return nil, p.fail(err)
 		}
+		if p.tape != nil {
+			sp, r := p.tapeString(raw)
+			if r == nil {
+				p.emit(KindString, sp)
+			}
+			return nil, r
+		}
 		return p.strValue(raw)
 	case '0':
 		raw, err := p.dec.ReadValue()
 		if err != nil {
 			return nil, p.fail(err)
 		}
+		if p.tape != nil {
+			sp, r := p.tapeNumber(raw)
+			if r == nil {
+				p.emit(KindNumber, sp)
+			}
+			return nil, r
+		}
 		return p.number(raw)
 	case 't', 'f', 'n':
 		tok, err := p.dec.ReadToken()
 		if err != nil {
 			return nil, p.fail(err)
+		}
+		if p.tape != nil {
+			k := KindNull
+			if tok.Kind() != 'n' {
+				k = KindFalse
+				if tok.Bool() {
+					k = KindTrue
+				}
+			}
+			p.emit(k, span{})
+			return nil, nil
 		}
 		if tok.Kind() == 'n' {
 			return nil, nil
@@ -418,6 +457,10 @@ func (p *jsonParser) object() (any, *Error) {
 	}
 	if _, err := p.dec.ReadToken(); err != nil {
 		return nil, p.fail(err)
+	}
+	head := int32(-1)
+	if p.tape != nil {
+		head = p.emit(KindObject, span{})
 	}
 	base := len(p.members)
 	p.frames = append(p.frames, frame{base: base})
@@ -459,6 +502,13 @@ func (p *jsonParser) object() (any, *Error) {
 	}
 	p.frames[top] = frame{}
 	p.frames = p.frames[:top]
+	if head >= 0 {
+		p.tape.t.Nodes[head].Len = int32(len(p.members) - base)
+		p.tape.t.Nodes[head].End = int32(len(p.tape.t.Nodes))
+		clear(p.members[base:])
+		p.members = p.members[:base]
+		return nil, nil
+	}
 	obj := make(map[string]any, len(p.members)-base)
 	for _, m := range p.members[base:] {
 		obj[m.name] = m.value
@@ -475,6 +525,10 @@ func (p *jsonParser) array() (any, *Error) {
 	}
 	if _, err := p.dec.ReadToken(); err != nil {
 		return nil, p.fail(err)
+	}
+	head := int32(-1)
+	if p.tape != nil {
+		head = p.emit(KindArray, span{})
 	}
 	base := len(p.elems)
 	p.frames = append(p.frames, frame{array: true})
@@ -500,6 +554,9 @@ func (p *jsonParser) array() (any, *Error) {
 		}
 		p.frames[top].open = false
 		p.frames[top].index++
+		if head >= 0 {
+			continue
+		}
 		if len(p.elems) == cap(p.elems) {
 			p.elems = slices.Grow(p.elems, len(p.elems))
 		}
@@ -507,6 +564,12 @@ func (p *jsonParser) array() (any, *Error) {
 	}
 	if _, err := p.dec.ReadToken(); err != nil {
 		return nil, p.fail(err)
+	}
+	if head >= 0 {
+		p.tape.t.Nodes[head].Len = int32(p.frames[top].index)
+		p.tape.t.Nodes[head].End = int32(len(p.tape.t.Nodes))
+		p.frames = p.frames[:top]
+		return nil, nil
 	}
 	p.frames = p.frames[:top]
 	arr := p.newArray(p.elems[base:])
@@ -628,6 +691,60 @@ func (p *jsonParser) number(raw jsontext.Value) (any, *Error) {
 		}
 	}
 	s := p.text.add(raw, p.rest(raw))
+	if r := p.checkNumber(s, start); r != nil {
+		return nil, r
+	}
+	var v any = json.Number(s)
+	if len(s) <= maxSharedString {
+		if p.numbers == nil {
+			p.numbers = make(map[string]any)
+		}
+		if len(p.numbers) < maxInterned {
+			p.numbers[s] = v
+		}
+	}
+	return v, nil
+}
+
+// tapeNumber is number for a tape: the token's text, checked, written to
+// the tape's text.
+func (p *jsonParser) tapeNumber(raw jsontext.Value) (span, *Error) {
+	start := p.dec.InputOffset() - int64(len(raw))
+	if len(raw) > p.lim.MaxNumberLength {
+		return span{}, p.errorAt(ReasonNumber, start,
+			fmt.Sprintf("number token of %d bytes exceeds the limit of %d", len(raw), p.lim.MaxNumberLength))
+	}
+	b := p.tape.text
+	sp := span{uint32(b.Len()), uint32(len(raw))}
+	b.Write(raw)
+	// The builder's string shares its bytes: no copy to check the token.
+	return sp, p.checkNumber(b.String()[sp.off:], start)
+}
+
+// tapeString is str for a string value on a tape: unescaped straight into
+// the tape's text, the length cap enforced.
+func (p *jsonParser) tapeString(raw jsontext.Value) (span, *Error) {
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 {
+		unq, err := jsontext.AppendUnquote(p.unquoted[:0], raw)
+		if err != nil {
+			return span{}, p.fail(err)
+		}
+		p.unquoted, inner = unq, unq
+	}
+	if len(inner) > p.lim.MaxStringLength {
+		return span{}, p.errorAt(ReasonStringTooLong, p.dec.InputOffset()-int64(len(raw)),
+			fmt.Sprintf("string of %d bytes exceeds the limit of %d", len(inner), p.lim.MaxStringLength))
+	}
+	b := p.tape.text
+	sp := span{uint32(b.Len()), uint32(len(inner))}
+	b.Write(inner)
+	return sp, nil
+}
+
+// checkNumber enforces the number policy on a token's text s read at
+// start.
+func (p *jsonParser) checkNumber(s string, start int64) *Error {
 	// Without an exponent only a token of over 300 bytes (max_number_length
 	// allows 4096) can lie outside binary64's range.
 	if strings.IndexAny(s, "eE") >= 0 || len(s) > 300 {
@@ -641,23 +758,14 @@ func (p *jsonParser) number(raw jsontext.Value) (any, *Error) {
 		case len(exponent) > 4 || len(exponent) == 4 && exponent > "1000":
 			// Even a zero mantissa (0e99999999999999999999 parses as 0) must
 			// not reach the validator, which expands the exponent.
-			return nil, p.errorAt(ReasonNumber, start, "number exponent beyond ±1000")
+			return p.errorAt(ReasonNumber, start, "number exponent beyond ±1000")
 		case err != nil:
-			return nil, p.errorAt(ReasonNumber, start, "number overflows IEEE 754 binary64")
+			return p.errorAt(ReasonNumber, start, "number overflows IEEE 754 binary64")
 		case f == 0 && strings.Trim(mantissa, "-0.") != "":
-			return nil, p.errorAt(ReasonNumber, start, "number underflows IEEE 754 binary64")
+			return p.errorAt(ReasonNumber, start, "number underflows IEEE 754 binary64")
 		}
 	}
-	var v any = json.Number(s)
-	if len(s) <= maxSharedString {
-		if p.numbers == nil {
-			p.numbers = make(map[string]any)
-		}
-		if len(p.numbers) < maxInterned {
-			p.numbers[s] = v
-		}
-	}
-	return v, nil
+	return nil
 }
 
 // errorAt is a refusal at off, located at the value being read.

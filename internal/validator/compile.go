@@ -51,6 +51,11 @@ type node struct {
 	constV    *any
 	enum      []any
 	format    *jsonschema.Format
+	// strCheck is format's check of a string, when one is known
+	// (schema.StringCheck; nil with strKnown: an annotated format, which
+	// admits every string): no interface to box the string into.
+	strCheck func(string) error
+	strKnown bool
 
 	ref          *node
 	allOf, anyOf []*node
@@ -68,7 +73,10 @@ type node struct {
 	// reqInProps: every required name is a key of props, so a walk that
 	// does not record can count the required members it meets instead of
 	// looking each one up.
-	reqInProps  bool
+	reqInProps bool
+	// reqIndex holds the required names, for a one-pass check of a large
+	// object; nil when none are.
+	reqIndex    map[string]struct{}
 	patProps    []patNode // sorted by pattern
 	additional  *node     // nil: absent
 	propNames   *node
@@ -200,6 +208,9 @@ func (c *compiler) compile(s *jsonschema.Schema) *node {
 		n.enum = s.Enum.Values
 	}
 	n.format = s.Format
+	if s.Format != nil {
+		n.strCheck, n.strKnown = schema.StringCheck(s.Format)
+	}
 	if s.Format != nil && s.Format.Name == "regex" {
 		// v6 checks "regex" with the compiler's regexp engine whatever the
 		// format policy says; so does this.
@@ -234,6 +245,12 @@ func (c *compiler) compile(s *jsonschema.Schema) *node {
 		n.maxProps = *s.MaxProperties
 	}
 	n.required = s.Required
+	if len(n.required) > 0 {
+		n.reqIndex = make(map[string]struct{}, len(n.required))
+		for _, k := range n.required {
+			n.reqIndex[k] = struct{}{}
+		}
+	}
 	for _, k := range sortedKeys(s.DependentRequired) {
 		n.depRequired = append(n.depRequired, namedList{k, s.DependentRequired[k]})
 	}
@@ -344,12 +361,19 @@ var subschemaKeywords = []string{
 }
 
 func falseKeyword(loc string) string {
-	last := loc[strings.LastIndexByte(loc, '/')+1:]
+	toks := strings.Split(loc, "/")
+	last := toks[len(toks)-1]
+	if len(toks) >= 2 && slices.Contains(nameKeywords, toks[len(toks)-2]) {
+		return "false" // a property (or definition) named like a keyword
+	}
 	if slices.Contains(subschemaKeywords, last) {
 		return last
 	}
 	return "false"
 }
+
+// nameKeywords are the keywords whose value maps names to schemas.
+var nameKeywords = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 
 // inPlace lists the nodes a node applies to the same instance: the edges
 // a reference cycle without descent would go round.

@@ -2,158 +2,213 @@ package validator
 
 import (
 	"hash/maphash"
+
+	"github.com/airlockdev/airlock/internal/strictjson"
 )
 
-// equal is JSON Schema's instance equality (JSON Schema Core 2020-12
-// §4.2.2): same type, numbers equal by mathematical value (1 and 1.0),
+// equalAt is JSON Schema's instance equality (JSON Schema Core 2020-12
+// §4.2.2) between the value at i and x, a value of the schema (const,
+// enum): same type, numbers equal by mathematical value (1 and 1.0),
 // strings by code points, arrays item by item, objects member by member.
-func equal(a, b any) bool {
-	switch x := a.(type) {
+func equalAt(t *strictjson.Tape, i int32, x any) bool {
+	nd := &t.Nodes[i]
+	switch y := x.(type) {
 	case nil:
-		return b == nil
+		return nd.Kind == strictjson.KindNull
 	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
+		return nd.Kind == strictjson.KindTrue && y || nd.Kind == strictjson.KindFalse && !y
 	case string:
-		y, ok := b.(string)
-		return ok && x == y
+		return nd.Kind == strictjson.KindString && t.Text(i) == y
 	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
+		if nd.Kind != strictjson.KindArray || int(nd.Len) != len(y) {
 			return false
 		}
-		for i := range x {
-			if !equal(x[i], y[i]) {
+		k := 0
+		for j := i + 1; j < nd.End; j = t.Nodes[j].End {
+			if !equalAt(t, j, y[k]) {
 				return false
 			}
+			k++
 		}
 		return true
 	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
+		if nd.Kind != strictjson.KindObject || int(nd.Len) != len(y) {
 			return false
 		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !equal(xv, yv) {
+		for j := i + 1; j < nd.End; j = t.Nodes[j].End {
+			v, ok := y[t.Name(j)]
+			if !ok || !equalAt(t, j, v) {
 				return false
 			}
 		}
 		return true
 	}
-	as, ok := numberText(a)
-	if !ok {
+	if nd.Kind != strictjson.KindNumber {
 		return false
 	}
-	bs, ok := numberText(b)
-	if !ok {
-		return false
-	}
-	if as == bs {
+	s, ok := numberText(x)
+	return ok && sameNumber(t.Text(i), s)
+}
+
+// sameNumber reports whether two number texts have the same value.
+func sameNumber(a, b string) bool {
+	if a == b {
 		return true
 	}
-	da, ok1 := parseDec(as)
-	db, ok2 := parseDec(bs)
+	da, ok1 := parseDec(a)
+	db, ok2 := parseDec(b)
 	return ok1 && ok2 && cmpDec(&da, &db) == 0
 }
 
+// inListAt reports whether the value at i equals one of list.
+func inListAt(t *strictjson.Tape, i int32, list []any) bool {
+	for _, x := range list {
+		if equalAt(t, i, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// equalNodes is equalAt between two values of one tape.
+func equalNodes(t *strictjson.Tape, a, b int32) bool {
+	na, nb := &t.Nodes[a], &t.Nodes[b]
+	if na.Kind != nb.Kind {
+		return false
+	}
+	switch na.Kind {
+	case strictjson.KindString:
+		return t.Text(a) == t.Text(b)
+	case strictjson.KindNumber:
+		return sameNumber(t.Text(a), t.Text(b))
+	case strictjson.KindArray:
+		if na.Len != nb.Len {
+			return false
+		}
+		for x, y := a+1, b+1; x < na.End; x, y = t.Nodes[x].End, t.Nodes[y].End {
+			if !equalNodes(t, x, y) {
+				return false
+			}
+		}
+		return true
+	case strictjson.KindObject:
+		if na.Len != nb.Len {
+			return false
+		}
+		for x := a + 1; x < na.End; x = t.Nodes[x].End {
+			y, ok := t.Member(b, t.Name(x))
+			if !ok || !equalNodes(t, x, y) {
+				return false
+			}
+		}
+		return true
+	}
+	return true // null, true, false: the kind is the value
+}
+
 // hashSeed is fixed per process: the hash only groups candidates for
-// equal, never decides.
+// equalNodes, never decides.
 var hashSeed = maphash.MakeSeed()
 
-// hashValue writes a hash of v that equal values share (numbers by their
-// normalised digits and point, objects independent of member order).
-func hashValue(h *maphash.Hash, v any) {
-	switch x := v.(type) {
-	case nil:
-		h.WriteByte('n')
-	case bool:
-		if x {
-			h.WriteByte('t')
-		} else {
-			h.WriteByte('f')
-		}
-	case string:
-		h.WriteByte('s')
-		h.WriteString(x)
-	case []any:
-		h.WriteByte('a')
-		for _, e := range x {
-			hashValue(h, e)
+// hashAt writes a hash of the value at i that equal values share (numbers
+// by their normalised digits and point, objects independent of member
+// order).
+func hashAt(h *maphash.Hash, t *strictjson.Tape, i int32) {
+	nd := &t.Nodes[i]
+	h.WriteByte(byte(nd.Kind))
+	switch nd.Kind {
+	case strictjson.KindString:
+		writeLen(h, len(t.Text(i)))
+		h.WriteString(t.Text(i))
+	case strictjson.KindArray:
+		for j := i + 1; j < nd.End; j = t.Nodes[j].End {
+			hashAt(h, t, j)
 		}
 		h.WriteByte(']')
-	case map[string]any:
+	case strictjson.KindObject:
 		// Order-independent: the sum of each member's own hash.
 		var sum uint64
-		for k, e := range x {
+		for j := i + 1; j < nd.End; j = t.Nodes[j].End {
 			var m maphash.Hash
 			m.SetSeed(hashSeed)
-			m.WriteString(k)
-			hashValue(&m, e)
+			writeLen(&m, len(t.Name(j)))
+			m.WriteString(t.Name(j))
+			hashAt(&m, t, j)
 			sum += m.Sum64()
 		}
-		h.WriteByte('o')
 		var b [8]byte
-		for i := range b {
-			b[i] = byte(sum >> (8 * i))
+		for k := range b {
+			b[k] = byte(sum >> (8 * k))
 		}
 		h.Write(b[:])
-	default:
-		s, ok := numberText(v)
+	case strictjson.KindNumber:
+		d, ok := parseDec(t.Text(i))
 		if !ok {
-			h.WriteByte('?')
+			writeLen(h, len(t.Text(i)))
+			h.WriteString(t.Text(i))
 			return
 		}
-		d, ok := parseDec(s)
-		if !ok {
-			h.WriteString(s)
-			return
-		}
-		h.WriteByte('#')
 		if d.isZero() {
 			return
 		}
 		if d.neg {
 			h.WriteByte('-')
 		}
-		for i := 1; i <= d.n; i++ {
-			h.WriteByte('0' + d.digit(i))
+		for k := 1; k <= d.n; k++ {
+			h.WriteByte('0' + d.digit(k))
 		}
 		var b [8]byte
-		for i := range b {
-			b[i] = byte(uint64(d.point) >> (8 * i))
+		for k := range b {
+			b[k] = byte(uint64(d.point) >> (8 * k))
 		}
 		h.Write(b[:])
 	}
 }
 
-// duplicates returns the indexes i < j of the first pair of equal items
-// (by j), or -1, -1: pairwise for short arrays, by hash for longer ones, so
-// that the work is linear in the array's size.
-func duplicates(arr []any) (int, int) {
-	if len(arr) <= 16 {
-		for j := 1; j < len(arr); j++ {
-			for i := 0; i < j; i++ {
-				if equal(arr[i], arr[j]) {
-					return i, j
+// duplicatesAt returns the indexes a < b of the first pair of equal
+// items (by b) of the array at i, or -1, -1: pairwise for short arrays, by
+// hash for longer ones, so that the work is linear in the array's size.
+func duplicatesAt(t *strictjson.Tape, i int32) (int, int) {
+	nd := &t.Nodes[i]
+	if nd.Len <= 16 {
+		var items [16]int32
+		n := 0
+		for j := i + 1; j < nd.End; j = t.Nodes[j].End {
+			for k := 0; k < n; k++ {
+				if equalNodes(t, items[k], j) {
+					return k, n
 				}
 			}
+			items[n] = j
+			n++
 		}
 		return -1, -1
 	}
-	seen := make(map[uint64][]int, len(arr))
+	type seen struct{ node, index int32 }
+	byHash := make(map[uint64][]seen, nd.Len)
 	var h maphash.Hash
 	h.SetSeed(hashSeed)
-	for j, item := range arr {
+	k := int32(0)
+	for j := i + 1; j < nd.End; j, k = t.Nodes[j].End, k+1 {
 		h.Reset()
-		hashValue(&h, item)
-		k := h.Sum64()
-		for _, i := range seen[k] {
-			if equal(arr[i], item) {
-				return i, j
+		hashAt(&h, t, j)
+		sum := h.Sum64()
+		for _, s := range byHash[sum] {
+			if equalNodes(t, s.node, j) {
+				return int(s.index), int(k)
 			}
 		}
-		seen[k] = append(seen[k], j)
+		byHash[sum] = append(byHash[sum], seen{j, k})
 	}
 	return -1, -1
+}
+
+// writeLen writes n before a string, so that concatenations of different
+// strings ("a","b" and "asb"'s pieces) never hash alike by construction.
+func writeLen(h *maphash.Hash, n int) {
+	var b [8]byte
+	for k := range b {
+		b[k] = byte(uint64(n) >> (8 * k))
+	}
+	h.Write(b[:])
 }

@@ -1,6 +1,7 @@
 package validator
 
 import (
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,12 +10,17 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
+	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/jsonpointer"
 )
 
 // run is one validation: the instance location being visited, whether
 // failures are recorded, and what was recorded.
 type run struct {
+	// t is the tape the walk reads; names is the one-node tape a member
+	// name is put on for propertyNames.
+	t     *strictjson.Tape
+	names strictjson.Tape
 	// rec is true while failures are recorded; it is off inside the
 	// branches of anyOf, oneOf, not, if and contains, which are tried
 	// for their verdict only (a failing combinator is walked again, with
@@ -30,6 +36,17 @@ type run struct {
 	// walk stops and exhausted is set, whatever the verdict looked like.
 	steps, budget int
 	exhausted     bool
+	// tried holds the verdicts of try: a subschema tried on one value
+	// (a oneOf/anyOf branch, not, if, contains) is walked once per
+	// validation, however many paths lead to it — the unevaluated*
+	// keywords ask again which branches passed, and branches that share
+	// subschemas ask the same question many times.
+	tried map[tryKey]bool
+}
+
+type tryKey struct {
+	n *node
+	i int32
 }
 
 // step is one token of the instance location: a member name, or an index
@@ -103,31 +120,26 @@ func (r *run) failAt(keywordLocation, keyword string, k jsonschema.ErrorKind) bo
 	return false
 }
 
-// typeOf returns the instance's type bits (integers are numbers too) and,
-// for a number, its exact decimal.
-func typeOf(v any) (uint8, dec, bool) {
-	switch v.(type) {
-	case nil:
-		return tNull, dec{}, true
-	case bool:
-		return tBool, dec{}, true
-	case string:
-		return tString, dec{}, true
-	case []any:
-		return tArray, dec{}, true
-	case map[string]any:
-		return tObject, dec{}, true
-	}
-	return numberType(v)
+// kindBits are the type bits of each tape kind (a number's integer bit
+// is added when its decimal has no fraction).
+var kindBits = [...]uint8{
+	strictjson.KindNull:   tNull,
+	strictjson.KindFalse:  tBool,
+	strictjson.KindTrue:   tBool,
+	strictjson.KindNumber: tNumber,
+	strictjson.KindString: tString,
+	strictjson.KindArray:  tArray,
+	strictjson.KindObject: tObject,
 }
 
-// numberType is typeOf for a number.
-func numberType(v any) (uint8, dec, bool) {
-	s, ok := numberText(v)
-	if !ok {
-		return 0, dec{}, false
+// typeAt returns the type bits of the value at i (integers are numbers
+// too) and, for a number, its exact decimal.
+func (r *run) typeAt(i int32) (uint8, dec, bool) {
+	nd := &r.t.Nodes[i]
+	if nd.Kind != strictjson.KindNumber {
+		return kindBits[nd.Kind], dec{}, true
 	}
-	d, ok := parseDec(s)
+	d, ok := parseDec(r.t.Text(i))
 	if !ok {
 		return 0, dec{}, false
 	}
@@ -137,14 +149,17 @@ func numberType(v any) (uint8, dec, bool) {
 	return tNumber, d, true
 }
 
-// validate reports whether v is valid against n. The order is fixed, so
-// that the first failure recorded is always the same one: the node's own
-// keywords (type, const, enum, format, then those of the instance's
-// type), then the subschemas applied to the same instance ($ref, allOf,
-// anyOf, oneOf, not, if/then/else, dependentSchemas), then members (in
-// code point order of their names) or items (in index order), then
-// unevaluatedProperties/unevaluatedItems.
-func (r *run) validate(n *node, v any) bool {
+// value builds the Go value at i, for a message.
+func (r *run) value(i int32) any { return r.t.Value(i) }
+
+// validate reports whether the value at i is valid against n. The order
+// is fixed, so that the first failure recorded is always the same one:
+// the node's own keywords (type, const, enum, format, then those of the
+// instance's type), then the subschemas applied to the same instance
+// ($ref, allOf, anyOf, oneOf, not, if/then/else, dependentSchemas), then
+// members (in code point order of their names) or items (in index
+// order), then unevaluatedProperties/unevaluatedItems.
+func (r *run) validate(n *node, i int32) bool {
 	r.steps++
 	if r.budget > 0 && r.steps > r.budget {
 		r.exhausted = true
@@ -156,57 +171,56 @@ func (r *run) validate(n *node, v any) bool {
 	case -1:
 		return r.failAt(n.loc, n.falseKey, &kind.FalseSchema{})
 	}
-	var t uint8
+	nd := &r.t.Nodes[i]
+	t := kindBits[nd.Kind]
 	var d dec
-	switch v.(type) {
-	case string:
-		t = tString
-	case map[string]any:
-		t = tObject
-	case []any:
-		t = tArray
-	case nil:
-		t = tNull
-	case bool:
-		t = tBool
-	default:
+	if nd.Kind == strictjson.KindNumber && (n.hasNumber || n.types&(tInteger|tNumber) == tInteger) {
 		var ok bool
-		if t, d, ok = numberType(v); !ok {
-			return r.failAt(n.loc, "invalid", &kind.InvalidJsonValue{Value: v})
+		if t, d, ok = r.typeAt(i); !ok {
+			return r.failAt(n.loc, "invalid", &kind.InvalidJsonValue{Value: r.t.Text(i)})
 		}
 	}
 	if n.types != 0 && t&n.types == 0 {
 		return r.fail(n, "type", &kind.Type{Got: typeName(t), Want: n.typeNames})
 	}
-	if n.constV != nil && !equal(v, *n.constV) {
-		return r.fail(n, "const", &kind.Const{Got: v, Want: *n.constV})
+	if n.constV != nil && !equalAt(r.t, i, *n.constV) {
+		return r.fail(n, "const", &kind.Const{Got: r.value(i), Want: *n.constV})
 	}
-	if n.enum != nil && !r.inEnum(n, v) {
-		return r.fail(n, "enum", &kind.Enum{Got: v, Want: n.enum})
+	if n.enum != nil && !inListAt(r.t, i, n.enum) {
+		return r.fail(n, "enum", &kind.Enum{Got: r.value(i), Want: n.enum})
 	}
-	if n.format != nil {
-		if err := n.format.Validate(v); err != nil {
-			return r.fail(n, "format", &kind.Format{Got: v, Want: n.format.Name, Err: err})
+	if n.format != nil && nd.Kind == strictjson.KindString {
+		// Formats apply to strings only (JSON Schema Validation 2020-12
+		// §7.1); every checker the compiler registers passes the rest.
+		var err error
+		switch {
+		case !n.strKnown:
+			err = n.format.Validate(r.t.Text(i))
+		case n.strCheck != nil:
+			err = n.strCheck(r.t.Text(i))
+		}
+		if err != nil {
+			return r.fail(n, "format", &kind.Format{Got: r.t.Text(i), Want: n.format.Name, Err: err})
 		}
 	}
 	valid := true
 	switch t {
 	case tObject:
-		if n.hasObject && !r.objectOwn(n, v.(map[string]any)) {
+		if n.hasObject && !r.objectOwn(n, i) {
 			if !r.more() {
 				return false
 			}
 			valid = false
 		}
 	case tArray:
-		if n.hasArray && !r.arrayOwn(n, v.([]any)) {
+		if n.hasArray && !r.arrayOwn(n, i) {
 			if !r.more() {
 				return false
 			}
 			valid = false
 		}
 	case tString:
-		if n.hasString && !r.stringOwn(n, v.(string)) {
+		if n.hasString && !r.stringOwn(n, r.t.Text(i)) {
 			return false
 		}
 	default:
@@ -214,7 +228,7 @@ func (r *run) validate(n *node, v any) bool {
 			return false
 		}
 	}
-	if !r.applicators(n, v) {
+	if !r.applicators(n, i) {
 		if !r.more() {
 			return false
 		}
@@ -222,23 +236,23 @@ func (r *run) validate(n *node, v any) bool {
 	}
 	switch t {
 	case tObject:
-		if n.hasObject && !r.members(n, v.(map[string]any)) {
+		if n.hasObject && !r.members(n, i) {
 			if !r.more() {
 				return false
 			}
 			valid = false
 		}
-		if valid && n.unevalProps != nil && !r.unevaluatedProps(n, v.(map[string]any)) {
+		if valid && n.unevalProps != nil && !r.unevaluatedProps(n, i) {
 			return false
 		}
 	case tArray:
-		if n.hasArray && !r.itemsOf(n, v.([]any)) {
+		if n.hasArray && !r.itemsOf(n, i) {
 			if !r.more() {
 				return false
 			}
 			valid = false
 		}
-		if valid && n.unevalItems != nil && !r.unevaluatedItems(n, v.([]any)) {
+		if valid && n.unevalItems != nil && !r.unevaluatedItems(n, i) {
 			return false
 		}
 	}
@@ -261,47 +275,53 @@ func typeName(t uint8) string {
 	return "object"
 }
 
-func (r *run) inEnum(n *node, v any) bool {
-	for _, e := range n.enum {
-		if equal(v, e) {
-			return true
+// present reports whether the object at i has a member named name.
+func (r *run) present(i int32, name string) bool {
+	_, ok := r.t.Member(i, name)
+	return ok
+}
+
+// missing lists the names the object at i lacks, in the order given.
+func (r *run) missing(i int32, names []string) []string {
+	var out []string
+	for _, name := range names {
+		if !r.present(i, name) {
+			out = append(out, name)
 		}
 	}
-	return false
+	return out
 }
 
 // objectOwn checks an object's own keywords: minProperties,
 // maxProperties, required, dependentRequired, additionalProperties: false
 // (the names it refuses), propertyNames.
-func (r *run) objectOwn(n *node, obj map[string]any) bool {
-	if n.minProps >= 0 && len(obj) < n.minProps {
-		return r.fail(n, "minProperties", &kind.MinProperties{Got: len(obj), Want: n.minProps})
+func (r *run) objectOwn(n *node, i int32) bool {
+	nd := &r.t.Nodes[i]
+	size := int(nd.Len)
+	if n.minProps >= 0 && size < n.minProps {
+		return r.fail(n, "minProperties", &kind.MinProperties{Got: size, Want: n.minProps})
 	}
-	if n.maxProps >= 0 && len(obj) > n.maxProps {
-		return r.fail(n, "maxProperties", &kind.MaxProperties{Got: len(obj), Want: n.maxProps})
+	if n.maxProps >= 0 && size > n.maxProps {
+		return r.fail(n, "maxProperties", &kind.MaxProperties{Got: size, Want: n.maxProps})
 	}
-	if r.rec || !n.reqInProps {
+	if len(n.required) > 0 && (r.rec || !n.reqInProps) && !r.hasRequired(n, i) {
 		// Not recording, members counts them in its pass when it can.
-		for _, name := range n.required {
-			if _, ok := obj[name]; !ok {
-				return r.fail(n, "required", &kind.Required{Missing: missing(obj, n.required)})
-			}
-		}
+		return r.fail(n, "required", &kind.Required{Missing: r.missing(i, n.required)})
 	}
 	for _, dr := range n.depRequired {
-		if _, ok := obj[dr.name]; !ok {
+		if !r.present(i, dr.name) {
 			continue
 		}
-		if m := missing(obj, dr.list); m != nil {
-			return r.failAt(n.loc+"/dependentRequired/"+jsonpointer.EscapeToken(dr.name), "dependentRequired",
+		if m := r.missing(i, dr.list); m != nil {
+			return r.failAt(n.loc+"/dependentRequired/"+url.PathEscape(jsonpointer.EscapeToken(dr.name)), "dependentRequired",
 				&kind.DependentRequired{Prop: dr.name, Missing: m})
 		}
 	}
 	if n.additional != nil && n.additional.boolean == -1 && r.rec {
 		// Not recording, members judges this in its one pass.
 		var extra []string
-		for name := range obj {
-			if !n.declares(name) {
+		for j := i + 1; j < nd.End; j = r.t.Nodes[j].End {
+			if name := r.t.Name(j); !n.declares(name) {
 				extra = append(extra, name)
 			}
 		}
@@ -312,23 +332,50 @@ func (r *run) objectOwn(n *node, obj map[string]any) bool {
 	}
 	if n.propNames != nil {
 		bad, found := "", false
-		saved := r.rec
-		r.rec = false
-		for name := range obj {
-			if (!found || name < bad) && !r.validate(n.propNames, name) {
+		saved, tape := r.rec, r.t
+		r.rec, r.t = false, &r.names
+		for j := i + 1; j < nd.End; j = tape.Nodes[j].End {
+			name := tape.Name(j)
+			r.names.SetString(name)
+			if (!found || name < bad) && !r.validate(n.propNames, 0) {
 				if !saved {
-					r.rec = saved
+					r.rec, r.t = saved, tape
 					return false
 				}
 				bad, found = name, true
 			}
 		}
-		r.rec = saved
+		r.rec, r.t = saved, tape
 		if found {
-			return r.failAt(n.propNames.loc+"/propertyNames", "propertyNames", &kind.PropertyNames{Property: bad})
+			return r.fail(n, "propertyNames", &kind.PropertyNames{Property: bad})
 		}
 	}
 	return true
+}
+
+// hasRequired reports whether the object at i has every required member:
+// one pass over its members when it is large, a lookup per name when
+// small.
+func (r *run) hasRequired(n *node, i int32) bool {
+	nd := &r.t.Nodes[i]
+	if int(nd.Len) < len(n.required) {
+		return false
+	}
+	if nd.Len <= 8 || n.reqIndex == nil {
+		for _, name := range n.required {
+			if !r.present(i, name) {
+				return false
+			}
+		}
+		return true
+	}
+	found := 0
+	for j := i + 1; j < nd.End; j = r.t.Nodes[j].End {
+		if _, ok := n.reqIndex[r.t.Name(j)]; ok {
+			found++
+		}
+	}
+	return found == len(n.reqIndex)
 }
 
 // declares reports whether properties or patternProperties name a member.
@@ -344,41 +391,33 @@ func (n *node) declares(name string) bool {
 	return false
 }
 
-func missing(obj map[string]any, names []string) []string {
-	var out []string
-	for _, name := range names {
-		if _, ok := obj[name]; !ok {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 // arrayOwn checks an array's own keywords: minItems, maxItems,
 // uniqueItems, contains with minContains/maxContains.
-func (r *run) arrayOwn(n *node, arr []any) bool {
-	if n.minItems >= 0 && len(arr) < n.minItems {
-		return r.fail(n, "minItems", &kind.MinItems{Got: len(arr), Want: n.minItems})
+func (r *run) arrayOwn(n *node, i int32) bool {
+	nd := &r.t.Nodes[i]
+	size := int(nd.Len)
+	if n.minItems >= 0 && size < n.minItems {
+		return r.fail(n, "minItems", &kind.MinItems{Got: size, Want: n.minItems})
 	}
-	if n.maxItems >= 0 && len(arr) > n.maxItems {
-		return r.fail(n, "maxItems", &kind.MaxItems{Got: len(arr), Want: n.maxItems})
+	if n.maxItems >= 0 && size > n.maxItems {
+		return r.fail(n, "maxItems", &kind.MaxItems{Got: size, Want: n.maxItems})
 	}
-	if n.unique && len(arr) > 1 {
-		if i, j := duplicates(arr); i >= 0 {
-			return r.fail(n, "uniqueItems", &kind.UniqueItems{Duplicates: [2]int{i, j}})
+	if n.unique && size > 1 {
+		if a, b := duplicatesAt(r.t, i); a >= 0 {
+			return r.fail(n, "uniqueItems", &kind.UniqueItems{Duplicates: [2]int{a, b}})
 		}
 	}
 	if n.contains != nil {
 		saved := r.rec
 		r.rec = false
 		var matched []int
-		count := 0
-		for i, item := range arr {
-			r.pushIndex(i)
-			if r.validate(n.contains, item) {
+		count, k := 0, 0
+		for j := i + 1; j < nd.End; j, k = r.t.Nodes[j].End, k+1 {
+			r.pushIndex(k)
+			if r.try(n.contains, j) {
 				count++
 				if saved {
-					matched = append(matched, i)
+					matched = append(matched, k)
 				}
 			}
 			r.pop()
@@ -448,100 +487,107 @@ func (r *run) numberOwn(n *node, d *dec) bool {
 }
 
 // applicators checks the subschemas applied to the same instance.
-func (r *run) applicators(n *node, v any) bool {
+func (r *run) applicators(n *node, i int32) bool {
 	valid := true
-	if n.ref != nil && !r.validate(n.ref, v) {
+	if n.ref != nil && !r.validate(n.ref, i) {
 		if !r.more() {
 			return false
 		}
 		valid = false
 	}
 	for _, a := range n.allOf {
-		if !r.validate(a, v) {
+		if !r.validate(a, i) {
 			if !r.more() {
 				return false
 			}
 			valid = false
 		}
 	}
-	if n.anyOf != nil && !r.anyOf(n, v) {
+	if n.anyOf != nil && !r.anyOf(n, i) {
 		if !r.more() {
 			return false
 		}
 		valid = false
 	}
-	if n.oneOf != nil && !r.oneOf(n, v) {
+	if n.oneOf != nil && !r.oneOf(n, i) {
 		if !r.more() {
 			return false
 		}
 		valid = false
 	}
-	if n.not != nil && r.try(n.not, v) {
+	if n.not != nil && r.try(n.not, i) {
 		return r.fail(n, "not", &kind.Not{})
 	}
 	if n.ifN != nil {
 		next := n.elseN
-		if r.try(n.ifN, v) {
+		if r.try(n.ifN, i) {
 			next = n.thenN
 		}
-		if next != nil && !r.validate(next, v) {
+		if next != nil && !r.validate(next, i) {
 			if !r.more() {
 				return false
 			}
 			valid = false
 		}
 	}
-	if len(n.depSchemas) > 0 {
-		if obj, ok := v.(map[string]any); ok {
-			for _, ds := range n.depSchemas {
-				if _, present := obj[ds.name]; present && !r.validate(ds.n, v) {
-					if !r.more() {
-						return false
-					}
-					valid = false
+	if len(n.depSchemas) > 0 && r.t.Nodes[i].Kind == strictjson.KindObject {
+		for _, ds := range n.depSchemas {
+			if r.present(i, ds.name) && !r.validate(ds.n, i) {
+				if !r.more() {
+					return false
 				}
+				valid = false
 			}
 		}
 	}
 	return valid
 }
 
-// try validates for the verdict only, recording nothing.
-func (r *run) try(n *node, v any) bool {
+// try validates for the verdict only, recording nothing, once per
+// subschema and value (see run.tried).
+func (r *run) try(n *node, i int32) bool {
+	k := tryKey{n, i}
+	if ok, done := r.tried[k]; done {
+		return ok
+	}
 	saved := r.rec
 	r.rec = false
-	ok := r.validate(n, v)
+	ok := r.validate(n, i)
 	r.rec = saved
+	if r.tried == nil {
+		r.tried = map[tryKey]bool{}
+	}
+	r.tried[k] = ok
 	return ok
 }
 
-func (r *run) anyOf(n *node, v any) bool {
+func (r *run) anyOf(n *node, i int32) bool {
 	for _, b := range n.anyOf {
-		if r.try(b, v) {
+		if r.try(b, i) {
 			return true
 		}
 	}
 	if r.rec {
-		r.validate(choose(n.anyOf, v), v)
+		r.validate(r.choose(n.anyOf, i), i)
 	}
 	return false
 }
 
-func (r *run) oneOf(n *node, v any) bool {
+func (r *run) oneOf(n *node, i int32) bool {
 	match := -1
-	for i, b := range n.oneOf {
-		if r.try(b, v) {
+	for k, b := range n.oneOf {
+		if r.try(b, i) {
 			if match >= 0 {
-				return r.fail(n, "oneOf", &kind.OneOf{Subschemas: []int{match, i}})
+				return r.fail(n, "oneOf", &kind.OneOf{Subschemas: []int{match, k}})
 			}
-			match = i
+			match = k
 		}
 	}
 	if match >= 0 {
 		return true
 	}
 	if r.rec {
-		r.validate(choose(n.oneOf, v), v)
+		r.validate(r.choose(n.oneOf, i), i)
 	}
 	return false
 }
@@ -551,15 +597,14 @@ func (r *run) oneOf(n *node, v any) bool {
 // discriminating members (a const or enum under properties, see
 // discriminators) the value matches, with at least one such member
 // present; else the first whose type admits the value (integer and number
-// alike) and whose
-// discriminators do not contradict it; else the first whose type admits
-// it; else the first.
-func choose(branches []*node, v any) *node {
-	t, _, _ := typeOf(v)
+// alike) and whose discriminators do not contradict it; else the first
+// whose type admits it; else the first.
+func (r *run) choose(branches []*node, i int32) *node {
+	t := kindBits[r.t.Nodes[i].Kind]
 	if t&tNumber != 0 {
 		t |= tInteger // a fraction is still the number an integer branch meant
 	}
-	obj, _ := v.(map[string]any)
+	isObject := r.t.Nodes[i].Kind == strictjson.KindObject
 	var admits, consistent *node
 	for _, b := range branches {
 		if !typeAdmits(b, t) {
@@ -570,11 +615,14 @@ func choose(branches []*node, v any) *node {
 		}
 		present, contradicts := 0, false
 		for _, d := range b.discr {
-			x, ok := obj[d.name]
+			if !isObject {
+				break
+			}
+			j, ok := r.t.Member(i, d.name)
 			if !ok {
 				continue
 			}
-			if (d.n.constV != nil && !equal(x, *d.n.constV)) || (d.n.enum != nil && !inList(d.n.enum, x)) {
+			if (d.n.constV != nil && !equalAt(r.t, j, *d.n.constV)) || (d.n.enum != nil && !inListAt(r.t, j, d.n.enum)) {
 				contradicts = true
 				break
 			}
@@ -599,19 +647,10 @@ func choose(branches []*node, v any) *node {
 	return branches[0]
 }
 
-func inList(list []any, v any) bool {
-	for _, e := range list {
-		if equal(v, e) {
-			return true
-		}
-	}
-	return false
-}
-
 // typeAdmits reports whether a branch's type keyword (or its $ref
 // target's, a few levels deep) admits an instance of type bits t.
 func typeAdmits(b *node, t uint8) bool {
-	for i := 0; b != nil && i < 8; i++ {
+	for k := 0; b != nil && k < 8; k++ {
 		if b.boolean == -1 {
 			return false
 		}
@@ -624,25 +663,28 @@ func typeAdmits(b *node, t uint8) bool {
 }
 
 // members validates each member against properties, patternProperties
-// and additionalProperties. Without recording, it goes in whatever order
-// the map gives and stops at the first failure (additionalProperties:
-// false included, which recording checks among the object's own
-// keywords); recording, it goes in code point order of the names, so the
-// cause is the same on every run.
-func (r *run) members(n *node, obj map[string]any) bool {
+// and additionalProperties. Without recording, it goes in the order of
+// the text and stops at the first failure (additionalProperties: false
+// included, which recording checks among the object's own keywords, and
+// required when properties names every required member); recording, it
+// goes in code point order of the names, so the cause is the same
+// whatever the order of the text.
+func (r *run) members(n *node, i int32) bool {
 	closed := n.additional != nil && n.additional.boolean == -1
 	if n.props == nil && n.patProps == nil && (n.additional == nil || n.additional.boolean == 1) {
 		return true // nothing applies to members
 	}
+	end := r.t.Nodes[i].End
 	if !r.rec {
 		found := 0
-		for name, x := range obj {
+		for j := i + 1; j < end; j = r.t.Nodes[j].End {
+			name := r.t.Name(j)
 			p, declared := n.props[name]
 			if p.required {
 				found++
 			}
 			r.push(name)
-			ok := r.memberValue(n, name, x, p, declared, closed)
+			ok := r.memberValue(n, name, j, p, declared, closed)
 			r.pop()
 			if !ok {
 				return false
@@ -650,14 +692,19 @@ func (r *run) members(n *node, obj map[string]any) bool {
 		}
 		return !n.reqInProps || found == len(n.required)
 	}
-	names := make([]string, 0, len(obj))
-	for name := range obj {
-		names = append(names, name)
+	idx := make([]int32, 0, r.t.Nodes[i].Len)
+	for j := i + 1; j < end; j = r.t.Nodes[j].End {
+		idx = append(idx, j)
 	}
-	sortStrings(names)
+	sortByName(r.t, idx)
 	valid := true
-	for _, name := range names {
-		if !r.member(n, name, obj[name], false) {
+	for _, j := range idx {
+		name := r.t.Name(j)
+		p, declared := n.props[name]
+		r.push(name)
+		ok := r.memberValue(n, name, j, p, declared, false)
+		r.pop()
+		if !ok {
 			if !r.more() {
 				return false
 			}
@@ -667,34 +714,25 @@ func (r *run) members(n *node, obj map[string]any) bool {
 	return valid
 }
 
-// member validates one member's value; closed: a member that properties
-// and patternProperties do not declare fails (additionalProperties: false
+// memberValue validates one member's value once its name is looked up in
+// properties (p, declared); closed: a member that properties and
+// patternProperties do not declare fails (additionalProperties: false
 // judged here when not recording).
-func (r *run) member(n *node, name string, x any, closed bool) bool {
-	r.push(name)
-	p, declared := n.props[name]
-	ok := r.memberValue(n, name, x, p, declared, closed)
-	r.pop()
-	return ok
-}
-
-// memberValue is member once the name is looked up in properties (p,
-// declared).
-func (r *run) memberValue(n *node, name string, x any, p prop, declared, closed bool) bool {
+func (r *run) memberValue(n *node, name string, j int32, p prop, declared, closed bool) bool {
 	valid, evaluated := true, false
 	if declared {
 		evaluated = true
-		if !r.validate(p.n, x) {
+		if !r.validate(p.n, j) {
 			if !r.more() {
 				return false
 			}
 			valid = false
 		}
 	}
-	for _, p := range n.patProps {
-		if p.re.MatchString(name) {
+	for _, pp := range n.patProps {
+		if pp.re.MatchString(name) {
 			evaluated = true
-			if !r.validate(p.n, x) {
+			if !r.validate(pp.n, j) {
 				if !r.more() {
 					return false
 				}
@@ -706,7 +744,7 @@ func (r *run) memberValue(n *node, name string, x any, p prop, declared, closed 
 		if closed {
 			return false
 		}
-		if n.additional.boolean == 0 && !r.validate(n.additional, x) {
+		if n.additional.boolean == 0 && !r.validate(n.additional, j) {
 			return false
 		}
 	}
@@ -714,20 +752,21 @@ func (r *run) memberValue(n *node, name string, x any, p prop, declared, closed 
 }
 
 // itemsOf validates prefixItems and items, in index order.
-func (r *run) itemsOf(n *node, arr []any) bool {
+func (r *run) itemsOf(n *node, i int32) bool {
 	valid := true
-	for i, x := range arr {
+	end := r.t.Nodes[i].End
+	for j, k := i+1, 0; j < end; j, k = r.t.Nodes[j].End, k+1 {
 		var s *node
 		switch {
-		case i < len(n.prefix):
-			s = n.prefix[i]
+		case k < len(n.prefix):
+			s = n.prefix[k]
 		case n.items != nil:
 			s = n.items
 		default:
 			return valid
 		}
-		r.pushIndex(i)
-		ok := r.validate(s, x)
+		r.pushIndex(k)
+		ok := r.validate(s, j)
 		r.pop()
 		if !ok {
 			if !r.more() {
@@ -741,3 +780,8 @@ func (r *run) itemsOf(n *node, arr []any) bool {
 
 // sortStrings sorts names in code point order (byte order of UTF-8).
 func sortStrings(s []string) { slices.Sort(s) }
+
+// sortByName sorts member indexes in code point order of their names.
+func sortByName(t *strictjson.Tape, idx []int32) {
+	slices.SortFunc(idx, func(a, b int32) int { return strings.Compare(t.Name(a), t.Name(b)) })
+}

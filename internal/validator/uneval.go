@@ -1,59 +1,60 @@
 package validator
 
+import "github.com/airlockdev/airlock/internal/strictjson"
+
 // unevaluatedProperties and unevaluatedItems (JSON Schema Core 2020-12
 // §11) apply to the members and items no adjacent keyword evaluated,
 // counting the subschemas that applied to the same instance and passed.
 // The evaluated set is computed only for nodes that carry these keywords,
 // after every other keyword of the node passed.
 
-// evaluatedProps adds to set the members of obj that n (valid for obj)
-// evaluated; it returns true when n evaluated every member.
-func (r *run) evaluatedProps(n *node, obj map[string]any, set map[string]bool, depth int) bool {
-	if n == nil || n.boolean != 0 || depth > maxEvalDepth {
+// evaluatedProps adds to set the members of the object at i that n
+// (valid for it) evaluated; it returns true when n evaluated every member.
+// The in-place subschemas form no cycle (Compile falls back to v6 for one
+// that does), so the recursion ends; each branch's verdict comes from
+// run.tried.
+func (r *run) evaluatedProps(n *node, i int32, set map[string]bool) bool {
+	if n == nil || n.boolean != 0 {
 		return false
 	}
-	if n.unevalProps != nil || (n.additional != nil && n.additional.boolean != -1) {
+	if n.unevalProps != nil || n.additional != nil {
 		return true
 	}
-	for name := range obj {
-		if n.declares(name) {
+	end := r.t.Nodes[i].End
+	for j := i + 1; j < end; j = r.t.Nodes[j].End {
+		if name := r.t.Name(j); n.declares(name) {
 			set[name] = true
 		}
 	}
-	for _, m := range r.appliedTo(n, obj) {
-		if r.evaluatedProps(m, obj, set, depth+1) {
+	for _, m := range r.appliedTo(n, i) {
+		if r.evaluatedProps(m, i, set) {
 			return true
 		}
 	}
 	return false
 }
 
-// maxEvalDepth bounds how deep the evaluated sets follow subschemas
-// applied in place (strict loading refuses cycles without descent; this
-// keeps a pathological chain linear).
-const maxEvalDepth = 64
-
-// appliedTo lists the subschemas of n that applied to v and passed: $ref,
-// allOf, the passing anyOf/oneOf branches, if with then (or else), and
-// the dependentSchemas of present members.
-func (r *run) appliedTo(n *node, v any) []*node {
+// appliedTo lists the subschemas of n that applied to the value at i and
+// passed: $ref, allOf, the passing anyOf/oneOf branches, if with then (or
+// else), and the dependentSchemas of present members.
+func (r *run) appliedTo(n *node, i int32) []*node {
 	var out []*node
 	if n.ref != nil {
 		out = append(out, n.ref)
 	}
 	out = append(out, n.allOf...)
 	for _, b := range n.anyOf {
-		if r.try(b, v) {
+		if r.try(b, i) {
 			out = append(out, b)
 		}
 	}
 	for _, b := range n.oneOf {
-		if r.try(b, v) {
+		if r.try(b, i) {
 			out = append(out, b)
 		}
 	}
 	if n.ifN != nil {
-		if r.try(n.ifN, v) {
+		if r.try(n.ifN, i) {
 			out = append(out, n.ifN)
 			if n.thenN != nil {
 				out = append(out, n.thenN)
@@ -62,9 +63,9 @@ func (r *run) appliedTo(n *node, v any) []*node {
 			out = append(out, n.elseN)
 		}
 	}
-	if obj, ok := v.(map[string]any); ok {
+	if r.t.Nodes[i].Kind == strictjson.KindObject {
 		for _, ds := range n.depSchemas {
-			if _, present := obj[ds.name]; present {
+			if r.present(i, ds.name) {
 				out = append(out, ds.n)
 			}
 		}
@@ -74,26 +75,26 @@ func (r *run) appliedTo(n *node, v any) []*node {
 
 // unevaluatedProps validates the members no other keyword evaluated
 // against unevaluatedProperties, in code point order of their names.
-func (r *run) unevaluatedProps(n *node, obj map[string]any) bool {
+func (r *run) unevaluatedProps(n *node, i int32) bool {
 	set := map[string]bool{}
-	saved := n.unevalProps
 	// n's own unevaluatedProperties does not count for itself.
 	shadow := *n
 	shadow.unevalProps = nil
-	if r.evaluatedProps(&shadow, obj, set, 0) {
+	if r.evaluatedProps(&shadow, i, set) {
 		return true
 	}
-	var rest []string
-	for name := range obj {
-		if !set[name] {
-			rest = append(rest, name)
+	var rest []int32
+	end := r.t.Nodes[i].End
+	for j := i + 1; j < end; j = r.t.Nodes[j].End {
+		if !set[r.t.Name(j)] {
+			rest = append(rest, j)
 		}
 	}
-	sortStrings(rest)
+	sortByName(r.t, rest)
 	valid := true
-	for _, name := range rest {
-		r.push(name)
-		ok := r.validate(saved, obj[name])
+	for _, j := range rest {
+		r.push(r.t.Name(j))
+		ok := r.validate(n.unevalProps, j)
 		r.pop()
 		if !ok {
 			if !r.more() {
@@ -105,27 +106,28 @@ func (r *run) unevaluatedProps(n *node, obj map[string]any) bool {
 	return valid
 }
 
-// evaluatedItems marks in seen the items of arr that n (valid for arr)
-// evaluated; it returns true when n evaluated every item.
-func (r *run) evaluatedItems(n *node, arr []any, seen []bool, depth int) bool {
-	if n == nil || n.boolean != 0 || depth > maxEvalDepth {
+// evaluatedItems marks in seen the items of the array at i that n (valid
+// for it) evaluated; it returns true when n evaluated every item.
+func (r *run) evaluatedItems(n *node, i int32, seen []bool) bool {
+	if n == nil || n.boolean != 0 {
 		return false
 	}
 	if n.items != nil || n.unevalItems != nil {
 		return true
 	}
-	for i := 0; i < len(n.prefix) && i < len(arr); i++ {
-		seen[i] = true
+	for k := 0; k < len(n.prefix) && k < len(seen); k++ {
+		seen[k] = true
 	}
 	if n.contains != nil {
-		for i, x := range arr {
-			if !seen[i] && r.try(n.contains, x) {
-				seen[i] = true
+		end := r.t.Nodes[i].End
+		for j, k := i+1, 0; j < end; j, k = r.t.Nodes[j].End, k+1 {
+			if !seen[k] && r.try(n.contains, j) {
+				seen[k] = true
 			}
 		}
 	}
-	for _, m := range r.appliedTo(n, arr) {
-		if r.evaluatedItems(m, arr, seen, depth+1) {
+	for _, m := range r.appliedTo(n, i) {
+		if r.evaluatedItems(m, i, seen) {
 			return true
 		}
 	}
@@ -134,20 +136,21 @@ func (r *run) evaluatedItems(n *node, arr []any, seen []bool, depth int) bool {
 
 // unevaluatedItems validates the items no other keyword evaluated against
 // unevaluatedItems, in index order.
-func (r *run) unevaluatedItems(n *node, arr []any) bool {
-	seen := make([]bool, len(arr))
+func (r *run) unevaluatedItems(n *node, i int32) bool {
+	seen := make([]bool, r.t.Nodes[i].Len)
 	shadow := *n
 	shadow.unevalItems = nil
-	if r.evaluatedItems(&shadow, arr, seen, 0) {
+	if r.evaluatedItems(&shadow, i, seen) {
 		return true
 	}
 	valid := true
-	for i, x := range arr {
-		if seen[i] {
+	end := r.t.Nodes[i].End
+	for j, k := i+1, 0; j < end; j, k = r.t.Nodes[j].End, k+1 {
+		if seen[k] {
 			continue
 		}
-		r.pushIndex(i)
-		ok := r.validate(n.unevalItems, x)
+		r.pushIndex(k)
+		ok := r.validate(n.unevalItems, j)
 		r.pop()
 		if !ok {
 			if !r.more() {

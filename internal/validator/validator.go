@@ -6,17 +6,19 @@
 // decimals, and validation walks the value once, stopping at the first
 // failure.
 //
-// Cost. Validation does not allocate on success except where a keyword
-// needs it (uniqueItems on more than 16 items, unevaluated*, a fractional
-// multipleOf, a number that is not a json.Number). A value is walked once
-// to a verdict; a refused one is walked again, recording, up to its first
-// failure (or the first few, see ValidateLocations), and a failing
-// oneOf/anyOf is walked again along the one branch it reports. Each value
-// is validated against a subschema once per path through the schema's
-// in-place applicators ($ref, allOf, anyOf, oneOf, not, if): at most
-// proportional to the body's size times the schema's size unless
-// applicators share subschemas, which ValidateSized bounds (WorkFactor).
-// There is no error tree: the first failure is the cause.
+// Cost. The gate's instance is a tape (strictjson.ParseTape): one node
+// per value in document order, no map per object. Validation does not
+// allocate on success except where a keyword needs it (uniqueItems on
+// more than 16 items, unevaluated*, a fractional multipleOf, a branch
+// tried under oneOf/anyOf/not/if/contains, whose verdict is kept). A value
+// is walked once to a verdict; a refused one is walked again, recording,
+// up to its first failure (or the first few, see ValidateLocations), and
+// a failing oneOf/anyOf is walked again along the one branch it reports.
+// A subschema tried on a value is walked once per validation however many
+// paths lead to it, so the work is at most proportional to the number of
+// values times the schema's size, unless allOf or $ref repeat one
+// subschema in place, which ValidateSized bounds (WorkFactor). There is
+// no error tree: the first failure is the cause.
 //
 // The cause's order. Within a subschema: type, const, enum, format, the
 // keywords of the instance's type (for an object minProperties,
@@ -39,20 +41,24 @@ package validator
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
 	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/strictjson"
 )
 
-// WorkFactor bounds a validation's work: at most WorkFactor × (size + 1) ×
-// (nodes + 1) subschema applications, where size is the body's length in
-// bytes (every JSON value takes at least one) and nodes the compiled
-// subschemas (Nodes). A schema whose in-place applicators share
-// subschemas can ask for more (anyOf: [{$ref: b}, {$ref: b}] nested k
-// deep applies the last one 2^k times to the same value); such a
+// WorkFactor bounds a validation's work: at most WorkFactor × (values +
+// 1) × (nodes + 1) subschema applications, where values is the number of
+// JSON values in the instance (its tape's nodes) and nodes the compiled
+// subschemas (Nodes). Each subschema tried on a value (a oneOf/anyOf
+// branch, not, if, contains) is walked once per validation however many
+// paths lead to it, so only a schema whose allOf or $ref repeat one
+// subschema in place can ask for more (allOf: [{$ref: b}, {$ref: b}]
+// nested k deep applies the last one 2^k times to the same value); such a
 // validation stops with ErrWorkLimit instead of running on.
 const WorkFactor = 4
 
@@ -117,30 +123,44 @@ func (vd *Validator) Nodes() int {
 	return vd.nodes
 }
 
-// budget is the work bound for a value read from size bytes; size < 0
-// means none.
-func (vd *Validator) budget(size int) int {
+// budget is the work bound for t (see WorkFactor); size < 0 means none.
+func (vd *Validator) budget(t *strictjson.Tape, size int) int {
 	if size < 0 {
 		return 0
 	}
-	return WorkFactor * (size + 1) * (vd.nodes + 1)
+	return WorkFactor * (len(t.Nodes) + 1) * (vd.nodes + 1)
 }
 
 // Valid reports whether v, read from size bytes (-1: unknown, no work
 // bound), is valid, recording nothing; false when the work bound is
 // reached or the walk panicked.
-func (vd *Validator) Valid(v any, size int) (ok bool) {
+func (vd *Validator) Valid(v any, size int) bool {
+	t := tapes.Get().(*strictjson.Tape)
+	defer tapes.Put(t)
+	if !t.Reset(v) {
+		return false
+	}
+	return vd.ValidTape(t, size)
+}
+
+// tapes are the tapes the any API lays values out on, reused: a failure
+// keeps no reference to one (its strings are the tape's text, which a
+// later layout does not overwrite).
+var tapes = sync.Pool{New: func() any { return new(strictjson.Tape) }}
+
+// ValidTape is Valid for a value on a tape (strictjson.ParseTape).
+func (vd *Validator) ValidTape(t *strictjson.Tape, size int) (ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false
 		}
 	}()
 	if vd.root == nil {
-		f, err := schema.Validate(vd.ref, v)
+		f, err := schema.Validate(vd.ref, t.Value(0))
 		return f == nil && err == nil
 	}
-	r := run{budget: vd.budget(size)}
-	return r.validate(vd.root, v) && !r.exhausted
+	r := run{t: t, budget: vd.budget(t, size)}
+	return r.validate(vd.root, 0) && !r.exhausted
 }
 
 // Validate returns nil, nil when v is valid, and the cause of the first
@@ -159,12 +179,28 @@ func (vd *Validator) ValidateLocations(v any, limit int) (*schema.Failure, error
 	return vd.ValidateSized(v, -1, limit)
 }
 
-// ValidateSized is ValidateLocations for a value read from size bytes,
-// within the work bound of that size (see WorkFactor): past it the error
-// is ErrWorkLimit. size < 0 means no bound. On fallback, v6 runs without
+// ValidateSized is ValidateLocations within the work bound (see
+// WorkFactor): past it, before any failure is found, the error is
+// ErrWorkLimit. size is the body's length in bytes; size < 0 means no
+// bound. On fallback, v6 runs without
 // one. A panic (a bug) is recovered and returned as an error, as
-// schema.Validate does for v6's.
-func (vd *Validator) ValidateSized(v any, size, limit int) (f *schema.Failure, err error) {
+// schema.Validate does for v6's. v is laid out on a tape first
+// (strictjson.TapeOf); a value JSON has no form for is refused with the
+// keyword "invalid".
+func (vd *Validator) ValidateSized(v any, size, limit int) (*schema.Failure, error) {
+	t := tapes.Get().(*strictjson.Tape)
+	defer tapes.Put(t)
+	if !t.Reset(v) {
+		return &schema.Failure{Keyword: "invalid", KeywordLocation: vd.ref.Location,
+			Message: fmt.Sprintf("invalid JSON value of Go type %T", v), InstanceLocations: []string{""}}, nil
+	}
+	return vd.ValidateTape(t, size, limit)
+}
+
+// ValidateTape is ValidateSized for a value on a tape: the gate's path,
+// which lays the body out once (strictjson.ParseTape) and validates it
+// without building a map per object.
+func (vd *Validator) ValidateTape(t *strictjson.Tape, size, limit int) (f *schema.Failure, err error) {
 	limit = max(limit, 1)
 	defer func() {
 		// A bug here must be a refusal (internal.validator_panic), never a
@@ -174,18 +210,23 @@ func (vd *Validator) ValidateSized(v any, size, limit int) (f *schema.Failure, e
 		}
 	}()
 	if vd.root == nil {
-		return schema.ValidateLocations(vd.ref, v, limit)
+		return schema.ValidateLocations(vd.ref, t.Value(0), limit)
 	}
-	r := run{budget: vd.budget(size)}
-	ok := r.validate(vd.root, v)
-	if r.exhausted {
-		return nil, ErrWorkLimit
-	}
-	if ok {
+	r := run{t: t, budget: vd.budget(t, size), path: make([]step, 0, 32)}
+	if r.validate(vd.root, 0) && !r.exhausted {
 		return nil, nil
 	}
-	r = run{rec: true, limit: limit, budget: vd.budget(size)}
-	if r.validate(vd.root, v); r.exhausted {
+	tried := r.tried
+	if r.exhausted {
+		tried = nil // verdicts cut short by the bound are not verdicts
+	}
+	// Refused, or out of work: the recording walk, in the fixed order,
+	// finds the cause. It reuses the verdicts of the tries (run.tried)
+	// and gets a budget of its own. A failure it records before running
+	// out is the cause; only a walk that runs out first is ErrWorkLimit.
+	r = run{t: t, rec: true, limit: limit, budget: vd.budget(t, size), tried: tried, path: r.path[:0]}
+	r.validate(vd.root, 0)
+	if r.first == nil && r.exhausted {
 		return nil, ErrWorkLimit
 	}
 	if r.first == nil {

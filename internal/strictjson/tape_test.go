@@ -1,0 +1,101 @@
+package strictjson_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/airlockdev/airlock/internal/strictjson"
+)
+
+// ParseTape must be Parse laid out differently: the same value (read back
+// with Tape.Value), the same refusal (reason, offset, pointer, message,
+// repeats), on every input. The inputs: the bodies below, every file of
+// JSONTestSuite's test_parsing when the corpus is beside the repository
+// (or under $AIRLOCK_CONFORMANCE), and FuzzTape's.
+
+var tapeBodies = []string{
+	`{}`, `[]`, `0`, `-1.5e3`, `"x"`, `null`, `true`, `false`,
+	`{"a":1,"b":[true,false,null,"s",{"c":{}}],"d":{"e":[[],[1,[2]]]}}`,
+	`[{"id":"ISS-1","labels":["a","b"]},{"id":"ISS-2","labels":[]}]`,
+	`{"a":1,"a":2}`, `{"Role":1,"role":2}`, `{"a":[1,2,}`, `[1,2`, `{"a":"\ud800"}`,
+	`1e1001`, `"\u00e9\n"`, `{"":{"":""}}`, ` [ 1 , 2 ] x`, "\xef\xbb\xbf{}",
+	`[` + strings.Repeat(`{"k":0},`, 100) + `{}]`,
+	`{` + strings.Repeat(`"k":0,`, 3) + `"k":1}`,
+	strings.Repeat("[", 70) + strings.Repeat("]", 70),
+}
+
+func sameParse(t testing.TB, body []byte) {
+	lim := strictjson.Limits{FoldCollisions: true}
+	v, err := strictjson.Parse(body, lim)
+	tape, terr := strictjson.ParseTape(body, lim)
+	if (err == nil) != (terr == nil) {
+		t.Fatalf("%q: Parse error %v, ParseTape error %v", body, err, terr)
+	}
+	if err != nil {
+		var a, b *strictjson.Error
+		if !errors.As(err, &a) || !errors.As(terr, &b) || !reflect.DeepEqual(a, b) {
+			t.Fatalf("%q: Parse refused %#v, ParseTape %#v", body, err, terr)
+		}
+		return
+	}
+	if got := tape.Value(0); !reflect.DeepEqual(got, v) {
+		t.Fatalf("%q: the tape reads back %#v, Parse gave %#v", body, got, v)
+	}
+	if n := len(tape.Nodes); n == 0 || tape.Nodes[0].End != int32(n) {
+		t.Fatalf("%q: the root's subtree ends at %d of %d nodes", body, tape.Nodes[0].End, n)
+	}
+}
+
+func TestParseTapeAgreesWithParse(t *testing.T) {
+	for _, b := range tapeBodies {
+		sameParse(t, []byte(b))
+	}
+	root := os.Getenv("AIRLOCK_CONFORMANCE")
+	if root == "" {
+		root = filepath.Join("..", "..", "..", "shared", "conformance")
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "JSONTestSuite", "test_parsing", "*.json"))
+	if len(files) == 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("JSONTestSuite not found under %s", root)
+		}
+		t.Logf("JSONTestSuite not found under %s: only the built-in bodies ran", root)
+	}
+	for _, f := range files {
+		body, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameParse(t, body)
+	}
+	t.Logf("%d bodies and %d JSONTestSuite files", len(tapeBodies), len(files))
+}
+
+func TestTapeOfReadsBack(t *testing.T) {
+	v, err := strictjson.Parse([]byte(tapeBodies[8]), strictjson.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tape, ok := strictjson.TapeOf(v)
+	if !ok || !reflect.DeepEqual(tape.Value(0), v) {
+		t.Fatalf("TapeOf does not read back: %v %#v", ok, tape)
+	}
+	if _, ok := strictjson.TapeOf(map[string]any{"x": struct{}{}}); ok {
+		t.Fatal("TapeOf took a Go struct")
+	}
+	b, _ := tape.Member(0, "b")
+	if e, ok := tape.Element(b, 3); !ok || tape.Text(e) != "s" {
+		t.Fatalf("Member/Element: %d %v", e, ok)
+	}
+}
+
+func FuzzTape(f *testing.F) {
+	for _, b := range tapeBodies {
+		f.Add([]byte(b))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) { sameParse(t, body) })
+}
