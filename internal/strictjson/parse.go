@@ -135,10 +135,10 @@ func (l Limits) withDefaults() Limits {
 // Go map of at least 48 bytes, or 336 with members. An object of more than
 // 16 members is added to its map as it is read, with no other copy of its
 // members and no map from name to member beside it (with FoldCollisions,
-// a set of 16-byte hashes of the names that are not their own fold): a 16
-// MiB object of 1.4 million 12-byte members allocates about 10.5 bytes per
-// body byte, holds at most about 5.5 live at once and keeps 5.4. The tests
-// pin the bound.
+// a set of the 64-bit hashes of the names that are not their own fold, 8
+// bytes a slot): a 16 MiB object of 1.4 million 12-byte members allocates
+// about 10.5 bytes per body byte, holds at most about 5.5 live at once
+// (7, its names in capitals) and keeps 5.4. The tests pin the bound.
 //
 // Cost: one pass over body. Each member name is compared with at most 15
 // earlier names of its object (an object of up to 16 members is searched
@@ -232,8 +232,8 @@ type jsonParser struct {
 	// unquoted is scratch space for unescaping a string; folded for
 	// folding a member name.
 	unquoted, folded []byte
-	// foldSets are idle sets for frame.folds, cleared.
-	foldSets []map[uint64]struct{}
+	// foldSets are idle maps for frame.folds.m, cleared.
+	foldSets []map[uint32]uint32
 	// members and elems are stacks of the open objects' members and open
 	// arrays' elements: each array, and each object of up to smallObject
 	// members, is built once its size is known, so no map or slice is grown
@@ -280,7 +280,7 @@ type frame struct {
 	// for each name in obj that is not its own fold ("Role", not "role"):
 	// a name folds like an earlier one when its fold is a name in obj or
 	// its fold's hash is in folds (see checkName).
-	folds map[uint64]struct{}
+	folds hashSet
 }
 
 // smallObject is the number of members up to which an object's names are
@@ -493,9 +493,9 @@ func (p *jsonParser) object() (any, *Error) {
 		return nil, p.fail(err)
 	}
 	f := p.frames[top]
-	if f.folds != nil && len(f.folds) <= maxPooledStack {
-		clear(f.folds)
-		p.foldSets = append(p.foldSets, f.folds)
+	if f.folds.m != nil && len(f.folds.m) <= maxPooledStack {
+		clear(f.folds.m)
+		p.foldSets = append(p.foldSets, f.folds.m)
 	}
 	p.frames[top] = frame{}
 	p.frames = p.frames[:top]

@@ -98,35 +98,61 @@ func (p *jsonParser) fold(f *frame, name string, only bool) bool {
 	if folded(name) == len(name) {
 		// Lower-case ASCII: its own fold, and in f.obj already if
 		// another name was.
-		if only {
-			return false
-		}
-		_, ok := f.folds[maphash.String(seed, name)]
-		return ok
+		return !only && f.folds.has(maphash.String(seed, name))
 	}
 	p.folded = appendFold(p.folded[:0], name)
 	h := maphash.Bytes(seed, p.folded)
 	hit := false
 	if !only {
-		if _, ok := f.folds[h]; ok {
+		if f.folds.has(h) {
 			hit = true
 		} else if string(p.folded) != name {
 			_, hit = f.obj[string(p.folded)]
 		}
 	}
 	if string(p.folded) != name {
-		if f.folds == nil {
+		if f.folds.m == nil {
 			if n := len(p.foldSets); n > 0 {
-				f.folds = p.foldSets[n-1]
+				f.folds.m = p.foldSets[n-1]
 				p.foldSets[n-1] = nil
 				p.foldSets = p.foldSets[:n-1]
 			} else {
-				f.folds = make(map[uint64]struct{}, 2*smallObject)
+				f.folds.m = make(map[uint32]uint32, 2*smallObject)
 			}
 		}
-		f.folds[h] = struct{}{}
+		f.folds.add(h)
 	}
 	return hit
+}
+
+// hashSet is a set of 64-bit hashes in 8 bytes a slot: m maps the high
+// half of a hash to its low half, and more holds the hashes whose high
+// half is another's (about n²/2^33 of n hashes).
+type hashSet struct {
+	m    map[uint32]uint32
+	more map[uint64]struct{}
+}
+
+func (s *hashSet) has(h uint64) bool {
+	if lo, ok := s.m[uint32(h>>32)]; ok && lo == uint32(h) {
+		return true
+	}
+	_, ok := s.more[h]
+	return ok
+}
+
+// add adds h; s.m is not nil.
+func (s *hashSet) add(h uint64) {
+	lo, ok := s.m[uint32(h>>32)]
+	switch {
+	case !ok:
+		s.m[uint32(h>>32)] = uint32(h)
+	case lo != uint32(h):
+		if s.more == nil {
+			s.more = make(map[uint64]struct{})
+		}
+		s.more[h] = struct{}{}
+	}
 }
 
 // earlier finds the member that a name at off repeats in the object whose
