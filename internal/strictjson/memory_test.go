@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"runtime"
 	"strconv"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -91,7 +92,32 @@ var _ = Describe("the memory a parse allocates", func() {
 		Entry("distinct numbers", repeated(size, strconv.Itoa)),
 		Entry("distinct strings", repeated(size, func(i int) string { return strconv.Quote(strconv.Itoa(i)) })),
 		Entry("an object of many members", manyMembers(size)),
+		Entry("an object of many members in capitals", bytes.ToUpper(manyMembers(size))),
+
 		Entry("a scalar", []byte(`0`)),
 		Entry("a string", []byte(strconv.Quote(string(bytes.Repeat([]byte("ab"), 30000))))),
+	)
+})
+
+// A large object's map is made for the members counted ahead of the
+// parse; names that do not make members count for no more than valid
+// ones would.
+var _ = Describe("the members counted ahead of a large object", func() {
+	DescribeTable("cost no more than those of a valid object of the body's size",
+		func(tail string) {
+			body := []byte(`{"a":0,"b":0,"c":0,"d":0,"e":0,"f":0,"g":0,"h":0,"i":0,"j":0,"k":0,"l":0,"m":0,"n":0,"o":0,"p":0,` + strings.Repeat(tail, 64<<10))
+			_, err := strictjson.Parse(body, strictjson.Limits{FoldCollisions: true})
+			Expect(err).To(HaveOccurred())
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err = strictjson.Parse(body, strictjson.Limits{FoldCollisions: true})
+			runtime.ReadMemStats(&after)
+			Expect(err).To(HaveOccurred())
+			Expect(after.TotalAlloc - before.TotalAlloc).To(BeNumerically("<=", 12*len(body)+64<<10))
+		},
+		Entry("names without values", `"":`),
+		Entry("commas", `,`),
+		Entry("a repeated name", `"a":0,`),
 	)
 })

@@ -151,6 +151,33 @@ var _ = Describe("repeated member names", func() {
 		Expect(pe.Repeats[1]).To(Equal(strictjson.Repeat{Pointer: "/zed", Offset: int64(strings.Index(body, `"zed"`)), Name: "zed", Earlier: "Zed", EarlierOffset: 1, Folded: true}))
 	})
 
+	It("names the earlier member of a repeat in a large object as in a small one", func() {
+		// Past 16 members the earlier member is found by reading the
+		// object again: the first exact repeat if there is one, else the
+		// first name that folds alike, spelled with escapes or not.
+		var b strings.Builder
+		b.WriteString(`{"Role":0,"x":{"k":[{"role":1}]}`)
+		for i := range 20 {
+			fmt.Fprintf(&b, `,"m%d":{"role":%d}`, i, i)
+		}
+		b.WriteString(`,"r\u006fle":-1,"ROLE":-2,"role":-3,"\u212aind":-4,"kind":-5,"KIND":-6}`)
+		body := b.String()
+		at := func(s string) int64 { return int64(strings.Index(body, s)) }
+		pe := refused(body, fold)
+		Expect(pe.Reason).To(Equal(strictjson.ReasonFoldCollision))
+		Expect(pe.Repeats).To(Equal([]strictjson.Repeat{
+			{Pointer: "/role", Offset: at(`"r\u006fle"`), Name: "role", Earlier: "Role", EarlierOffset: 1, Folded: true},
+			{Pointer: "/ROLE", Offset: at(`"ROLE"`), Name: "ROLE", Earlier: "Role", EarlierOffset: 1, Folded: true},
+			{Pointer: "/role", Offset: at(`"role":-3`), Name: "role", Earlier: "role", EarlierOffset: at(`"r\u006fle"`)},
+			{Pointer: "/kind", Offset: at(`"kind"`), Name: "kind", Earlier: "\u212aind", EarlierOffset: at(`"\u212aind"`), Folded: true},
+			{Pointer: "/KIND", Offset: at(`"KIND"`), Name: "KIND", Earlier: "\u212aind", EarlierOffset: at(`"\u212aind"`), Folded: true},
+		}))
+		pe = refused(body, strictjson.Limits{})
+		Expect(pe.Repeats).To(Equal([]strictjson.Repeat{
+			{Pointer: "/role", Offset: at(`"role":-3`), Name: "role", Earlier: "role", EarlierOffset: at(`"r\u006fle"`)},
+		}))
+	})
+
 	Describe("under simple case folding (Limits.FoldCollisions)", func() {
 		DescribeTable("refuses names equal under folding, and only with the option",
 			func(body, name, earlier string) {

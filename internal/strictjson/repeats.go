@@ -1,10 +1,14 @@
 package strictjson
 
 import (
+	"bytes"
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Repeated member names: exact repeats (RFC 7493 §2.3) and, with
@@ -14,53 +18,51 @@ import (
 // equals name (or folds to the same, with Limits.FoldCollisions) and records
 // a Repeat if there is one. It returns errEnough once MaxRepeats are found.
 //
-// An object of up to smallObject members is searched linearly; a larger one
-// keeps a map from each name (or its folded form) to its first member, built
-// when the object passes smallObject members. So each name costs at most
-// smallObject-1 comparisons, or one fold and one map lookup. The maps are
-// reused from one large object to the next; a folded name that differs from
-// the name is kept in p.text.
+// An object of up to smallObject members is searched linearly. A larger
+// one has its map (frame.obj), where an exact repeat is found, and with
+// Limits.FoldCollisions a set of the hashes of the folds of those of its
+// names that are not their own fold (frame.folds): a name folds like an
+// earlier one exactly when its fold is an earlier name (the earlier name
+// is its own fold) or its fold's hash is in the set (it is not). So each
+// name costs at most smallObject-1 comparisons, or a fold, one hash and
+// three lookups. Which earlier member a repeat repeats is then found by
+// reading the object again up to the name (see earlier): this happens once
+// for each repeat, at most MaxRepeats times in a parse, and for two names
+// of one object whose folds differ but hash alike, which a random seed
+// keeps to about one in 2^64 pairs.
 func (p *jsonParser) checkName(name string, off int64) *Error {
 	f := &p.frames[len(p.frames)-1]
-	prior := p.members[f.base:]
-	j := -1
-	if f.keys == nil && len(prior) < smallObject {
+	var earlier member
+	found := false
+	if f.obj == nil {
+		prior := p.members[f.base:]
 		for i := range prior {
 			if p.sameName(prior[i].name, name) {
-				j = i
+				earlier, found = prior[i], true
 				break
+			}
+		}
+		if found && earlier.name != name {
+			// An exact repeat of another earlier name is reported as
+			// one.
+			for i := range prior {
+				if prior[i].name == name {
+					earlier = prior[i]
+					break
+				}
 			}
 		}
 	} else {
-		if f.keys == nil {
-			if n := len(p.keyMaps); n > 0 {
-				f.keys = p.keyMaps[n-1]
-				p.keyMaps[n-1] = nil
-				p.keyMaps = p.keyMaps[:n-1]
-			} else {
-				f.keys = make(map[string]int, 2*smallObject)
-			}
-			for i := range prior {
-				p.findKey(f.keys, prior[i].name, i)
-			}
+		_, found = f.obj[name]
+		if p.lim.FoldCollisions && p.fold(f, name, false) {
+			found = true
 		}
-		if i, ok := p.findKey(f.keys, name, len(prior)); ok {
-			j = i
+		if found {
+			earlier, found = p.earlier(f.start, name, off)
 		}
 	}
-	if j < 0 {
+	if !found {
 		return nil
-	}
-	earlier, folded := prior[j], prior[j].name != name
-	if folded {
-		// An exact repeat of another earlier name is reported as one. This
-		// scan runs at most MaxRepeats times in a parse.
-		for i := range prior {
-			if prior[i].name == name {
-				earlier, folded = prior[i], false
-				break
-			}
-		}
 	}
 	var b strings.Builder
 	b.WriteString(p.pointer())
@@ -68,7 +70,7 @@ func (p *jsonParser) checkName(name string, off int64) *Error {
 	writeToken(&b, name)
 	p.repeats = append(p.repeats, Repeat{
 		Pointer: b.String(), Offset: off, Name: name,
-		Earlier: earlier.name, EarlierOffset: earlier.off, Folded: folded,
+		Earlier: earlier.name, EarlierOffset: earlier.off, Folded: earlier.name != name,
 	})
 	if len(p.repeats) >= MaxRepeats {
 		return errEnough
@@ -84,24 +86,109 @@ func (p *jsonParser) sameName(a, b string) bool {
 	return a == b
 }
 
-// findKey looks a member name up in keys, an object's map from the key of
-// each name to its first member, and adds it with member index i when it
-// is not there. The key is the name itself, or its folded form with
-// Limits.FoldCollisions (FoldName(a) == FoldName(b) exactly when
-// strings.EqualFold(a, b)).
-func (p *jsonParser) findKey(keys map[string]int, name string, i int) (int, bool) {
-	k := name
-	if p.lim.FoldCollisions && folded(name) < len(name) {
-		p.folded = appendFold(p.folded[:0], name)
-		if j, ok := keys[string(p.folded)]; ok {
-			return j, true
-		}
-		k = p.text.add(p.folded, p.size-p.dec.InputOffset()+int64(len(p.folded)))
-	} else if j, ok := keys[k]; ok {
-		return j, true
+// seed keys the hashes of folded member names, so that a body cannot be
+// made of names whose hashes collide.
+var seed = maphash.MakeSeed()
+
+// fold adds the hash of name's fold to f.folds when name is not its own
+// fold. Unless only adding, it first reports whether name may fold like
+// an earlier name of the object: its fold is one (in f.obj), or it is in
+// f.folds.
+func (p *jsonParser) fold(f *frame, name string, only bool) bool {
+	if folded(name) == len(name) {
+		// Lower-case ASCII: its own fold, and in f.obj already if
+		// another name was.
+		return !only && f.folds.has(maphash.String(seed, name))
 	}
-	keys[k] = i
-	return 0, false
+	p.folded = appendFold(p.folded[:0], name)
+	h := maphash.Bytes(seed, p.folded)
+	hit := false
+	if !only {
+		if f.folds.has(h) {
+			hit = true
+		} else if string(p.folded) != name {
+			_, hit = f.obj[string(p.folded)]
+		}
+	}
+	if string(p.folded) != name {
+		if f.folds.m == nil {
+			if n := len(p.foldSets); n > 0 {
+				f.folds.m = p.foldSets[n-1]
+				p.foldSets[n-1] = nil
+				p.foldSets = p.foldSets[:n-1]
+			} else {
+				f.folds.m = make(map[uint32]uint32, 2*smallObject)
+			}
+		}
+		f.folds.add(h)
+	}
+	return hit
+}
+
+// hashSet is a set of 64-bit hashes in 8 bytes a slot: m maps the high
+// half of a hash to its low half, and more holds the hashes whose high
+// half is another's (about n²/2^33 of n hashes).
+type hashSet struct {
+	m    map[uint32]uint32
+	more map[uint64]struct{}
+}
+
+func (s *hashSet) has(h uint64) bool {
+	if lo, ok := s.m[uint32(h>>32)]; ok && lo == uint32(h) {
+		return true
+	}
+	_, ok := s.more[h]
+	return ok
+}
+
+// add adds h; s.m is not nil.
+func (s *hashSet) add(h uint64) {
+	lo, ok := s.m[uint32(h>>32)]
+	switch {
+	case !ok:
+		s.m[uint32(h>>32)] = uint32(h)
+	case lo != uint32(h):
+		if s.more == nil {
+			s.more = make(map[uint64]struct{})
+		}
+		s.more[h] = struct{}{}
+	}
+}
+
+// earlier finds the member that a name at off repeats in the object whose
+// "{" is at start, by reading the object again up to that name: the first
+// member of the same name, or else (with Limits.FoldCollisions) the first
+// whose name folds alike. It reports false when there is none: the name's
+// fold only hashed like an earlier one's.
+func (p *jsonParser) earlier(start int64, name string, off int64) (member, bool) {
+	// A *bytes.Buffer is read in place, as in parse.
+	dec := jsontext.NewDecoder(bytes.NewBuffer(p.body[start:off]), decoderOptions)
+	var found member
+	if _, err := dec.ReadToken(); err != nil {
+		return found, false // not reached: the object was read once
+	}
+	for ok := false; ; {
+		raw, err := dec.ReadValue()
+		if err != nil {
+			// The end of the object read so far.
+			return found, ok
+		}
+		at := start + dec.InputOffset() - int64(len(raw))
+		unq, err := jsontext.AppendUnquote(p.unquoted[:0], raw)
+		if err != nil {
+			return found, ok // not reached: the name was read once
+		}
+		p.unquoted = unq
+		switch {
+		case string(unq) == name:
+			return member{name: name, off: at}, true
+		case !ok && p.lim.FoldCollisions && strings.EqualFold(string(unq), name):
+			found, ok = member{name: string(unq), off: at}, true
+		}
+		if err := dec.SkipValue(); err != nil {
+			return found, ok
+		}
+	}
 }
 
 // FoldName returns s with every rune replaced by one representative of its

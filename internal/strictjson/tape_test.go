@@ -2,6 +2,7 @@ package strictjson_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -26,6 +27,22 @@ var tapeBodies = []string{
 	`[` + strings.Repeat(`{"k":0},`, 100) + `{}]`,
 	`{` + strings.Repeat(`"k":0,`, 3) + `"k":1}`,
 	strings.Repeat("[", 70) + strings.Repeat("]", 70),
+	// Objects past 16 members (their names are looked up in a map), with a
+	// repeat and a fold collision after the switch.
+	bigObject(40, ""), bigObject(40, `,"k3":1`), bigObject(40, `,"K7":1`), `[` + bigObject(20, "") + `,` + bigObject(30, `,"k29":0`) + `]`,
+}
+
+// bigObject is an object of n members k0…kn-1, then extra.
+func bigObject(n int, extra string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":{"v":%d}`, i, i)
+	}
+	return b.String() + extra + "}"
 }
 
 func sameParse(t testing.TB, body []byte) {
