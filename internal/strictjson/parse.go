@@ -284,6 +284,8 @@ type frame struct {
 	base int
 	// start is the offset of the object's "{".
 	start int64
+	// nameSpan is where name is in the tape's text (ParseTape).
+	nameSpan span
 	// obj is the map of an object past smallObject members: they are moved
 	// off the members stack into it, and each later one is added once its
 	// value is read. It is also where a name is looked up for an exact
@@ -504,7 +506,14 @@ func (p *jsonParser) object() (any, *Error) {
 			return nil, p.errorAt(ReasonSyntax, p.dec.InputOffset(), "member name is not a string")
 		}
 		off := p.dec.InputOffset() - int64(len(raw))
-		name, r := p.str(raw, true)
+		var name string
+		var nsp span
+		var r *Error
+		if p.tape != nil {
+			name, nsp, r = p.tapeName(raw)
+		} else {
+			name, r = p.str(raw, true)
+		}
 		if r != nil {
 			return nil, r
 		}
@@ -512,7 +521,7 @@ func (p *jsonParser) object() (any, *Error) {
 			return nil, r
 		}
 		// frames may grow (and move) while the value is read: index it.
-		p.frames[top].name, p.frames[top].open = name, true
+		p.frames[top].name, p.frames[top].nameSpan, p.frames[top].open = name, nsp, true
 		v, r := p.value()
 		if r != nil {
 			return nil, r
