@@ -177,7 +177,7 @@ func (t *Tape) add(b *strings.Builder, name string, v any) bool {
 	case json.Number:
 		n.Kind, n.text = KindNumber, put(b, string(x))
 	case float64, float32, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
-		text, ok := goNumberText(x)
+		text, ok := NumberText(x)
 		if !ok {
 			return false
 		}
@@ -209,10 +209,10 @@ func (t *Tape) add(b *strings.Builder, name string, v any) bool {
 	return true
 }
 
-// goNumberText writes a Go number as JSON number text: integers exactly,
-// floats in the shortest form that reads back the same; ok is false for
-// NaN and ±Inf.
-func goNumberText(v any) (string, bool) {
+// NumberText writes a Go number (float64, float32 and the integer types)
+// as JSON number text: integers exactly, floats in the shortest form that
+// reads back the same; ok is false for NaN, ±Inf and anything else.
+func NumberText(v any) (string, bool) {
 	switch x := v.(type) {
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {

@@ -2,10 +2,11 @@ package validator
 
 import (
 	"encoding/json"
-	"math"
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/airlockdev/airlock/internal/strictjson"
 )
 
 // dec is an exact decimal read from a JSON number's text (RFC 8259 §6)
@@ -211,46 +212,14 @@ func cmpAbs(a, b *dec) int {
 	return 0
 }
 
-// numberText returns the JSON text of a number value and whether v is a
-// number: json.Number as it is, Go's numeric types formatted exactly
-// (float64 with the shortest representation that round-trips).
+// numberText returns the JSON text of a number value of a schema (const,
+// enum) and whether it is one: json.Number as it is, Go's numeric types
+// as strictjson writes them (strictjson.NumberText).
 func numberText(v any) (string, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		return string(x), true
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return "", false
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64), true
-	case float32:
-		f := float64(x)
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return "", false
-		}
-		return strconv.FormatFloat(f, 'g', -1, 32), true
-	case int:
-		return strconv.Itoa(x), true
-	case int8:
-		return strconv.FormatInt(int64(x), 10), true
-	case int16:
-		return strconv.FormatInt(int64(x), 10), true
-	case int32:
-		return strconv.FormatInt(int64(x), 10), true
-	case int64:
-		return strconv.FormatInt(x, 10), true
-	case uint:
-		return strconv.FormatUint(uint64(x), 10), true
-	case uint8:
-		return strconv.FormatUint(uint64(x), 10), true
-	case uint16:
-		return strconv.FormatUint(uint64(x), 10), true
-	case uint32:
-		return strconv.FormatUint(uint64(x), 10), true
-	case uint64:
-		return strconv.FormatUint(x, 10), true
+	if n, ok := v.(json.Number); ok {
+		return string(n), true
 	}
-	return "", false
+	return strictjson.NumberText(v)
 }
 
 // bound is a numeric keyword's value (minimum, maximum, exclusive*), kept
