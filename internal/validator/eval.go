@@ -68,6 +68,24 @@ func (r *run) push(name string) { r.path = append(r.path, step{name: name, index
 func (r *run) pushIndex(i int)  { r.path = append(r.path, step{index: i}) }
 func (r *run) pop()             { r.path = r.path[:len(r.path)-1] }
 
+// element validates the value at j, element k of the array being
+// visited, against n.
+func (r *run) element(n *node, j int32, k int) bool {
+	r.pushIndex(k)
+	ok := r.validate(n, j)
+	r.pop()
+	return ok
+}
+
+// member validates the value at j, a member of the object being visited,
+// against n.
+func (r *run) member(n *node, j int32) bool {
+	r.push(r.t.Name(j))
+	ok := r.validate(n, j)
+	r.pop()
+	return ok
+}
+
 // location is the RFC 6901 pointer of the instance being visited.
 func (r *run) location() string {
 	var b strings.Builder
@@ -765,10 +783,7 @@ func (r *run) itemsOf(n *node, i int32) bool {
 		default:
 			return valid
 		}
-		r.pushIndex(k)
-		ok := r.validate(s, j)
-		r.pop()
-		if !ok {
+		if !r.element(s, j, k) {
 			if !r.more() {
 				return false
 			}

@@ -93,10 +93,7 @@ func (r *run) unevaluatedProps(n *node, i int32) bool {
 	sortByName(r.t, rest)
 	valid := true
 	for _, j := range rest {
-		r.push(r.t.Name(j))
-		ok := r.validate(n.unevalProps, j)
-		r.pop()
-		if !ok {
+		if !r.member(n.unevalProps, j) {
 			if !r.more() {
 				return false
 			}
@@ -149,10 +146,7 @@ func (r *run) unevaluatedItems(n *node, i int32) bool {
 		if seen[k] {
 			continue
 		}
-		r.pushIndex(k)
-		ok := r.validate(n.unevalItems, j)
-		r.pop()
-		if !ok {
+		if !r.element(n.unevalItems, j, k) {
 			if !r.more() {
 				return false
 			}
