@@ -863,6 +863,15 @@ func (p *jsonParser) tapeString(raw jsontext.Value) (span, *Error) {
 // checkNumber enforces the number policy on a token's text s read at
 // start.
 func (p *jsonParser) checkNumber(s string, start int64) *Error {
+	if msg := numberProblem(s); msg != "" {
+		return p.errorAt(ReasonNumber, start, msg)
+	}
+	return nil
+}
+
+// numberProblem is what the number policy finds wrong with a number
+// token's text s: "" when nothing.
+func numberProblem(s string) string {
 	// Without an exponent only a token of over 300 bytes (max_number_length
 	// allows 4096) can lie outside binary64's range.
 	if strings.IndexAny(s, "eE") >= 0 || len(s) > 300 {
@@ -876,14 +885,14 @@ func (p *jsonParser) checkNumber(s string, start int64) *Error {
 		case len(exponent) > 4 || len(exponent) == 4 && exponent > "1000":
 			// Even a zero mantissa (0e99999999999999999999 parses as 0) must
 			// not reach the validator, which expands the exponent.
-			return p.errorAt(ReasonNumber, start, "number exponent beyond ±1000")
+			return "number exponent beyond ±1000"
 		case err != nil:
-			return p.errorAt(ReasonNumber, start, "number overflows IEEE 754 binary64")
+			return "number overflows IEEE 754 binary64"
 		case f == 0 && strings.Trim(mantissa, "-0.") != "":
-			return p.errorAt(ReasonNumber, start, "number underflows IEEE 754 binary64")
+			return "number underflows IEEE 754 binary64"
 		}
 	}
-	return nil
+	return ""
 }
 
 // errorAt is a refusal at off, located at the value being read.

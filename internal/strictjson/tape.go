@@ -264,6 +264,9 @@ func ParseTape(body []byte, lim Limits) (*Tape, error) {
 		return nil, &Error{Reason: ReasonStringTooLong, Offset: -1,
 			Message: fmt.Sprintf("body of %d bytes is longer than a tape holds (4 GiB)", len(body))}
 	}
+	if t, ok := fastTape(body, lim.withDefaults()); ok {
+		return t, nil
+	}
 	// Sized once: no copy while they grow, no room twice what is needed.
 	t := &Tape{Nodes: make([]Node, 0, countValues(body))}
 	var b strings.Builder

@@ -27,6 +27,14 @@ var tapeBodies = []string{
 	`[` + strings.Repeat(`{"k":0},`, 100) + `{}]`,
 	`{` + strings.Repeat(`"k":0,`, 3) + `"k":1}`,
 	strings.Repeat("[", 70) + strings.Repeat("]", 70),
+	// The fast path's edges: each either laid out as Parse reads it or
+	// left to the parser, which refuses it.
+	`{"a":1,"\u0061":2}`, `{"\u00e9":1,"é":2}`, `{"Kelvin":1,"\u212aelvin":2}`, `{"a\/b":"\ud83d\ude00"}`,
+	`["\ud83d"]`, `["\ud83dx"]`, `["\ud83d\u0041"]`, `["\udc00"]`, `["\u12"]`, `["\x"]`, "[\"a\x01\"]", "[\"\xff\"]",
+	"[\"\xe2\x82\"]", `[-0,0.0e0,1E+2,-1.5e-300,1e-400,1e1000,1e1001]`, `[01]`, `[-]`, `[1.]`, `[1e]`, `[1,]`, `{,}`,
+	`{"a" : 1 , "b" : [ ] , "c" : { } }`, `[truex]`, `[nul]`, `{"a":1}x`, `[1 2]`, `{"a":1,}`, `{"a"}`, `{1:2}`,
+	"\t\n\r [ \"x\" ] \t", `"` + strings.Repeat("é", 40000) + `"`, strings.Repeat("[", 64) + strings.Repeat("]", 64),
+	strings.Repeat("[", 65) + strings.Repeat("]", 65), `[` + strings.Repeat("9", 129) + `]`,
 	// Objects past 16 members (their names are looked up in a map), with a
 	// repeat and a fold collision after the switch.
 	bigObject(40, ""), bigObject(40, `,"k3":1`), bigObject(40, `,"K7":1`), `[` + bigObject(20, "") + `,` + bigObject(30, `,"k29":0`) + `]`,
