@@ -216,7 +216,9 @@ func (v *Verdict) instance(location, requestID string) any {
 	}
 	var x any
 	if v.value == nil && v.tape != nil {
-		if i, ok := lookupTape(v.tape, p); ok {
+		// A message quotes a scalar, or a small value at most: a large
+		// object or array is not built only to be looked at.
+		if i, ok := lookupTape(v.tape, p); ok && v.tape.Nodes[i].End-i <= maxQuoted {
 			x = v.tape.Value(i)
 		}
 	} else {
@@ -227,6 +229,10 @@ func (v *Verdict) instance(location, requestID string) any {
 	}
 	return x
 }
+
+// maxQuoted is the most values (tape nodes) an instance a message may
+// quote is built from for its redaction (see instance).
+const maxQuoted = 64
 
 // valueOf is the value the schema stage saw, built from the tape at the
 // first call; ok is false when the response was refused before it.

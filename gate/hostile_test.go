@@ -89,6 +89,20 @@ func gzipBomb(size int64) (body *countingReader, stop func() int64) {
 	}
 }
 
+// hostileSchema loads the hostile contract with upstream as its schema
+// and an agent schema of one string member n.
+func hostileSchema(upstream string) *gate.Contract {
+	GinkgoHelper()
+	dir := writeContract(GinkgoT().TempDir(), "hostile", map[string]string{
+		"contract.yaml":        hostileManifest,
+		"upstream.schema.json": upstream,
+		"agent.schema.json":    `{"type":"object","additionalProperties":false,"properties":{"n":{"type":"string"}}}`,
+	})
+	c, err := gate.LoadDir(dir, gate.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	return c
+}
+
 var _ = Describe("hostile input", func() {
 	var hostile, review *gate.Contract
 	BeforeEach(func() {
@@ -226,7 +240,7 @@ var _ = Describe("hostile input", func() {
 	})
 
 	// chain is a schema whose member n is d0, where d_i = {key: [{$ref:
-	// d_i+1}, {$ref: d_i+1}]} and d24 = {type: string}: without care, a
+	// d_i+1}, {$ref: d_i+1}]} and d24 = {type: string}: walked naively, a
 	// value is checked against d24 2^24 times.
 	chain := func(key string) *gate.Contract {
 		var defs []string
@@ -234,36 +248,41 @@ var _ = Describe("hostile input", func() {
 			defs = append(defs, fmt.Sprintf(`"d%d":{"%s":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, key, i+1, i+1))
 		}
 		defs = append(defs, `"d24":{"type":"string"}`)
-		upstream := `{"type":"object","properties":{"n":{"$ref":"#/$defs/d0"}},"$defs":{` + strings.Join(defs, ",") + `}}`
-		dir := writeContract(GinkgoT().TempDir(), "hostile", map[string]string{
-			"contract.yaml":        hostileManifest,
-			"upstream.schema.json": upstream,
-			"agent.schema.json":    `{"type":"object","additionalProperties":false,"properties":{"n":{"type":"string"}}}`,
-		})
-		c, err := gate.LoadDir(dir, gate.Options{})
-		Expect(err).NotTo(HaveOccurred())
-		return c
+		return hostileSchema(`{"type":"object","properties":{"n":{"$ref":"#/$defs/d0"}},"$defs":{` + strings.Join(defs, ",") + `}}`)
 	}
 
-	It("answers a schema whose anyOf branches share subschemas in linear time: each branch is tried once per value", func() {
-		c := chain("anyOf")
-		v := check(c, jsonResp(`{"n":5}`))
-		expectRefused(v, "hostile", "schema.type", gate.InvalidResponse, false)
-		Expect(v.Audit.KeywordLocation).To(Equal("upstream.schema.json#/$defs/d24/type"))
-		Expect(check(c, jsonResp(`{"n":"x"}`)).Admitted).To(BeTrue())
-	})
+	DescribeTable("answers a schema whose in-place applicators share a subschema in linear time: its verdict on a value is kept",
+		func(key string) {
+			c := chain(key)
+			v := check(c, jsonResp(`{"n":5}`))
+			expectRefused(v, "hostile", "schema.type", gate.InvalidResponse, false)
+			Expect(v.Audit.KeywordLocation).To(Equal("upstream.schema.json#/$defs/d24/type"))
+			Expect(check(c, jsonResp(`{"n":"x"}`)).Admitted).To(BeTrue())
+		},
+		Entry("anyOf", "anyOf"), Entry("allOf", "allOf"))
 
-	It("stops a schema whose allOf repeats a subschema in place at its work bound, as a refusal", func() {
-		c := chain("allOf")
+	It("stops a schema that applies one subschema to a value along many member paths at its work bound, as a refusal", func() {
+		// d_i = allOf [{properties: {n: d_i+1}}, {properties: {n: d_i+1}}]:
+		// the two paths to d_i+1 go through a member, where no verdict is
+		// kept, so a value 24 members deep is checked 2^24 times.
+		var defs []string
+		for i := range 24 {
+			defs = append(defs, fmt.Sprintf(`"d%d":{"allOf":[{"properties":{"n":{"$ref":"#/$defs/d%d"}}},{"properties":{"n":{"$ref":"#/$defs/d%d"}}}]}`, i, i+1, i+1))
+		}
+		defs = append(defs, `"d24":{"type":"string"}`)
+		c := hostileSchema(`{"type":"object","properties":{"n":{"$ref":"#/$defs/d0"}},"$defs":{` + strings.Join(defs, ",") + `}}`)
+		deep := func(leaf string) string {
+			return `{"n":` + strings.Repeat(`{"n":`, 24) + leaf + strings.Repeat("}", 25)
+		}
 		// A value that fails stops at the first failure, down one path.
-		expectRefused(check(c, jsonResp(`{"n":5}`)), "hostile", "schema.type", gate.InvalidResponse, false)
-		// One that passes would be checked against d24 2^24 times.
-		v := check(c, jsonResp(`{"n":"x"}`))
+		expectRefused(check(c, jsonResp(deep("5"))), "hostile", "schema.type", gate.InvalidResponse, false)
+		v := check(c, jsonResp(deep(`"x"`)))
 		expectRefused(v, "hostile", gate.ReasonWorkLimit, gate.InvalidResponse, false)
 		Expect(v.Audit.Message).To(ContainSubstring("work bound"))
 		// The bound counts the value's JSON values, not its bytes: padding
 		// the body with long strings does not buy the schema more time.
-		v = check(c, jsonResp(`{"n":"x","pad":["`+strings.Repeat("p", 60000)+`","`+strings.Repeat("q", 60000)+`"]}`))
+		padded := `{"pad":["` + strings.Repeat("p", 60000) + `","` + strings.Repeat("q", 60000) + `"],` + deep(`"x"`)[1:]
+		v = check(c, jsonResp(padded))
 		expectRefused(v, "hostile", gate.ReasonWorkLimit, gate.InvalidResponse, false)
 		Expect(v.Audit.DurationMicros).To(BeNumerically("<", 10_000_000))
 	})

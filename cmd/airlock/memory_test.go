@@ -118,6 +118,19 @@ var memCases = []struct {
 	admitted bool
 }{
 	{
+		// Every item matches the branch its kind names: the oneOf tries
+		// all 16 branches on each item, and passes.
+		"oneOf per item admitted", func() []byte {
+			return memBody("items", "[", func(b []byte, i int) []byte {
+				b = append(b, `{"kind":"kind_`...)
+				b = strconv.AppendInt(b, int64(i%memBranches), 10)
+				b = append(b, `","id":`...)
+				b = strconv.AppendInt(b, int64(i), 10)
+				return append(b, `,"name":"item","size":7.5,"tags":["a"]}`...)
+			})
+		}, true,
+	},
+	{
 		// Every item names one branch's kind and breaks it: each fails all
 		// 16 branches.
 		"oneOf per item refused", func() []byte {

@@ -108,6 +108,9 @@ type node struct {
 	// discriminators: members whose const or enum tells oneOf/anyOf
 	// branches apart (see choose).
 	discr []namedNode
+	// memo: a validation keeps this node's verdict per value (see
+	// markMemo).
+	memo bool
 }
 
 // prop is a properties entry: its subschema, and whether required names
@@ -463,4 +466,76 @@ func discriminators(n *node) []namedNode {
 		}
 	}
 	return out
+}
+
+// maxMemoScan bounds the schemas markMemo looks for shared subschemas in
+// (its work is the subschemas times the in-place edges); past it only the
+// work bound (WorkFactor) stands between a shared subschema and repeated
+// walks.
+const maxMemoScan = 4096
+
+// markMemo marks the nodes whose verdicts a validation keeps per value:
+//   - a node that two in-place paths (through $ref, allOf, anyOf, oneOf,
+//     not, if, then, else, dependentSchemas) lead to from one node: it
+//     would be walked against one value as many times as there are paths,
+//     2^k for a chain of k pairs;
+//   - the branches (anyOf, oneOf, if, contains) of every node in place
+//     under one with unevaluatedProperties or unevaluatedItems, which ask
+//     again which branches passed.
+//
+// Other nodes keep nothing: a oneOf on every item of a list costs no
+// memory per item.
+func markMemo(nodes map[*jsonschema.Schema]*node) {
+	all := make([]*node, 0, len(nodes))
+	for _, n := range nodes {
+		all = append(all, n)
+	}
+	if len(all) <= maxMemoScan {
+		seen := map[*node]int{}
+		for stamp, x := range all {
+			var walk func(n *node)
+			walk = func(n *node) {
+				for _, m := range n.inPlace() {
+					if m == nil {
+						continue
+					}
+					if seen[m] == stamp+1 {
+						m.memo = true // a second path from x
+						continue
+					}
+					seen[m] = stamp + 1
+					walk(m)
+				}
+			}
+			walk(x)
+		}
+	}
+	for _, u := range all {
+		if u.unevalProps == nil && u.unevalItems == nil {
+			continue
+		}
+		done := map[*node]bool{}
+		var walk func(n *node)
+		walk = func(n *node) {
+			if n == nil || done[n] {
+				return
+			}
+			done[n] = true
+			for _, b := range n.anyOf {
+				b.memo = true
+			}
+			for _, b := range n.oneOf {
+				b.memo = true
+			}
+			for _, b := range []*node{n.ifN, n.contains} {
+				if b != nil {
+					b.memo = true
+				}
+			}
+			for _, m := range n.inPlace() {
+				walk(m)
+			}
+		}
+		walk(u)
+	}
 }

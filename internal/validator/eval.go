@@ -36,11 +36,10 @@ type run struct {
 	// walk stops and exhausted is set, whatever the verdict looked like.
 	steps, budget int
 	exhausted     bool
-	// tried holds the verdicts of try: a subschema tried on one value
-	// (a oneOf/anyOf branch, not, if, contains) is walked once per
-	// validation, however many paths lead to it — the unevaluated*
-	// keywords ask again which branches passed, and branches that share
-	// subschemas ask the same question many times.
+	// tried holds the verdicts, per value, of the nodes marked memo (see
+	// markMemo): a node two in-place paths lead to, and a branch that
+	// unevaluatedProperties/Items asks about again, is walked once per
+	// value and validation, however many times it is asked.
 	tried map[tryKey]bool
 }
 
@@ -178,6 +177,25 @@ func (r *run) value(i int32) any { return r.t.Value(i) }
 // members (in code point order of their names) or items (in index
 // order), then unevaluatedProperties/unevaluatedItems.
 func (r *run) validate(n *node, i int32) bool {
+	if !n.memo || r.rec {
+		return r.walk(n, i)
+	}
+	// A node the schema can ask about one value more than once (see
+	// markMemo): its verdict is kept for the validation.
+	k := tryKey{n, i}
+	if ok, done := r.tried[k]; done {
+		return ok
+	}
+	ok := r.walk(n, i)
+	if r.tried == nil {
+		r.tried = map[tryKey]bool{}
+	}
+	r.tried[k] = ok
+	return ok
+}
+
+// walk is validate without the kept verdicts.
+func (r *run) walk(n *node, i int32) bool {
 	r.steps++
 	if r.budget > 0 && r.steps > r.budget {
 		r.exhausted = true
@@ -561,21 +579,12 @@ func (r *run) applicators(n *node, i int32) bool {
 	return valid
 }
 
-// try validates for the verdict only, recording nothing, once per
-// subschema and value (see run.tried).
+// try validates for the verdict only, recording nothing.
 func (r *run) try(n *node, i int32) bool {
-	k := tryKey{n, i}
-	if ok, done := r.tried[k]; done {
-		return ok
-	}
 	saved := r.rec
 	r.rec = false
 	ok := r.validate(n, i)
 	r.rec = saved
-	if r.tried == nil {
-		r.tried = map[tryKey]bool{}
-	}
-	r.tried[k] = ok
 	return ok
 }
 

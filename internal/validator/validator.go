@@ -91,6 +91,7 @@ func Compile(s *jsonschema.Schema) *Validator {
 	}
 	vd := &Validator{ref: s, fallback: c.fallback, nodes: len(c.nodes), fallbackAt: c.fallbackAt, fallbackKeyword: c.fallbackKeyword}
 	if c.fallback == "" {
+		markMemo(c.nodes)
 		for _, n := range c.nodes {
 			for _, b := range n.anyOf {
 				b.discr = discriminators(b)
