@@ -11,13 +11,15 @@ const (
 // The memory one Check holds is bounded by its contract's byte limit:
 // at most MemoryBase + MemoryPerByte × MaxBytes bytes of heap
 // (Limits.MemoryBound). The body is read into one buffer (up to 2 ×
-// MaxBytes while it grows), the strict parse allocates at most 72 bytes
-// per body byte plus 64 KiB (strictjson.Parse; about 4 for API
-// responses, the most for bodies of one-member objects), and the
-// compiled validator, the projection, the envelope and the audit record
-// allocate little beside it (internal/validator). airlock check sets the
-// Go runtime's soft memory limit (GOMEMLIMIT) to this bound unless the
-// environment sets one.
+// MaxBytes while it grows); a JSON body is parsed onto a tape of at most
+// 15 bytes per body byte (strictjson.ParseTape; about 3 for API pages,
+// half as much again while it is sized); an MCP result, and a body
+// matched against error shapes after its schema refused it, are also
+// built as Go maps, at most 72 bytes per body byte plus 64 KiB
+// (strictjson.Parse); the compiled validator, the projection, the
+// envelope and the audit record allocate little beside them
+// (internal/validator). airlock check sets the Go runtime's soft memory
+// limit (GOMEMLIMIT) to this bound unless the environment sets one.
 const (
 	MemoryPerByte = 80
 	MemoryBase    = 32 << 20

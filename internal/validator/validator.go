@@ -9,16 +9,16 @@
 // Cost. The gate's instance is a tape (strictjson.ParseTape): one node
 // per value in document order, no map per object. Validation does not
 // allocate on success except where a keyword needs it (uniqueItems on
-// more than 16 items, unevaluated*, a fractional multipleOf, a branch
-// tried under oneOf/anyOf/not/if/contains, whose verdict is kept). A value
-// is walked once to a verdict; a refused one is walked again, recording,
-// up to its first failure (or the first few, see ValidateLocations), and
-// a failing oneOf/anyOf is walked again along the one branch it reports.
-// A subschema tried on a value is walked once per validation however many
-// paths lead to it, so the work is at most proportional to the number of
-// values times the schema's size, unless allOf or $ref repeat one
-// subschema in place, which ValidateSized bounds (WorkFactor). There is
-// no error tree: the first failure is the cause.
+// more than 16 items, unevaluated*, a fractional multipleOf, a kept
+// verdict). A value is walked once to a verdict; a refused one is walked
+// again, recording, up to its first failure (or the first few, see
+// ValidateLocations), and a failing oneOf/anyOf is walked again along the
+// one branch it reports. A subschema two in-place paths share, and a
+// branch unevaluated* asks about again, keeps its verdict per value (see
+// markMemo), so the work is at most proportional to the number of values
+// times the schema's size, unless one subschema is applied to a value
+// along several member paths, which ValidateSized bounds (WorkFactor).
+// There is no error tree: the first failure is the cause.
 //
 // The cause's order. Within a subschema: type, const, enum, format, the
 // keywords of the instance's type (for an object minProperties,
@@ -54,12 +54,13 @@ import (
 // WorkFactor bounds a validation's work: at most WorkFactor × (values +
 // 1) × (nodes + 1) subschema applications, where values is the number of
 // JSON values in the instance (its tape's nodes) and nodes the compiled
-// subschemas (Nodes). Each subschema tried on a value (a oneOf/anyOf
-// branch, not, if, contains) is walked once per validation however many
-// paths lead to it, so only a schema whose allOf or $ref repeat one
-// subschema in place can ask for more (allOf: [{$ref: b}, {$ref: b}]
-// nested k deep applies the last one 2^k times to the same value); such a
-// validation stops with ErrWorkLimit instead of running on.
+// subschemas (Nodes). A subschema two in-place paths share keeps its
+// verdict per value, so only a schema that applies one subschema to a
+// value along several member paths (allOf: [{properties: {n: {$ref: d}}},
+// {properties: {n: {$ref: d}}}] nested through n applies the deepest one
+// 2^k times), or one too large to be searched for shared subschemas
+// (maxMemoScan), can ask for more; such a validation stops with
+// ErrWorkLimit instead of running on.
 const WorkFactor = 4
 
 // ErrWorkLimit is returned when a validation reached its work bound (see
@@ -182,8 +183,8 @@ func (vd *Validator) ValidateLocations(v any, limit int) (*schema.Failure, error
 
 // ValidateSized is ValidateLocations within the work bound (see
 // WorkFactor): past it, before any failure is found, the error is
-// ErrWorkLimit. size is the body's length in bytes; size < 0 means no
-// bound. On fallback, v6 runs without
+// ErrWorkLimit. size < 0 means no bound; otherwise its value is not used
+// (the bound counts values, not bytes). On fallback, v6 runs without
 // one. A panic (a bug) is recovered and returned as an error, as
 // schema.Validate does for v6's. v is laid out on a tape first
 // (strictjson.TapeOf); a value JSON has no form for is refused with the
