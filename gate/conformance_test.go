@@ -9,12 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -27,59 +25,17 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/conformance"
 )
 
-// conformanceEnv names the variable that points at the conformance folder
-// (the one holding JSONTestSuite/ and JSON-Schema-Test-Suite/).
-const conformanceEnv = "AIRLOCK_CONFORMANCE"
-
-// conformanceCorpus returns the directory of one corpus (a subfolder of the
-// conformance folder), or a message saying why it cannot be used.
-func conformanceCorpus(name string) (string, string) {
-	root := os.Getenv(conformanceEnv)
-	if root == "" {
-		mod, err := conformanceModuleRoot()
-		if err != nil {
-			return "", fmt.Sprintf("cannot locate the conformance corpora: %v; set %s to the folder holding %s", err, conformanceEnv, name)
-		}
-		// The default: the shared conformance folder beside the repository.
-		root = filepath.Join(mod, "..", "shared", "conformance")
-	}
-	dir, err := filepath.Abs(filepath.Join(root, name))
-	if err == nil {
-		var fi os.FileInfo
-		if fi, err = os.Stat(dir); err == nil && !fi.IsDir() {
-			err = fmt.Errorf("%s is not a directory", dir)
-		}
-	}
-	if err != nil {
-		return "", fmt.Sprintf("conformance corpus %s not found (%v); set %s to the folder holding JSONTestSuite/ and JSON-Schema-Test-Suite/", name, err, conformanceEnv)
-	}
-	return dir, ""
-}
-
-// conformanceModuleRoot walks up from the working directory to go.mod.
-func conformanceModuleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
+// conformanceCorpus returns the directory of one corpus, or a message
+// saying why it cannot be used (conformance.Corpus).
+func conformanceCorpus(name string) (string, string) { return conformance.Corpus(name) }
 
 // conformanceMissing fails the running spec under CI (a CI job must not
 // pass by silently skipping its conformance run) and skips it elsewhere.
 func conformanceMissing(msg string) {
-	if ci, _ := strconv.ParseBool(os.Getenv("CI")); ci {
+	if conformance.Required() {
 		Fail("CI=true but " + msg)
 	}
 	Skip(msg)
@@ -681,34 +637,9 @@ type confSchemaRun struct {
 	failures   map[confSchemaCase]string
 }
 
-// confRemotes maps every file under remotes/ to the URL the suite serves it
-// at, http://localhost:1234/<path>, for a schema.ConfinedLoader: no server, and
-// any other URL fails.
+// confRemotes serves the suite's remotes (conformance.Remotes).
 func confRemotes(dir string) (schema.ConfinedLoader, error) {
-	loader := schema.ConfinedLoader{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		body, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		doc, err := strictjson.Parse(body, conformanceSchemaLimits)
-		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		loader["http://localhost:1234/"+filepath.ToSlash(rel)] = doc
-		return nil
-	})
-	if err == nil && len(loader) == 0 {
-		err = fmt.Errorf("no remotes in %s", dir)
-	}
-	return loader, err
+	return conformance.Remotes(dir, conformanceSchemaLimits)
 }
 
 // confValidate runs Validate under recover, as the gate's schema stage does.

@@ -55,6 +55,7 @@ var allowed = map[string][]string{
 	"internal/testtree":         {"runner", "reports", "fixture"},
 	"internal/testtree/bigtree": {"fixture"},
 	"internal/planted":          {},
+	"internal/conformance":      {"internal/schema", "internal/strictjson"},
 	"scripts/benchratio":        {},
 	"scripts/gendiffrules":      {"schemadiff"},
 	"scripts/genlintrules":      {"lint"},

@@ -326,25 +326,36 @@ func (s *scanner) array(name span) bool {
 				return false
 			}
 			n++
-			s.space()
-			if s.i >= len(s.b) {
+			if done, ok := s.next(']'); !ok {
 				return false
-			}
-			if s.b[s.i] == ']' {
-				s.i++
+			} else if done {
 				break
 			}
-			if s.b[s.i] != ',' {
-				return false
-			}
-			s.i++
-			s.space()
 		}
 	}
 	s.t.Nodes[head].Len = n
 	s.t.Nodes[head].End = int32(len(s.t.Nodes))
 	s.depth--
 	return s.delimited()
+}
+
+// next reads what follows a member or element: the closing bracket
+// (done), or a comma and the space after it; ok is false at anything else.
+func (s *scanner) next(closing byte) (done, ok bool) {
+	s.space()
+	if s.i >= len(s.b) {
+		return false, false
+	}
+	switch s.b[s.i] {
+	case closing:
+		s.i++
+		return true, true
+	case ',':
+		s.i++
+		s.space()
+		return false, true
+	}
+	return false, false
 }
 
 func (s *scanner) object(name span) bool {
@@ -384,19 +395,11 @@ func (s *scanner) object(name span) bool {
 				return false
 			}
 			n++
-			s.space()
-			if s.i >= len(s.b) {
+			if done, ok := s.next('}'); !ok {
 				return false
-			}
-			if s.b[s.i] == '}' {
-				s.i++
+			} else if done {
 				break
 			}
-			if s.b[s.i] != ',' {
-				return false
-			}
-			s.i++
-			s.space()
 		}
 	}
 	s.names = s.names[:base]

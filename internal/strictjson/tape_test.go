@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlockdev/airlock/internal/conformance"
 	"github.com/airlockdev/airlock/internal/strictjson"
 )
 
@@ -79,16 +80,16 @@ func TestParseTapeAgreesWithParse(t *testing.T) {
 	for _, b := range tapeBodies {
 		sameParse(t, []byte(b))
 	}
-	root := os.Getenv("AIRLOCK_CONFORMANCE")
-	if root == "" {
-		root = filepath.Join("..", "..", "..", "shared", "conformance")
+	dir, missing := conformance.Corpus("JSONTestSuite")
+	files, _ := filepath.Glob(filepath.Join(dir, "test_parsing", "*.json"))
+	if missing == "" && len(files) == 0 {
+		missing = "no test_parsing files in " + dir
 	}
-	files, _ := filepath.Glob(filepath.Join(root, "JSONTestSuite", "test_parsing", "*.json"))
-	if len(files) == 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("JSONTestSuite not found under %s", root)
+	if missing != "" {
+		if conformance.Required() {
+			t.Fatal("CI=true but " + missing)
 		}
-		t.Logf("JSONTestSuite not found under %s: only the built-in bodies ran", root)
+		t.Logf("%s: only the built-in bodies ran", missing)
 	}
 	for _, f := range files {
 		body, err := os.ReadFile(f)

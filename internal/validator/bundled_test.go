@@ -29,6 +29,7 @@ import (
 
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/conformance"
 	"github.com/airlockdev/airlock/internal/introspect"
 	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/strictjson"
@@ -71,7 +72,7 @@ type bundledRun struct {
 }
 
 func TestDifferentialBundled(t *testing.T) {
-	root, err := moduleRoot()
+	root, err := conformance.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

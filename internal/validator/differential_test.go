@@ -13,20 +13,18 @@ package validator_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/airlockdev/airlock/internal/conformance"
 	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/internal/validator"
@@ -56,80 +54,24 @@ var suiteLimits = strictjson.Limits{MaxDepth: 1000, MaxNumberLength: 1 << 16, Ma
 // (fails it under CI=true) when there is none.
 func suiteCorpus(t testing.TB) string {
 	t.Helper()
-	root := os.Getenv("AIRLOCK_CONFORMANCE")
-	if root == "" {
-		mod, err := moduleRoot()
-		if err != nil {
-			corpusMissing(t, fmt.Sprintf("cannot locate the conformance corpora: %v; set AIRLOCK_CONFORMANCE", err))
-		}
-		root = filepath.Join(mod, "..", "shared", "conformance")
-	}
-	dir, err := filepath.Abs(filepath.Join(root, "JSON-Schema-Test-Suite"))
-	if err == nil {
-		var fi os.FileInfo
-		if fi, err = os.Stat(filepath.Join(dir, "tests", "draft2020-12")); err == nil && !fi.IsDir() {
-			err = fmt.Errorf("%s is not a directory", fi.Name())
+	dir, missing := conformance.Corpus("JSON-Schema-Test-Suite")
+	if missing == "" {
+		if fi, err := os.Stat(filepath.Join(dir, "tests", "draft2020-12")); err != nil || !fi.IsDir() {
+			missing = fmt.Sprintf("JSON-Schema-Test-Suite draft2020-12 not found under %s; set %s", dir, conformance.Env)
 		}
 	}
-	if err != nil {
-		corpusMissing(t, fmt.Sprintf("JSON-Schema-Test-Suite draft2020-12 not found (%v); set AIRLOCK_CONFORMANCE to the folder holding JSON-Schema-Test-Suite/", err))
+	if missing != "" {
+		if conformance.Required() {
+			t.Fatal("CI=true but " + missing)
+		}
+		t.Skip(missing)
 	}
 	return dir
 }
 
-func corpusMissing(t testing.TB, msg string) {
-	t.Helper()
-	if ci, _ := strconv.ParseBool(os.Getenv("CI")); ci {
-		t.Fatal("CI=true but " + msg)
-	}
-	t.Skip(msg)
-}
-
-// moduleRoot walks up from the working directory to go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
-// suiteRemotes serves every file under remotes/ at the URL the suite
-// expects, http://localhost:1234/<path>; any other URL fails.
+// suiteRemotes serves the suite's remotes (conformance.Remotes).
 func suiteRemotes(dir string) (schema.ConfinedLoader, error) {
-	loader := schema.ConfinedLoader{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		body, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		doc, err := strictjson.Parse(body, suiteLimits)
-		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		loader["http://localhost:1234/"+filepath.ToSlash(rel)] = doc
-		return nil
-	})
-	if err == nil && len(loader) == 0 {
-		err = fmt.Errorf("no remotes in %s", dir)
-	}
-	return loader, err
+	return conformance.Remotes(dir, suiteLimits)
 }
 
 // suiteGroup is one group of a suite file, the instances kept as their

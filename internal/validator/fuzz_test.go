@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/conformance"
 	"github.com/airlockdev/airlock/internal/introspect"
 	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/strictjson"
@@ -62,7 +63,7 @@ type fuzzSchemas []*compiledSchema
 var loadFuzzSchemas = sync.OnceValues(func() (fuzzSchemas, [][]byte) {
 	var out fuzzSchemas
 	var seeds [][]byte
-	root, err := moduleRoot()
+	root, err := conformance.ModuleRoot()
 	if err != nil {
 		panic(err)
 	}
