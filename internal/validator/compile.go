@@ -70,6 +70,11 @@ type node struct {
 	required           []string
 	depRequired        []namedList // sorted by name
 	props              map[string]prop
+	// propKeys and propList are props as two lists in code point order
+	// of the names, which a small object's members are looked up in
+	// (lookup) without hashing.
+	propKeys []string
+	propList []prop
 	// reqInProps: every required name is a key of props, so a walk that
 	// does not record can count the required members it meets instead of
 	// looking each one up.
@@ -262,6 +267,10 @@ func (c *compiler) compile(s *jsonschema.Schema) *node {
 		for k, p := range s.Properties {
 			n.props[k] = prop{n: c.compile(p), required: slices.Contains(s.Required, k)}
 		}
+	}
+	for _, k := range sortedKeys(n.props) {
+		n.propKeys = append(n.propKeys, k)
+		n.propList = append(n.propList, n.props[k])
 	}
 	n.reqInProps = len(n.required) > 0 && n.props != nil && !slices.ContainsFunc(n.required, func(k string) bool {
 		_, ok := n.props[k]

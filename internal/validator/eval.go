@@ -414,9 +414,27 @@ func (r *run) hasRequired(n *node, i int32) bool {
 	return found == len(n.reqIndex)
 }
 
+// maxLinearProps is the most properties looked up by comparing names one
+// by one (lengths first) rather than by hashing.
+const maxLinearProps = 16
+
+// lookup finds a member's name in properties.
+func (n *node) lookup(name string) (prop, bool) {
+	if len(n.propKeys) > maxLinearProps {
+		p, ok := n.props[name]
+		return p, ok
+	}
+	for k, pn := range n.propKeys {
+		if len(pn) == len(name) && pn == name {
+			return n.propList[k], true
+		}
+	}
+	return prop{}, false
+}
+
 // declares reports whether properties or patternProperties name a member.
 func (n *node) declares(name string) bool {
-	if _, ok := n.props[name]; ok {
+	if _, ok := n.lookup(name); ok {
 		return true
 	}
 	for _, p := range n.patProps {
@@ -706,7 +724,7 @@ func (r *run) members(n *node, i int32) bool {
 		found := 0
 		for j := i + 1; j < end; j = r.t.Nodes[j].End {
 			name := r.t.Name(j)
-			p, declared := n.props[name]
+			p, declared := n.lookup(name)
 			if p.required {
 				found++
 			}
@@ -727,7 +745,7 @@ func (r *run) members(n *node, i int32) bool {
 	valid := true
 	for _, j := range idx {
 		name := r.t.Name(j)
-		p, declared := n.props[name]
+		p, declared := n.lookup(name)
 		r.push(name)
 		ok := r.memberValue(n, name, j, p, declared, false)
 		r.pop()
