@@ -31,12 +31,38 @@ type scanner struct {
 	depth int
 	// names holds, for each open object, the names read so far (at most
 	// smallObject each); spans maps a name to its span in the text.
-	names   []string
+	names   []seenName
 	spans   map[string]span
 	scratch []byte
 }
 
 var scanners = sync.Pool{New: func() any { return new(scanner) }}
+
+// seenName is a member name read, and whether it is all ASCII: two ASCII
+// names of different lengths never fold alike, so they are not compared.
+type seenName struct {
+	s     string
+	ascii bool
+}
+
+// plain marks the bytes a string's common case is made of: printable
+// ASCII other than the quote and the backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
 
 // fastTape lays body out on a tape, or reports false when the parser must
 // judge it (see above).
@@ -203,7 +229,7 @@ func (s *scanner) str() (span, bool) {
 	i := s.i + 1
 	start := i
 	// The common case: printable ASCII, no escape.
-	for i < len(b) && b[i] >= 0x20 && b[i] < 0x80 && b[i] != '"' && b[i] != '\\' {
+	for i < len(b) && plain[b[i]] {
 		i++
 	}
 	if i < len(b) && b[i] == '"' {
@@ -379,12 +405,16 @@ func (s *scanner) object(name span) bool {
 			if !ok {
 				return false
 			}
+			ascii := isASCII(key)
 			for _, prior := range s.names[base:] {
-				if prior == key || s.lim.FoldCollisions && strings.EqualFold(prior, key) {
+				if prior.s == key {
+					return false
+				}
+				if s.lim.FoldCollisions && (len(prior.s) == len(key) || !ascii || !prior.ascii) && strings.EqualFold(prior.s, key) {
 					return false
 				}
 			}
-			s.names = append(s.names, key)
+			s.names = append(s.names, seenName{key, ascii})
 			s.space()
 			if s.i >= len(s.b) || s.b[s.i] != ':' {
 				return false
@@ -414,7 +444,7 @@ func (s *scanner) object(name span) bool {
 func (s *scanner) name() (span, string, bool) {
 	b := s.b
 	i := s.i + 1
-	for i < len(b) && b[i] >= 0x20 && b[i] < 0x80 && b[i] != '"' && b[i] != '\\' {
+	for i < len(b) && plain[b[i]] {
 		i++
 	}
 	if i < len(b) && b[i] == '"' && i-s.i-1 <= s.lim.MaxStringLength {
