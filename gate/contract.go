@@ -80,7 +80,10 @@ type upstream struct {
 	// asserting is schema with the annotated formats asserted, which finds
 	// the values they would refuse (format.annotated warnings); nil when the
 	// policy annotates no format the contract's schema files name.
-	asserting  *jsonschema.Schema
+	asserting *jsonschema.Schema
+	// assertingFast is asserting compiled (see internal/validator): the
+	// quick question whether there is anything to warn about at all.
+	assertingFast *validator.Validator
 	projection []projField
 	rules      []semantic.Rule
 	// result and textBlock say where an MCP contract's value is (see
@@ -345,6 +348,7 @@ func (c *Contract) compile(m manifest.Manifest, opts Options, cfgErr func(key, m
 			if u.asserting, err = c.schemas.CompileWith(uv.Schema, c.formats.Asserting()); err != nil {
 				return err
 			}
+			u.assertingFast = validator.Compile(u.asserting)
 		}
 		for field, ptr := range uv.Projection {
 			p, err := jsonpointer.Parse(ptr)

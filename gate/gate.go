@@ -353,7 +353,7 @@ func (c *Contract) stages(ctx context.Context, v *Verdict, u *upstream, body []b
 		return nil, r, nil
 	}
 	value := u.view(tape)
-	v.Warnings = append(v.Warnings, c.annotations(u, value)...)
+	v.Warnings = append(v.Warnings, c.annotations(u, v, len(body))...)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}

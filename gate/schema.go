@@ -85,14 +85,19 @@ func (c *Contract) schemaStage(sch *compiledSchema, v any, size int) *refusal {
 // annotations finds, in a value u's schema admitted, the values that fail a
 // format the contract only annotates: a second validation, against the
 // schema with those formats asserted, run only for contracts that annotate
-// a format their schema files name. One format.annotated warning per
+// a format their schema files name — by the compiled validator on the
+// tape, and only when that fails by jsonschema/v6 over the built value,
+// which lists the failures. One format.annotated warning per
 // instance location and format, at most MaxWarnings, in instance location
 // order.
-func (c *Contract) annotations(u *upstream, v any) []Warning {
-	if u.asserting == nil {
+func (c *Contract) annotations(u *upstream, v *Verdict, size int) []Warning {
+	if u.asserting == nil || v.tape != nil && u.assertingFast.ValidTape(v.tape, size) {
+		// Nothing to warn about: the common case, answered on the tape
+		// without building the value.
 		return nil
 	}
-	failures, panicErr := schema.FormatFailures(u.asserting, v, c.annotated, MaxWarnings)
+	value, _ := v.valueOf()
+	failures, panicErr := schema.FormatFailures(u.asserting, value, c.annotated, MaxWarnings)
 	if panicErr != nil {
 		// The value was admitted; the check for warnings cannot refuse it.
 		return []Warning{{Code: WarningFormatAnnotated, Message: "the annotated formats could not be checked: " + panicErr.Error()}}

@@ -14,8 +14,7 @@ import (
 // only the members and elements some pointer goes on into (others of an
 // array stay nil, so indexes hold), and the whole value where a pointer
 // ends — and no map for the rest of the body. A contract with a CEL or
-// custom rule, a pointer to the whole value, or annotated formats
-// (checked against the whole value) gets the whole value. The projection
+// custom rule, or a pointer to the whole value, gets the whole value. The projection
 // reads the tape directly (projectTape), and the text policy and the
 // inexact-number warnings read the projected data (walkProjected).
 
@@ -47,11 +46,11 @@ func readPaths(u *upstream) (paths []jsonpointer.Pointer, whole bool) {
 			return nil, true
 		}
 	}
-	return paths, u.asserting != nil
+	return paths, false
 }
 
-// view is the value u's semantic rules and annotated formats read from t
-// (see readPaths); nil when nothing reads one.
+// view is the value u's semantic rules read from t (see readPaths); nil
+// when nothing reads one.
 func (u *upstream) view(t *strictjson.Tape) any {
 	switch {
 	case u.whole:
