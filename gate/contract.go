@@ -84,8 +84,8 @@ type upstream struct {
 	// assertingFast is asserting compiled (see internal/validator): the
 	// quick question whether there is anything to warn about at all.
 	assertingFast *validator.Validator
-	projection []projField
-	rules      []semantic.Rule
+	projection    []projField
+	rules         []semantic.Rule
 	// result and textBlock say where an MCP contract's value is (see
 	// ResultStructured; textBlock -1: the only text block).
 	result    string
