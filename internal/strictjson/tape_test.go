@@ -55,7 +55,10 @@ func bigObject(n int, extra string) string {
 }
 
 func sameParse(t testing.TB, body []byte) {
-	lim := strictjson.Limits{FoldCollisions: true}
+	sameParseWithin(t, body, strictjson.Limits{FoldCollisions: true})
+}
+
+func sameParseWithin(t testing.TB, body []byte, lim strictjson.Limits) {
 	v, err := strictjson.Parse(body, lim)
 	tape, terr := strictjson.ParseTape(body, lim)
 	if (err == nil) != (terr == nil) {
@@ -119,9 +122,17 @@ func TestTapeOfReadsBack(t *testing.T) {
 	}
 }
 
+// FuzzTape holds the two parses to each other under the default limits
+// with the fold check and under small limits drawn from the input (0: the
+// default), the fold check on or off, as contracts set them.
 func FuzzTape(f *testing.F) {
-	for _, b := range tapeBodies {
-		f.Add([]byte(b))
+	for i, b := range tapeBodies {
+		f.Add([]byte(b), uint8(0), uint8(0), uint8(0), true)
+		f.Add([]byte(b), uint8(i%5+1), uint8(i%7+1), uint8(i%11+1), i%2 == 0)
 	}
-	f.Fuzz(func(t *testing.T, body []byte) { sameParse(t, body) })
+	f.Fuzz(func(t *testing.T, body []byte, depth, number, str uint8, fold bool) {
+		sameParse(t, body)
+		sameParseWithin(t, body, strictjson.Limits{MaxDepth: int(depth % 12), MaxNumberLength: int(number % 12),
+			MaxStringLength: int(str % 12), FoldCollisions: fold})
+	})
 }
