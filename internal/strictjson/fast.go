@@ -335,14 +335,32 @@ func hex4(b []byte, i int) (rune, bool) {
 	return r, true
 }
 
-func (s *scanner) array(name span) bool {
+// open reads the "[" or "{" of a container of kind k within the depth
+// limit and lays out its head; shut closes it after n members or
+// elements.
+func (s *scanner) open(k Kind, name span) (int32, bool) {
 	if s.depth >= s.lim.MaxDepth {
-		return false
+		return 0, false
 	}
 	s.depth++
-	head := s.emit(KindArray, name, span{})
+	head := s.emit(k, name, span{})
 	s.i++
 	s.space()
+	return head, true
+}
+
+func (s *scanner) shut(head, n int32) bool {
+	s.t.Nodes[head].Len = n
+	s.t.Nodes[head].End = int32(len(s.t.Nodes))
+	s.depth--
+	return s.delimited()
+}
+
+func (s *scanner) array(name span) bool {
+	head, ok := s.open(KindArray, name)
+	if !ok {
+		return false
+	}
 	n := int32(0)
 	if s.i < len(s.b) && s.b[s.i] == ']' {
 		s.i++
@@ -359,10 +377,7 @@ func (s *scanner) array(name span) bool {
 			}
 		}
 	}
-	s.t.Nodes[head].Len = n
-	s.t.Nodes[head].End = int32(len(s.t.Nodes))
-	s.depth--
-	return s.delimited()
+	return s.shut(head, n)
 }
 
 // next reads what follows a member or element: the closing bracket
@@ -385,13 +400,10 @@ func (s *scanner) next(closing byte) (done, ok bool) {
 }
 
 func (s *scanner) object(name span) bool {
-	if s.depth >= s.lim.MaxDepth {
+	head, ok := s.open(KindObject, name)
+	if !ok {
 		return false
 	}
-	s.depth++
-	head := s.emit(KindObject, name, span{})
-	s.i++
-	s.space()
 	base := len(s.names)
 	n := int32(0)
 	if s.i < len(s.b) && s.b[s.i] == '}' {
@@ -433,10 +445,7 @@ func (s *scanner) object(name span) bool {
 		}
 	}
 	s.names = s.names[:base]
-	s.t.Nodes[head].Len = n
-	s.t.Nodes[head].End = int32(len(s.t.Nodes))
-	s.depth--
-	return s.delimited()
+	return s.shut(head, n)
 }
 
 // name reads a member name: its span in the text (written once per

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Kind is the JSON type of a tape node (RFC 8259 §3).
@@ -289,17 +287,9 @@ type tapeBuilder struct {
 // parser's pooled map remembers them), returned as that text's string
 // (which stays valid as the text grows) and its span.
 func (p *jsonParser) tapeName(raw []byte) (string, span, *Error) {
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') >= 0 {
-		unq, err := jsontext.AppendUnquote(p.unquoted[:0], raw)
-		if err != nil {
-			return "", span{}, p.fail(err)
-		}
-		p.unquoted, inner = unq, unq
-	}
-	if len(inner) > p.lim.MaxStringLength {
-		return "", span{}, p.errorAt(ReasonStringTooLong, p.dec.InputOffset()-int64(len(raw)),
-			fmt.Sprintf("string of %d bytes exceeds the limit of %d", len(inner), p.lim.MaxStringLength))
+	inner, r := p.unescape(raw)
+	if r != nil {
+		return "", span{}, r
 	}
 	b := p.tape.text
 	if sp, ok := p.nameSpans[string(inner)]; ok {
