@@ -62,9 +62,27 @@ type cause struct {
 	missing                                    []string
 }
 
-func (r *run) push(name string) { r.path = append(r.path, step{name: name, index: -1}) }
-func (r *run) pushIndex(i int)  { r.path = append(r.path, step{index: i}) }
-func (r *run) pop()             { r.path = r.path[:len(r.path)-1] }
+// push, pushIndex and pop keep the instance location while recording:
+// only a recorded failure reads it, and a walk that does not record never
+// turns recording on below it (try turns it off and back), so each pop
+// meets the push made in the same state.
+func (r *run) push(name string) {
+	if r.rec {
+		r.path = append(r.path, step{name: name, index: -1})
+	}
+}
+
+func (r *run) pushIndex(i int) {
+	if r.rec {
+		r.path = append(r.path, step{index: i})
+	}
+}
+
+func (r *run) pop() {
+	if r.rec {
+		r.path = r.path[:len(r.path)-1]
+	}
+}
 
 // element validates the value at j, element k of the array being
 // visited, against n.
