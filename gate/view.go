@@ -1,8 +1,6 @@
 package gate
 
 import (
-	"strconv"
-
 	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/semantic"
@@ -115,7 +113,7 @@ func viewAt(t *strictjson.Tape, i int32, paths []jsonpointer.Pointer, depth int)
 			if indexed {
 				next = slicesClip(star)
 				for _, p := range paths {
-					if p[depth] != "*" && isIndex(p[depth], k) {
+					if at, ok := jsonpointer.Index(p[depth], int(nd.Len)); ok && at == k {
 						next = append(next, p)
 					}
 				}
@@ -133,22 +131,6 @@ func viewAt(t *strictjson.Tape, i int32, paths []jsonpointer.Pointer, depth int)
 
 // slicesClip returns s with no room to append into (append copies).
 func slicesClip(s []jsonpointer.Pointer) []jsonpointer.Pointer { return s[:len(s):len(s)] }
-
-// isIndex reports whether tok is k written as a canonical array index
-// ("0", "17"; not "01").
-func isIndex(tok string, k int) bool {
-	if tok == "" || len(tok) > 1 && tok[0] == '0' {
-		return false
-	}
-	n := 0
-	for _, c := range []byte(tok) {
-		if c < '0' || c > '9' || n > k {
-			return false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n == k
-}
 
 // lookupTape finds the value at p on t (jsonpointer.Pointer.Lookup's
 // rules: canonical array indexes, "*" an ordinary member name).
@@ -171,8 +153,8 @@ func stepTape(t *strictjson.Tape, i int32, tok string) (int32, bool) {
 	case strictjson.KindObject:
 		return t.Member(i, tok)
 	case strictjson.KindArray:
-		k, err := strconv.Atoi(tok)
-		if err != nil || !isIndex(tok, k) {
+		k, ok := jsonpointer.Index(tok, int(t.Nodes[i].Len))
+		if !ok {
 			return 0, false
 		}
 		return t.Element(i, k)

@@ -113,6 +113,10 @@ func (p Pointer) LookupString(v any) (string, bool) {
 	return s, ok
 }
 
+// Index reads t as an index into an array of n elements, as Lookup does:
+// a canonical decimal ("0", "17"; not "01", "-" or "+1") below n.
+func Index(t string, n int) (int, bool) { return arrayIndex(t, n) }
+
 func arrayIndex(t string, n int) (int, bool) {
 	if t == "" || len(t) > 1 && t[0] == '0' {
 		return 0, false
