@@ -45,10 +45,13 @@ var allowed = map[string][]string{
 	"schemadiff": {"gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/schema", "internal/schemawalk"},
 	// drift reports the schema changes between versions with schemadiff.
 	"drift": {"fixture", "gate", "reports", "schemadiff", "jsonpointer", "internal/introspect", "internal/schema", "internal/schemawalk"},
+	// importer writes contracts from OpenAPI descriptions, MCP servers and
+	// recorded responses.
+	"importer": {"fixture", "gate", "semantic", "redact", "jsonpointer", "internal/fileio", "internal/manifest", "internal/strictjson"},
 	// lint reads contracts and fixture trees and reports findings.
 	"lint": {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/manifest", "internal/schema", "internal/schemawalk", "internal/strictjson", "internal/strictyaml", "internal/validator"},
 	// The command line.
-	"cli": {"runner", "mutate", "record", "schemadiff", "drift", "lint", "reports", "fixture", "gate", "semantic", "jsonpointer", "internal/sanitize",
+	"cli": {"runner", "mutate", "record", "schemadiff", "drift", "lint", "importer", "reports", "fixture", "gate", "semantic", "jsonpointer", "internal/sanitize",
 		"redact", "internal/fileio", "internal/manifest", "internal/strictyaml"},
 	"cmd/airlock": {"cli"},
 	// Test support and tools: only tests and generators import them.

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/importer"
+	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/reports"
+)
+
+// newImportCmd is airlock import: contracts from OpenAPI descriptions and
+// MCP servers.
+func newImportCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "import",
+		Short: "Write a contract from an OpenAPI description or an MCP server's tools/list",
+		Long: `import writes a contract folder (and fixtures from the examples it finds) from what
+already describes an upstream:
+
+  airlock import openapi SPEC --operation <operationId | "METHOD /path"> --tool NAME
+  airlock import mcp --tool NAME --mcp-tool TOOL -- <server command …>
+
+The contract is proven before anything is written: it must load, and every example is
+judged by the gate. See docs/import.md.`,
+	}
+	cmd.AddCommand(newImportOpenAPICmd(e), newImportMCPCmd(e))
+	return cmd
+}
+
+// importErr maps an importer's error to its exit code: a contract or file
+// that exists, a configuration error or a bad input is usage (2), a
+// folder that cannot be written internal (3).
+func importErr(err error) error {
+	var ce *gate.ConfigError
+	switch {
+	case errors.Is(err, fileio.ErrUnwritable):
+		return internalErr(err)
+	case errors.Is(err, importer.ErrExists), errors.As(err, &ce):
+		return &exitError{code: ExitUsage, err: err}
+	}
+	return &exitError{code: ExitUsage, err: err}
+}
+
+// printWritten tells the owner what an import wrote and what is still
+// theirs to decide; refused examples are warnings on errw.
+func printWritten(out, errw io.Writer, w *importer.Written) {
+	if w.Added {
+		fmt.Fprintf(out, "added upstream version beside %s in %s\n", reports.Line(w.Previous), reports.Line(w.Contract))
+	} else {
+		fmt.Fprintf(out, "wrote contract %s\n", reports.Line(w.Contract))
+	}
+	for _, f := range w.Files {
+		fmt.Fprintf(out, "  %s\n", reports.Line(f))
+	}
+	accepted, near := 0, 0
+	for _, f := range w.Fixtures {
+		if f.Kind == "accepted" {
+			accepted++
+			continue
+		}
+		near++
+		at := f.InstanceLocation
+		if at == "" {
+			at = `"" (the whole value)`
+		}
+		fmt.Fprintf(errw, "warning: the vendor's example %s fails its own schema at %s: %s (%s); written as a near-miss\n",
+			reports.Line(f.Path), reports.Line(at), reports.Line(f.Reason), reports.Line(f.Message))
+	}
+	if len(w.Fixtures) > 0 {
+		fmt.Fprintf(out, "examples: %d accepted, %d near-miss\n", accepted, near)
+	}
+	for _, n := range w.Notes {
+		fmt.Fprintf(out, "review: %s\n", reports.Line(n))
+	}
+}

@@ -1,0 +1,574 @@
+package importer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing/fstest"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/airlockdev/airlock/fixture"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/manifest"
+	"github.com/airlockdev/airlock/semantic"
+)
+
+// ComponentsDir is the folder of the schemas folder that holds the shared
+// components of imported descriptions: _components/<api>/<upstream-version>/.
+const ComponentsDir = "_components"
+
+// Draft is a contract an importer proposes for one tool and one upstream
+// version. Write turns it into files.
+type Draft struct {
+	// Tool is the tool name (^[a-z][a-z0-9_]{0,63}$).
+	Tool string
+	// Description is the manifest's description (at most 2000 characters).
+	Description string
+	// Header holds the comment lines written at the top of a new manifest
+	// (without "# ").
+	Header []string
+	// Protocol is "" (json) or "mcp"; Result the MCP result ("" or
+	// "structured", "text").
+	Protocol, Result string
+	// Formats is the format policy written into a new manifest, in order.
+	Formats []Format
+	// FormatsWhy is the comment written above the formats: key.
+	FormatsWhy []string
+	// Version is the upstream version the draft adds.
+	Version Version
+	// Agent is the closed agent-facing schema, written as
+	// agent.schema.json of a new contract. When a version is added to an
+	// existing contract, the contract's own agent schema stays.
+	Agent map[string]any
+	// Components are shared schema files, by path relative to the schemas
+	// folder (slash-separated, under ComponentsDir). One that exists with
+	// the same bytes is left alone; one that differs is an error.
+	Components []File
+	// Examples become fixtures of Version: accepted when the gate admits
+	// them, near-miss (expecting the gate's reason) when it refuses them.
+	Examples []Example
+	// Notes are what the owner must still decide; Write returns them.
+	Notes []string
+}
+
+// Format is one entry of a format policy (docs/contracts.md, "Format
+// policy").
+type Format struct{ Name, Policy string }
+
+// Version is the upstream version of a Draft.
+type Version struct {
+	// Name is the upstream version's name (^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$).
+	Name        string
+	Description string
+	// Comment lines are written above the version's entry (without "# ").
+	Comment []string
+	// Schema is the upstream schema, JSON Schema 2020-12, written as
+	// upstream.<Name>.schema.json.
+	Schema map[string]any
+	// Projection maps agent fields to RFC 6901 pointers, in order.
+	Projection []Field
+}
+
+// Field is one projected agent field.
+type Field struct{ Name, Pointer string }
+
+// File is one file to write: its slash-separated path and content.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Example is a response body the description or the upstream gave.
+type Example struct {
+	// Name is the fixture name (fixture.ValidName); Write makes names
+	// unique.
+	Name string
+	// Body is the raw response.
+	Body []byte
+	// From says where it came from, for the sidecar's notes.
+	From string
+}
+
+// WriteOptions say where Write puts the files.
+type WriteOptions struct {
+	// SchemasDir and FixturesDir are the schemas and fixtures folders (OS
+	// paths; defaults "schemas" and "fixtures").
+	SchemasDir, FixturesDir string
+	// Gate are the options contracts are loaded with (custom rules, …).
+	Gate gate.Options
+}
+
+// Written is what Write did.
+type Written struct {
+	// Contract is the contract folder; Added is true when the draft's
+	// version was added to a contract that was already there, beside
+	// Previous (the version that was current).
+	Contract string
+	Added    bool
+	Previous string
+	// Files are the files written (OS paths), in order; files that were
+	// already there with the same bytes are not listed.
+	Files []string
+	// Fixtures are the examples as fixtures, in the draft's order.
+	Fixtures []WrittenFixture
+	// Notes are the draft's notes.
+	Notes []string
+}
+
+// WrittenFixture is one example written as a fixture.
+type WrittenFixture struct {
+	Path string
+	// Kind is fixture.KindAccepted or fixture.KindNearMiss.
+	Kind string
+	// Reason, InstanceLocation and Message are the gate's, for a refused
+	// example.
+	Reason, InstanceLocation, Message string
+}
+
+// ErrExists is wrapped by Write's error when the contract already has the
+// draft's upstream version, or a file it would write differs from one that
+// is there.
+var ErrExists = errors.New("already exists")
+
+// requestID is the request id imported fixtures are judged with.
+const requestID = "req.import"
+
+// Write proves the draft and writes it: the shared components, then the
+// contract (a new folder with contract.yaml, the upstream schema and the
+// agent schema; or, when the folder has a contract without the draft's
+// version, the version's schema and an amended contract.yaml), then each
+// example as a fixture with its sidecar (and golden agent output when
+// admitted). Nothing is written when the contract would not load, when the
+// version exists, or when a file to write differs from one already there
+// (ErrExists). Each folder's files are created together or not at all
+// (fileio.Writer.CreateAll); a rerun after a kill finds identical files
+// and writes what is missing.
+func Write(ctx context.Context, d *Draft, o WriteOptions) (*Written, error) {
+	if o.SchemasDir == "" {
+		o.SchemasDir = "schemas"
+	}
+	if o.FixturesDir == "" {
+		o.FixturesDir = "fixtures"
+	}
+	if !semantic.ValidName(d.Tool) {
+		return nil, fmt.Errorf("tool name %q: want ^[a-z][a-z0-9_]{0,63}$", d.Tool)
+	}
+	w := &Written{Contract: filepath.Join(o.SchemasDir, d.Tool), Notes: d.Notes}
+	schemaName := "upstream." + d.Version.Name + ".schema.json"
+	upstream, err := schemaFile(d.Version.Schema)
+	if err != nil {
+		return nil, err
+	}
+	contractFiles := []File{{Path: schemaName, Data: upstream}}
+	tree := fileio.NewTree(o.SchemasDir)
+	manifestPath := filepath.Join(w.Contract, gate.ManifestFile)
+	var old []byte
+	if tree.Exists(manifestPath) {
+		old, err = tree.ReadFile(manifestPath, gate.MaxConfigFile)
+		if err != nil {
+			return nil, err
+		}
+	}
+	var newManifest []byte
+	if old == nil {
+		agent, err := schemaFile(d.Agent)
+		if err != nil {
+			return nil, err
+		}
+		contractFiles = append(contractFiles, File{Path: "agent.schema.json", Data: agent})
+		newManifest = renderManifest(d, schemaName)
+	} else {
+		m, err := manifest.Decode(manifestPath, old)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := m.UpstreamVersions[d.Version.Name]; ok {
+			return nil, fmt.Errorf("%s: upstream version %q %w; import a newer description with --upstream-version <new name>", manifestPath, d.Version.Name, ErrExists)
+		}
+		w.Added, w.Previous = true, m.Current
+		if w.Previous == "" {
+			for k := range m.UpstreamVersions {
+				w.Previous = k
+			}
+		}
+		if newManifest, err = addVersion(old, d, schemaName); err != nil {
+			return nil, fmt.Errorf("%s: %w", manifestPath, err)
+		}
+	}
+	c, err := prove(d, o, old, newManifest, contractFiles)
+	if err != nil {
+		return nil, err
+	}
+	fixtures, err := judge(ctx, c, d, w)
+	if err != nil {
+		return nil, err
+	}
+
+	// Everything is known: write components, contract, fixtures.
+	if err := writeFolders(ctx, o.SchemasDir, componentsByFolder(o.SchemasDir, d.Components), w); err != nil {
+		return nil, err
+	}
+	contract := map[string][]File{w.Contract: contractFiles}
+	if old == nil {
+		contract[w.Contract] = append(contract[w.Contract], File{Path: gate.ManifestFile, Data: newManifest})
+	}
+	if err := writeFolders(ctx, o.SchemasDir, contract, w); err != nil {
+		return nil, err
+	}
+	if old != nil {
+		lock, err := tree.Lock(ctx)
+		if err != nil {
+			return nil, err
+		}
+		err = lock.WriteFileAtomic(ctx, manifestPath, newManifest)
+		lock.Close()
+		if err != nil {
+			return nil, err
+		}
+		w.Files = append(w.Files, manifestPath)
+	}
+	if err := writeFolders(ctx, o.FixturesDir, fixtures, w); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// prove loads the contract the draft would leave on disk, from memory: the
+// contract folder's current files (when a version is added), the new
+// ones, and the components, shared ones already on disk included.
+func prove(d *Draft, o WriteOptions, old, newManifest []byte, files []File) (*gate.Contract, error) {
+	mem := fstest.MapFS{}
+	dir := path.Join("schemas", d.Tool)
+	tree := fileio.NewTree(o.SchemasDir)
+	if old != nil {
+		// The contract's own files: every *.json of the folder.
+		entries, err := tree.ReadDir(filepath.Join(o.SchemasDir, d.Tool))
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") {
+				b, err := tree.ReadFile(filepath.Join(o.SchemasDir, d.Tool, e.Name()), 8<<20)
+				if err != nil {
+					return nil, err
+				}
+				mem[path.Join(dir, e.Name())] = &fstest.MapFile{Data: b}
+			}
+		}
+	}
+	if err := addComponentsOnDisk(mem, o.SchemasDir, d.Components); err != nil {
+		return nil, err
+	}
+	for _, f := range d.Components {
+		mem[path.Join("schemas", f.Path)] = &fstest.MapFile{Data: f.Data}
+	}
+	for _, f := range files {
+		mem[path.Join(dir, f.Path)] = &fstest.MapFile{Data: f.Data}
+	}
+	mem[path.Join(dir, gate.ManifestFile)] = &fstest.MapFile{Data: newManifest}
+	c, err := gate.Load(mem, dir, o.Gate)
+	if err != nil {
+		return nil, fmt.Errorf("the contract drafted for %s does not load (nothing was written): %w", d.Tool, err)
+	}
+	return c, nil
+}
+
+// addComponentsOnDisk adds to mem the component files already on disk in
+// the folders the draft's components go to, so that a draft reaching one
+// written by an earlier import loads.
+func addComponentsOnDisk(mem fstest.MapFS, schemasDir string, comps []File) error {
+	tree := fileio.NewTree(schemasDir)
+	seen := map[string]bool{}
+	for _, f := range comps {
+		folder := path.Dir(f.Path)
+		if seen[folder] {
+			continue
+		}
+		seen[folder] = true
+		osDir := filepath.Join(schemasDir, filepath.FromSlash(folder))
+		entries, err := tree.ReadDir(osDir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") {
+				b, err := tree.ReadFile(filepath.Join(osDir, e.Name()), 8<<20)
+				if err != nil {
+					return err
+				}
+				mem[path.Join("schemas", folder, e.Name())] = &fstest.MapFile{Data: b}
+			}
+		}
+	}
+	return nil
+}
+
+// judge checks every example against the proven contract and returns the
+// fixture files by folder.
+func judge(ctx context.Context, c *gate.Contract, d *Draft, w *Written) (map[string][]File, error) {
+	out := map[string][]File{}
+	used := map[string]bool{}
+	for _, ex := range d.Examples {
+		name := uniqueName(ex.Name, used)
+		v, err := c.Check(ctx, gate.Response{Status: 200, ContentType: "application/json", Body: bytes.NewReader(ex.Body)},
+			gate.Call{UpstreamVersion: d.Version.Name, Request: semantic.Request{ID: requestID}, Now: time.Unix(0, 0).UTC()})
+		if err != nil {
+			return nil, err
+		}
+		kind := fixture.KindAccepted
+		id, status, ct := requestID, 200, "application/json"
+		m := &fixture.Meta{Status: &status, ContentType: &ct, Request: &fixture.MetaRequest{ID: &id}, Notes: ex.From}
+		wf := WrittenFixture{Kind: kind}
+		var files []File
+		if v.Admitted {
+			files = append(files, File{Path: name + fixture.GoldenSuffix, Data: append(slices.Clone(v.Output), '\n')})
+		} else {
+			kind = fixture.KindNearMiss
+			wf.Kind = kind
+			wf.Reason = v.Reason
+			wf.InstanceLocation, wf.Message = v.Audit.InstanceLocation, v.Audit.Message
+			m.Expect = &fixture.Expect{Reason: v.Reason}
+			m.Notes = strings.TrimSpace(ex.From + "; the gate refuses it: " + v.Reason + " at " + orRoot(v.Audit.InstanceLocation))
+		}
+		comment := "imported example: " + ex.From
+		files = append(files, File{Path: name + ".json", Data: ex.Body}, File{Path: name + fixture.MetaSuffix, Data: fixture.MarshalMeta(m, comment)})
+		folder := filepath.Join(d.Tool, d.Version.Name, kind)
+		out[folder] = append(out[folder], files...)
+		wf.Path = filepath.Join(folder, name+".json")
+		w.Fixtures = append(w.Fixtures, wf)
+	}
+	return out, nil
+}
+
+func orRoot(p string) string {
+	if p == "" {
+		return `"" (the whole value)`
+	}
+	return p
+}
+
+// uniqueName makes name a valid fixture name not used yet.
+func uniqueName(name string, used map[string]bool) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	s := strings.Trim(b.String(), "-_")
+	if len(s) > 100 {
+		s = s[:100]
+	}
+	if s == "" || !fixture.ValidName(s) {
+		s = "example"
+	}
+	n := s
+	for i := 2; used[n]; i++ {
+		n = fmt.Sprintf("%s-%d", s, i)
+	}
+	used[n] = true
+	return n
+}
+
+// componentsByFolder groups component files by their OS folder.
+func componentsByFolder(schemasDir string, comps []File) map[string][]File {
+	out := map[string][]File{}
+	for _, f := range comps {
+		dir := filepath.Join(schemasDir, filepath.FromSlash(path.Dir(f.Path)))
+		out[dir] = append(out[dir], File{Path: path.Base(f.Path), Data: f.Data})
+	}
+	return out
+}
+
+// writeFolders creates each folder's files under root (folders relative to
+// root unless already beneath it), all or none per folder, leaving files
+// that exist with the same bytes alone.
+func writeFolders(ctx context.Context, root string, folders map[string][]File, w *Written) error {
+	tree := fileio.NewTree(root)
+	dirs := make([]string, 0, len(folders))
+	for d := range folders {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	lock, err := tree.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	for _, dir := range dirs {
+		osDir := dir
+		if rel, err := filepath.Rel(root, dir); err != nil || strings.HasPrefix(rel, "..") {
+			osDir = filepath.Join(root, dir)
+		}
+		var create []fileio.NewFile
+		for _, f := range folders[dir] {
+			p := filepath.Join(osDir, f.Path)
+			if tree.Exists(p) {
+				have, err := tree.ReadFile(p, int64(len(f.Data))+1)
+				if err == nil && bytes.Equal(have, f.Data) {
+					continue
+				}
+				return fmt.Errorf("%s %w with other content; not overwritten (move it away, or import under another --tool or --upstream-version)", p, ErrExists)
+			}
+			create = append(create, fileio.NewFile{Path: p, Data: f.Data})
+		}
+		if err := lock.CreateAll(ctx, osDir, create); err != nil {
+			return err
+		}
+		for _, f := range create {
+			w.Files = append(w.Files, f.Path)
+		}
+	}
+	return nil
+}
+
+// schemaFile renders a schema document as a file: two-space indentation,
+// members sorted, a final newline.
+func schemaFile(doc map[string]any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// quote spells s as a YAML double-quoted scalar (a JSON string is one).
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// renderManifest writes a new contract.yaml for the draft.
+func renderManifest(d *Draft, schemaName string) []byte {
+	var b strings.Builder
+	for _, l := range d.Header {
+		writeCommentLine(&b, "", l)
+	}
+	fmt.Fprintf(&b, "tool: %s\n", d.Tool)
+	b.WriteString("version: \"0.1.0\"\n")
+	if d.Description != "" {
+		fmt.Fprintf(&b, "description: %s\n", quote(truncate(d.Description, 2000)))
+	}
+	if d.Protocol != "" {
+		fmt.Fprintf(&b, "protocol: %s\n", d.Protocol)
+	}
+	if d.Result != "" {
+		fmt.Fprintf(&b, "result: %s\n", d.Result)
+	}
+	fmt.Fprintf(&b, "current: %s\n", quote(d.Version.Name))
+	b.WriteString("agent_schema: agent.schema.json\n")
+	if len(d.Formats) > 0 {
+		for _, l := range d.FormatsWhy {
+			writeCommentLine(&b, "", l)
+		}
+		b.WriteString("formats:\n")
+		for _, f := range d.Formats {
+			fmt.Fprintf(&b, "  %s: %s\n", f.Name, f.Policy)
+		}
+	}
+	b.WriteString("upstream_versions:\n")
+	b.WriteString(renderVersion(d, schemaName, "  "))
+	return []byte(b.String())
+}
+
+// renderVersion writes the upstream_versions entry of the draft's version.
+func renderVersion(d *Draft, schemaName, indent string) string {
+	var b strings.Builder
+	for _, l := range d.Version.Comment {
+		writeCommentLine(&b, indent, l)
+	}
+	fmt.Fprintf(&b, "%s%s:\n", indent, quote(d.Version.Name))
+	in := indent + "  "
+	if d.Version.Description != "" {
+		fmt.Fprintf(&b, "%sdescription: %s\n", in, quote(truncate(d.Version.Description, 2000)))
+	}
+	fmt.Fprintf(&b, "%sschema: %s\n", in, schemaName)
+	fmt.Fprintf(&b, "%sprojection:\n", in)
+	for _, f := range d.Version.Projection {
+		fmt.Fprintf(&b, "%s  %s: %s\n", in, f.Name, quote(f.Pointer))
+	}
+	return b.String()
+}
+
+func writeCommentLine(b *strings.Builder, indent, l string) {
+	for _, part := range strings.Split(l, "\n") {
+		part = strings.Map(func(r rune) rune {
+			if r < 0x20 || r == 0x7f {
+				return ' '
+			}
+			return r
+		}, part)
+		if part == "" {
+			fmt.Fprintf(b, "%s#\n", indent)
+			continue
+		}
+		fmt.Fprintf(b, "%s# %s\n", indent, part)
+	}
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// addVersion returns manifest old with the draft's version added under
+// upstream_versions; comments and the rest stay as they were (re-indented
+// by the YAML encoder).
+func addVersion(old []byte, d *Draft, schemaName string) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(old, &doc); err != nil {
+		return nil, err
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, errors.New("not a YAML mapping")
+	}
+	top := doc.Content[0]
+	var versions *yaml.Node
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value == "upstream_versions" {
+			versions = top.Content[i+1]
+		}
+	}
+	if versions == nil || versions.Kind != yaml.MappingNode {
+		return nil, errors.New("upstream_versions is not a mapping")
+	}
+	var entry yaml.Node
+	if err := yaml.Unmarshal([]byte(renderVersion(d, schemaName, "")), &entry); err != nil {
+		return nil, err
+	}
+	pairs := entry.Content[0].Content
+	versions.Content = append(versions.Content, pairs...)
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,696 @@
+package importer
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/airlockdev/airlock/jsonpointer"
+	"github.com/airlockdev/airlock/semantic"
+)
+
+// Schemas is a set of JSON Schema 2020-12 documents as decoded JSON
+// (map[string]any, []any, …), by slash-separated path
+// ("schemas/<tool>/upstream.v1.schema.json",
+// "schemas/_components/<api>/<version>/<name>.schema.json"). A $ref is
+// resolved as a relative URI reference against its document's path, with
+// an optional RFC 6901 fragment; nothing else is reached.
+type Schemas map[string]any
+
+// loc is one schema inside a Schemas set: its document, its JSON Pointer
+// in it, and the value there.
+type loc struct {
+	file, ptr string
+	node      any
+}
+
+// maxRefHops bounds a chain of $ref-only schemas.
+const maxRefHops = 64
+
+// target resolves ref, written in file, to a location.
+func (s Schemas) target(file, ref string) (loc, error) {
+	u, err := url.Parse(ref)
+	if err != nil || u.Scheme != "" || u.Host != "" {
+		return loc{}, fmt.Errorf("%s: $ref %q: only relative references are followed", file, ref)
+	}
+	f := file
+	if u.Path != "" {
+		f = path.Join(path.Dir(file), u.Path)
+	}
+	doc, ok := s[f]
+	if !ok {
+		return loc{}, fmt.Errorf("%s: $ref %q: no document %s", file, ref, f)
+	}
+	p, err := jsonpointer.Parse(u.Fragment)
+	if err != nil {
+		return loc{}, fmt.Errorf("%s: $ref %q: %w", file, ref, err)
+	}
+	v, ok := p.Lookup(doc)
+	if !ok {
+		return loc{}, fmt.Errorf("%s: $ref %q: nothing at #%s in %s", file, ref, u.Fragment, f)
+	}
+	return loc{file: f, ptr: p.String(), node: v}, nil
+}
+
+// refOf returns the node's $ref, if it has one.
+func refOf(node any) (string, bool) {
+	m, ok := node.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	r, ok := m["$ref"].(string)
+	return r, ok
+}
+
+// member finds where the schema at l declares the member named token
+// (properties, or additionalProperties when no properties entry names it)
+// or, for token "*", the items of an array, following $ref, allOf, anyOf
+// and oneOf. It returns every declaration found and whether the member is
+// required at l (required by l itself or an allOf part, or by every
+// branch of an anyOf/oneOf).
+func (s Schemas) member(l loc, token string) (found []loc, required bool, err error) {
+	var walk func(l loc, depth int) (bool, error)
+	walk = func(l loc, depth int) (bool, error) {
+		if depth > maxRefHops {
+			return false, fmt.Errorf("%s#%s: schemas nest or refer past %d levels", l.file, l.ptr, maxRefHops)
+		}
+		m, ok := l.node.(map[string]any)
+		if !ok {
+			return false, nil
+		}
+		req := false
+		if token == "*" {
+			if it, ok := m["items"]; ok {
+				found = append(found, loc{l.file, l.ptr + "/items", it})
+			}
+		} else {
+			if props, ok := m["properties"].(map[string]any); ok {
+				if p, ok := props[token]; ok {
+					found = append(found, loc{l.file, l.ptr + "/properties/" + jsonpointer.EscapeToken(token), p})
+				}
+			}
+			if r, ok := m["required"].([]any); ok && slices.Contains(r, any(token)) {
+				req = true
+			}
+		}
+		if ref, ok := refOf(m); ok {
+			t, err := s.target(l.file, ref)
+			if err != nil {
+				return false, err
+			}
+			r, err := walk(t, depth+1)
+			if err != nil {
+				return false, err
+			}
+			req = req || r
+		}
+		if all, ok := m["allOf"].([]any); ok {
+			for i, sub := range all {
+				r, err := walk(loc{l.file, fmt.Sprintf("%s/allOf/%d", l.ptr, i), sub}, depth+1)
+				if err != nil {
+					return false, err
+				}
+				req = req || r
+			}
+		}
+		for _, kw := range []string{"anyOf", "oneOf"} {
+			if alts, ok := m[kw].([]any); ok && len(alts) > 0 {
+				every := true
+				for i, sub := range alts {
+					r, err := walk(loc{l.file, fmt.Sprintf("%s/%s/%d", l.ptr, kw, i), sub}, depth+1)
+					if err != nil {
+						return false, err
+					}
+					every = every && r
+				}
+				req = req || every
+			}
+		}
+		return req, nil
+	}
+	required, err = walk(l, 0)
+	if err == nil && len(found) == 0 && token != "*" {
+		// Not named: additionalProperties, when it is a schema, is the member's.
+		if m, ok := l.node.(map[string]any); ok {
+			if ap, ok := m["additionalProperties"].(map[string]any); ok {
+				found = append(found, loc{l.file, l.ptr + "/additionalProperties", ap})
+			}
+		}
+	}
+	return found, required, err
+}
+
+// deref follows a chain of $ref-only schemas (a $ref with no other
+// keyword that applies) from l.
+func (s Schemas) deref(l loc) (loc, error) {
+	for i := 0; i < maxRefHops; i++ {
+		ref, ok := refOf(l.node)
+		if !ok || len(l.node.(map[string]any)) > 1 && !annotationsOnly(l.node.(map[string]any)) {
+			return l, nil
+		}
+		t, err := s.target(l.file, ref)
+		if err != nil {
+			return l, err
+		}
+		l = t
+	}
+	return l, fmt.Errorf("%s#%s: a chain of more than %d $refs", l.file, l.ptr, maxRefHops)
+}
+
+// annotationsOnly reports whether a $ref's siblings are all annotations.
+func annotationsOnly(m map[string]any) bool {
+	for k := range m {
+		switch k {
+		case "$ref", "description", "title", "deprecated", "readOnly", "writeOnly", "$comment", "default", "examples":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// scalarTypes are the JSON types a default projection copies.
+var scalarTypes = []string{"string", "integer", "number", "boolean", "null"}
+
+// typesOf returns the types a schema (after deref) allows, as far as its
+// own "type", "const" and "enum" say; nil when it does not say.
+func typesOf(m map[string]any) []string {
+	switch t := m["type"].(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// isScalar reports whether every value the schema at l admits is a
+// scalar, as its type (or, through anyOf/oneOf of a null and one other
+// schema, the other's type) says.
+func (s Schemas) isScalar(l loc) bool {
+	l, err := s.deref(l)
+	if err != nil {
+		return false
+	}
+	m, ok := l.node.(map[string]any)
+	if !ok {
+		return false
+	}
+	if ts := typesOf(m); ts != nil {
+		for _, t := range ts {
+			if !slices.Contains(scalarTypes, t) {
+				return false
+			}
+		}
+		return true
+	}
+	if _, ok := m["const"]; ok {
+		return scalarValue(m["const"])
+	}
+	if e, ok := m["enum"].([]any); ok {
+		for _, v := range e {
+			if !scalarValue(v) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		if alts, ok := m[kw].([]any); ok && len(alts) > 0 {
+			for i, a := range alts {
+				if !s.isScalar(loc{l.file, fmt.Sprintf("%s/%s/%d", l.ptr, kw, i), a}) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func scalarValue(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return true
+}
+
+// DefaultProjection returns the projection a draft gets when the owner
+// names none: every member of the top-level object (file's root schema)
+// whose schema admits only scalars, each under its own name made an agent
+// field name (lower case, other characters "_"), sorted. It also returns
+// the members left out (objects, arrays, names that do not fit).
+func (s Schemas) DefaultProjection(file string) (fields []Field, skipped []string, err error) {
+	root := loc{file: file, ptr: "", node: s[file]}
+	names, err := s.memberNames(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	used := map[string]bool{}
+	for _, n := range names {
+		decl, _, err := s.member(root, n)
+		if err != nil {
+			return nil, nil, err
+		}
+		scalar := len(decl) > 0
+		for _, d := range decl {
+			scalar = scalar && s.isScalar(d)
+		}
+		field := AgentFieldName(n)
+		if !scalar || field == "" || used[field] {
+			skipped = append(skipped, n)
+			continue
+		}
+		used[field] = true
+		fields = append(fields, Field{Name: field, Pointer: "/" + jsonpointer.EscapeToken(n)})
+	}
+	return fields, skipped, nil
+}
+
+// memberNames lists the member names the schema at l declares in
+// properties, through $ref, allOf, anyOf and oneOf, sorted.
+func (s Schemas) memberNames(l loc) ([]string, error) {
+	seen := map[string]bool{}
+	var walk func(l loc, depth int) error
+	walk = func(l loc, depth int) error {
+		if depth > maxRefHops {
+			return fmt.Errorf("%s#%s: schemas nest or refer past %d levels", l.file, l.ptr, maxRefHops)
+		}
+		m, ok := l.node.(map[string]any)
+		if !ok {
+			return nil
+		}
+		if props, ok := m["properties"].(map[string]any); ok {
+			for k := range props {
+				seen[k] = true
+			}
+		}
+		if ref, ok := refOf(m); ok {
+			t, err := s.target(l.file, ref)
+			if err != nil {
+				return err
+			}
+			if err := walk(t, depth+1); err != nil {
+				return err
+			}
+		}
+		for _, kw := range []string{"allOf", "anyOf", "oneOf"} {
+			if subs, ok := m[kw].([]any); ok {
+				for i, sub := range subs {
+					if err := walk(loc{l.file, fmt.Sprintf("%s/%s/%d", l.ptr, kw, i), sub}, depth+1); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(l, 0); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// AgentFieldName makes a member name an agent field name
+// (^[a-z][a-z0-9_]{0,63}$): lower case, every other character "_",
+// camelCase split with "_"; "" when nothing is left.
+func AgentFieldName(name string) string {
+	var b strings.Builder
+	prevLower := false
+	for _, r := range name {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			if prevLower {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r + 'a' - 'A')
+			prevLower = false
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+			prevLower = true
+		default:
+			b.WriteByte('_')
+			prevLower = false
+		}
+	}
+	out := strings.Trim(b.String(), "_")
+	for strings.Contains(out, "__") {
+		out = strings.ReplaceAll(out, "__", "_")
+	}
+	if out != "" && out[0] >= '0' && out[0] <= '9' {
+		out = "f_" + out
+	}
+	if len(out) > 64 {
+		out = strings.TrimRight(out[:64], "_")
+	}
+	if !semantic.ValidName(out) {
+		return ""
+	}
+	return out
+}
+
+// DefaultMaxLength bounds, in the agent-facing schema, a projected string
+// whose upstream schema gives no maxLength, enum or const (code points):
+// what reaches the agent is bounded, and `airlock lint` finds no unbounded
+// projected text. Tighten it to what the field really holds.
+const DefaultMaxLength = 4096
+
+// maxInline bounds how deep the agent schema inlines a projected field's
+// schema.
+const maxInline = 16
+
+// ErrRecursive is wrapped by AgentSchema's error for a projected field
+// whose schema refers to itself: an agent schema is self-contained, so
+// project the field's scalar members instead.
+var ErrRecursive = errors.New("the field's schema is recursive")
+
+// AgentSchema derives the closed agent-facing schema of a projection from
+// the upstream schema at file's root: an object with exactly the agent
+// fields (additionalProperties false), each field's schema a
+// self-contained copy of the projected member's schema ($refs inlined,
+// every object closed with unevaluatedProperties false, strings without a
+// bound given maxLength DefaultMaxLength), an array of it per "*" of the
+// pointer; a field is required when every member on its pointer is.
+func (s Schemas) AgentSchema(file string, fields []Field) (map[string]any, error) {
+	props := map[string]any{}
+	var required []any
+	for _, f := range fields {
+		sch, req, err := s.fieldSchema(file, f.Pointer)
+		if err != nil {
+			return nil, fmt.Errorf("agent field %s (%s): %w", f.Name, f.Pointer, err)
+		}
+		props[f.Name] = sch
+		if req {
+			required = append(required, f.Name)
+		}
+	}
+	out := map[string]any{
+		"$schema":              "https://json-schema.org/draft/2020-12/schema",
+		"type":                 "object",
+		"additionalProperties": false,
+		"properties":           props,
+	}
+	if len(required) > 0 {
+		out["required"] = required
+	}
+	return out, nil
+}
+
+// fieldSchema returns the agent schema of the member at pointer p and
+// whether the projection always yields it.
+func (s Schemas) fieldSchema(file, p string) (any, bool, error) {
+	ptr, err := jsonpointer.Parse(p)
+	if err != nil {
+		return nil, false, err
+	}
+	at := []loc{{file: file, ptr: "", node: s[file]}}
+	required, stars := true, 0
+	for _, t := range ptr {
+		var next []loc
+		reqAll := true
+		for _, l := range at {
+			found, req, err := s.member(l, t)
+			if err != nil {
+				return nil, false, err
+			}
+			next = append(next, found...)
+			reqAll = reqAll && req
+		}
+		if t == "*" {
+			stars++
+		} else {
+			required = required && reqAll
+		}
+		if len(next) == 0 {
+			return nil, false, fmt.Errorf("the upstream schema declares no member %q on the way", t)
+		}
+		at = next
+	}
+	var sch any
+	if len(at) == 1 {
+		sch, err = s.inline(at[0], 0, map[string]bool{})
+	} else {
+		var alts []any
+		for _, l := range at {
+			c, err := s.inline(l, 0, map[string]bool{})
+			if err != nil {
+				return nil, false, err
+			}
+			alts = append(alts, c)
+		}
+		sch = map[string]any{"anyOf": alts}
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	for i := 0; i < stars; i++ {
+		sch = map[string]any{"type": "array", "items": sch}
+	}
+	return sch, required, nil
+}
+
+// applicators are the keywords whose value is one subschema, a list of
+// subschemas, or a map of them.
+var (
+	oneSub  = []string{"items", "contains", "additionalProperties", "propertyNames", "not", "if", "then", "else", "unevaluatedItems", "unevaluatedProperties"}
+	listSub = []string{"allOf", "anyOf", "oneOf", "prefixItems"}
+	mapSub  = []string{"properties", "patternProperties", "dependentSchemas", "$defs"}
+)
+
+// inline copies the schema at l with every $ref replaced by a copy of its
+// target, objects closed and strings bounded (see AgentSchema).
+func (s Schemas) inline(l loc, depth int, stack map[string]bool) (any, error) {
+	if depth > maxInline {
+		return nil, fmt.Errorf("%w or nests past %d levels (%s#%s); project its members instead", ErrRecursive, maxInline, l.file, l.ptr)
+	}
+	key := l.file + "#" + l.ptr
+	if stack[key] {
+		return nil, fmt.Errorf("%w (%s#%s); project its members instead", ErrRecursive, l.file, l.ptr)
+	}
+	stack[key] = true
+	defer delete(stack, key)
+	m, ok := l.node.(map[string]any)
+	if !ok {
+		return l.node, nil // true or false
+	}
+	out := map[string]any{}
+	var parts []any
+	for k, v := range m {
+		switch {
+		case k == "$ref":
+			t, err := s.target(l.file, v.(string))
+			if err != nil {
+				return nil, err
+			}
+			c, err := s.inline(t, depth+1, stack)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, c)
+		case k == "$defs" || k == "$schema" || k == "$id" || k == "$anchor" || k == "examples" || k == "default":
+		case slices.Contains(oneSub, k):
+			c, err := s.inline(loc{l.file, l.ptr + "/" + k, v}, depth+1, stack)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		case slices.Contains(listSub, k):
+			list, _ := v.([]any)
+			cs := make([]any, len(list))
+			for i, sub := range list {
+				c, err := s.inline(loc{l.file, fmt.Sprintf("%s/%s/%d", l.ptr, k, i), sub}, depth+1, stack)
+				if err != nil {
+					return nil, err
+				}
+				cs[i] = c
+			}
+			out[k] = cs
+		case slices.Contains(mapSub, k):
+			mm, _ := v.(map[string]any)
+			cm := make(map[string]any, len(mm))
+			for name, sub := range mm {
+				c, err := s.inline(loc{l.file, l.ptr + "/" + k + "/" + jsonpointer.EscapeToken(name), sub}, depth+1, stack)
+				if err != nil {
+					return nil, err
+				}
+				cm[name] = c
+			}
+			out[k] = cm
+		default:
+			out[k] = v
+		}
+	}
+	if len(parts) == 1 && len(out) == 0 {
+		return parts[0], nil
+	}
+	if len(parts) > 0 {
+		out["allOf"] = append(parts, asList(out["allOf"])...)
+	}
+	closeAndBound(out)
+	return out, nil
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// closeAndBound closes an object schema (unevaluatedProperties false,
+// unless it already says how unevaluated members go) and bounds an
+// unbounded string (maxLength DefaultMaxLength).
+func closeAndBound(m map[string]any) {
+	ts := typesOf(m)
+	_, hasProps := m["properties"]
+	if (hasProps || slices.Contains(ts, "object")) && m["unevaluatedProperties"] == nil && m["additionalProperties"] == nil {
+		m["unevaluatedProperties"] = false
+	}
+	_, hasEnum := m["enum"]
+	_, hasConst := m["const"]
+	if slices.Contains(ts, "string") && m["maxLength"] == nil && !hasEnum && !hasConst {
+		m["maxLength"] = DefaultMaxLength
+	}
+}
+
+// CloseAlong closes the objects on the way to each projected field in the
+// schema at file's root, without touching any other document: at the root
+// and at each member on a field's pointer (but the last), it sets
+// unevaluatedProperties false; where the way continues into a schema that
+// another document holds (a shared component), it adds a "properties" (or
+// "items") entry beside the $ref that refers to the member's declaration
+// there, and closes that. An object on the way that still admits unnamed
+// members through additionalProperties or patternProperties stays open
+// to them: unevaluatedProperties counts them as evaluated. It returns the
+// instance locations closed.
+func (s Schemas) CloseAlong(file string, fields []Field) ([]string, error) {
+	root, ok := s[file].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: the root schema is not an object", file)
+	}
+	closed := map[string]bool{}
+	for _, f := range fields {
+		ptr, err := jsonpointer.Parse(f.Pointer)
+		if err != nil {
+			return nil, err
+		}
+		node, at := root, loc{file: file, ptr: "", node: root}
+		for i, t := range ptr {
+			if t != "*" {
+				setClosed(node)
+				closed[jsonpointer.Pointer(ptr[:i]).String()] = true
+			}
+			if i == len(ptr)-1 {
+				break
+			}
+			kw := "properties"
+			if t == "*" {
+				kw = "items"
+			}
+			// The member's schema in this document, to close in place.
+			var child map[string]any
+			if t == "*" {
+				child, _ = node["items"].(map[string]any)
+			} else if props, ok := node["properties"].(map[string]any); ok {
+				child, _ = props[t].(map[string]any)
+			}
+			found, _, err := s.member(at, t)
+			if err != nil {
+				return nil, err
+			}
+			if child == nil {
+				// Declared elsewhere: refer to the declarations from here.
+				var refs []any
+				for _, d := range found {
+					refs = append(refs, map[string]any{"$ref": relRef(file, d)})
+				}
+				if len(refs) == 0 {
+					break // nothing declares it: nothing to close on the way
+				}
+				child = map[string]any{}
+				if len(refs) == 1 {
+					child = refs[0].(map[string]any)
+				} else {
+					child["anyOf"] = refs
+				}
+				if kw == "items" {
+					node["items"] = child
+				} else {
+					props, _ := node["properties"].(map[string]any)
+					if props == nil {
+						props = map[string]any{}
+						node["properties"] = props
+					}
+					props[t] = child
+				}
+			}
+			seg := "/items"
+			if t != "*" {
+				seg = "/properties/" + jsonpointer.EscapeToken(t)
+			}
+			node = child
+			at = loc{file: file, ptr: at.ptr + seg, node: child}
+		}
+	}
+	out := make([]string, 0, len(closed))
+	for k := range closed {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// setClosed closes one object schema unless it already says how
+// unevaluated members go.
+func setClosed(m map[string]any) {
+	if _, ok := m["unevaluatedProperties"]; !ok {
+		m["unevaluatedProperties"] = false
+	}
+}
+
+// relRef spells a reference from document from to location l.
+func relRef(from string, l loc) string {
+	rel := l.file
+	if l.file != from {
+		rel = relPath(path.Dir(from), l.file)
+	} else {
+		rel = ""
+	}
+	if l.ptr == "" {
+		return rel
+	}
+	frag := (&url.URL{Fragment: l.ptr}).EscapedFragment()
+	return rel + "#" + frag
+}
+
+// relPath returns target relative to folder dir (both slash-separated).
+func relPath(dir, target string) string {
+	a := strings.Split(dir, "/")
+	b := strings.Split(target, "/")
+	i := 0
+	for i < len(a) && i < len(b)-1 && a[i] == b[i] {
+		i++
+	}
+	var parts []string
+	for j := i; j < len(a); j++ {
+		if a[j] != "." && a[j] != "" {
+			parts = append(parts, "..")
+		}
+	}
+	parts = append(parts, b[i:]...)
+	return strings.Join(parts, "/")
+}
