@@ -7,7 +7,7 @@ PKGS     := ./...
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 6
 
-.PHONY: all build run test test-deps lint bench bench-base bench-deps fuzz schemas clean mcp-servers mcp-everything sarif-schema
+.PHONY: all build run test test-deps lint bench bench-base bench-deps fuzz schemas clean mcp-servers mcp-everything sarif-schema openapi-descriptions
 
 all: build
 
@@ -57,7 +57,7 @@ test: lint test-deps build
 test-deps:
 	@command -v xmllint >/dev/null 2>&1 && /usr/bin/python3 -c 'import junitparser' >/dev/null 2>&1 || \
 	  echo "make: xmllint or python3-junitparser not found: the JUnit consumer test will be skipped (CI=true: fail)"
-	@if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then 	  $(MAKE) --no-print-directory mcp-servers sarif-schema; 	else echo "make: node/npm not found: the MCP record specs and the SARIF schema test will be skipped (CI=true: fail)"; fi
+	@if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then 	  $(MAKE) --no-print-directory mcp-servers sarif-schema openapi-descriptions; 	else echo "make: node/npm not found: the MCP record specs, the SARIF schema test and the OpenAPI import specs will be skipped (CI=true: fail)"; fi
 
 # The public MCP servers the record specs start over stdio, pinned,
 # installed from npm into .ci/node (git-ignored): server-everything
@@ -101,6 +101,31 @@ sarif-schema:
 	  mkdir -p $(dir $(SARIF_SCHEMA)); mv $$tmp/package/sarif-2.1.0.json $(SARIF_SCHEMA).tmp && mv $(SARIF_SCHEMA).tmp $(SARIF_SCHEMA); \
 	  rm -rf $$tmp; \
 	fi
+
+# Public OpenAPI descriptions the import specs read (importer/realworld_test.go),
+# pinned npm packages, MIT licensed, unpacked into .ci/node/openapi/<package>-<version>/
+# (git-ignored), only the files named here: GitHub's REST API description
+# (OpenAPI 3.0.3; api.github.com and two GitHub Enterprise Server releases, 3.17 and
+# 3.19, as two upstream versions of one API) from @octokit/openapi; the Train Travel
+# API and the petstore (OpenAPI 3.1) from @readme/oas-examples; Scalar's Galaxy
+# (OpenAPI 3.1.1) from @scalar/galaxy. A package is fetched again only when its folder
+# lacks the .complete mark. The specs find them there or under $$AIRLOCK_OPENAPI_DIR;
+# without them they are skipped, except under CI=true.
+OPENAPI_DIR := .ci/node/openapi
+OPENAPI_PACKAGES := \
+	@octokit/openapi@23.0.2:package/LICENSE,package/generated/api.github.com.json,package/generated/ghes-3.17.json,package/generated/ghes-3.19.json \
+	@readme/oas-examples@8.2.2:package/package.json,package/3.1/json/train-travel.json,package/3.1/json/petstore.json,package/3.0/json/petstore.json \
+	@scalar/galaxy@0.6.12:package/LICENSE,package/dist/3.1.json
+openapi-descriptions:
+	@set -e; for s in $(OPENAPI_PACKAGES); do \
+	  pkg=$${s%%:*}; files=$${s#*:}; name=$${pkg%@*}; ver=$${pkg##*@}; \
+	  dir=$(OPENAPI_DIR)/$$(printf %s "$$name" | tr -d @ | tr / -)-$$ver; \
+	  if [ ! -f $$dir/.complete ]; then \
+	    tmp=$$(mktemp -d); \
+	    (cd $$tmp && npm pack --silent --loglevel=error $$pkg >/dev/null && mkdir x && tar -xzf ./*.tgz -C x $$(printf %s "$$files" | tr , ' ')); \
+	    rm -rf $$dir; mkdir -p $(OPENAPI_DIR); mv $$tmp/x/package $$dir; touch $$dir/.complete; rm -rf $$tmp; \
+	  fi; \
+	done
 
 # Benchmarks, in one run. First the gate (./gate, BENCHCOUNT runs each; the
 # ratio table takes medians): BenchmarkCheck, the whole gate against
