@@ -52,8 +52,8 @@ type converter struct {
 	queue   []pending
 
 	extensions, writeOnly, discriminators int
-	dropped, formats, patterns              map[string]int
-	notConverted                            []string
+	dropped, formats, patterns            map[string]int
+	notConverted                          []string
 }
 
 type pending struct {
