@@ -64,6 +64,7 @@ var allowed = map[string][]string{
 	"scripts/genlintrules":      {"lint"},
 	"scripts/genreasons":        {"gate"},
 	"scripts/gentree":           {"internal/testtree/bigtree"},
+	"scripts/importbench":       {"gate"},
 	"scripts/inittrace":         {},
 	"scripts/runcompare":        {},
 }

@@ -1,0 +1,187 @@
+package importer_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/airlockdev/airlock/fixture"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/importer"
+	"github.com/airlockdev/airlock/internal/conformance"
+	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/runner"
+)
+
+// The public descriptions make openapi-descriptions installs from npm
+// (Makefile), found in .ci/node/openapi or under $AIRLOCK_OPENAPI_DIR.
+func description(rel string) string {
+	dir := os.Getenv("AIRLOCK_OPENAPI_DIR")
+	if dir == "" {
+		root, err := conformance.ModuleRoot()
+		Expect(err).NotTo(HaveOccurred())
+		dir = filepath.Join(root, ".ci", "node", "openapi")
+	}
+	p := filepath.Join(dir, rel)
+	if _, err := os.Stat(p); err != nil {
+		msg := fmt.Sprintf("public OpenAPI description %s not installed (make openapi-descriptions, or set AIRLOCK_OPENAPI_DIR): %v", rel, err)
+		if conformance.Required() {
+			Fail(msg + " (CI=true: a missing description fails the run)")
+		}
+		Skip(msg)
+	}
+	return p
+}
+
+// docs caches each description read, by path: GitHub's takes seconds.
+var docs = map[string]*openapi3.T{}
+
+func load(p string) *openapi3.T {
+	if d, ok := docs[p]; ok {
+		return d
+	}
+	d, err := importer.LoadOpenAPI(context.Background(), p)
+	Expect(err).NotTo(HaveOccurred())
+	docs[p] = d
+	return d
+}
+
+// oracle judges an example against the vendor's own response schema with
+// kin-openapi's validator (OpenAPI 3.0 semantics, or its JSON Schema
+// 2020-12 mode for 3.1), formats not checked: the independent answer to
+// "does the vendor's example satisfy the vendor's schema".
+func oracle(doc *openapi3.T, op, status string, body []byte) error {
+	var item *openapi3.Operation
+	for _, o := range importer.Operations(doc) {
+		if o.ID == op {
+			item = doc.Paths.Find(o.Path).GetOperation(o.Method)
+		}
+	}
+	Expect(item).NotTo(BeNil())
+	if status == "" {
+		status = "200"
+	}
+	schema := item.Responses.Value(status).Value.Content.Get("application/json").Schema.Value
+	var v any
+	Expect(json.Unmarshal(body, &v)).To(Succeed())
+	opts := []openapi3.SchemaValidationOption{openapi3.VisitAsResponse()}
+	if strings.HasPrefix(doc.OpenAPI, "3.1") {
+		opts = append(opts, openapi3.EnableJSONSchema2020())
+	}
+	return schema.VisitJSON(v, opts...)
+}
+
+type imported struct {
+	spec, op, tool, status string
+	project                []importer.Field
+}
+
+// importAndRun imports each operation into one fresh tree, then runs every
+// suite over it, and checks each example's fate against the oracle.
+func importAndRun(cases []imported) (accepted, nearMiss int) {
+	dir := GinkgoT().TempDir()
+	schemas, fixtures := filepath.Join(dir, "schemas"), filepath.Join(dir, "fixtures")
+	for _, c := range cases {
+		doc := load(c.spec)
+		d, err := importer.DraftFromOpenAPI(doc, importer.OpenAPIOptions{Spec: c.spec, Operation: c.op, Tool: c.tool, Status: c.status, Project: c.project, API: "vendor", UpstreamVersion: "v1"})
+		Expect(err).NotTo(HaveOccurred(), c.op)
+		w, err := importer.Write(context.Background(), d, importer.WriteOptions{SchemasDir: schemas, FixturesDir: fixtures})
+		Expect(err).NotTo(HaveOccurred(), c.op)
+		for _, f := range w.Fixtures {
+			body, err := os.ReadFile(filepath.Join(fixtures, f.Path))
+			Expect(err).NotTo(HaveOccurred())
+			verdict := oracle(doc, c.op, c.status, body)
+			if f.Kind == fixture.KindAccepted {
+				accepted++
+				Expect(verdict).NotTo(HaveOccurred(), "%s: admitted, but the vendor's schema refuses it", f.Path)
+			} else {
+				nearMiss++
+				Expect(verdict).To(HaveOccurred(), "%s: refused (%s at %s: %s), but the vendor's schema admits it", f.Path, f.Reason, f.InstanceLocation, f.Message)
+				AddReportEntry("near-miss "+f.Path, fmt.Sprintf("%s at %s; kin-openapi: %s", f.Reason, f.InstanceLocation, firstLine(verdict.Error())))
+			}
+		}
+		AddReportEntry("imported "+c.op, strings.Join(w.Notes, "\n"))
+	}
+	res, err := runner.Run(context.Background(), runner.Options{SchemasDir: schemas, FixturesDir: fixtures})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(res.Broken).To(BeEmpty())
+	for _, tc := range res.Run.Cases {
+		Expect(tc.Status).To(Equal(reports.Passed), "%s %s %s: %s", tc.Tool, tc.Suite, tc.Name, tc.Message)
+	}
+	Expect(res.Fixtures).To(Equal(accepted + nearMiss))
+	return accepted, nearMiss
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+var _ = Describe("import openapi on public descriptions", func() {
+	It("imports GitHub's REST API description (OpenAPI 3.0.3, 13 MB): five operations, every vendor example where the vendor's schema puts it", func() {
+		gh := description("octokit-openapi-23.0.2/generated/api.github.com.json")
+		acc, near := importAndRun([]imported{
+			{spec: gh, op: "pulls/get", tool: "pull_request", project: []importer.Field{
+				{Name: "number", Pointer: "/number"}, {Name: "state", Pointer: "/state"}, {Name: "title", Pointer: "/title"},
+				{Name: "head_sha", Pointer: "/head/sha"}, {Name: "author", Pointer: "/user/login"}}},
+			{spec: gh, op: "repos/get", tool: "repository"},
+			{spec: gh, op: "issues/get", tool: "issue"},
+			{spec: gh, op: "users/get-by-username", tool: "user"},
+			{spec: gh, op: "repos/list-commits", tool: "commits", project: []importer.Field{
+				{Name: "shas", Pointer: "/*/sha"}, {Name: "messages", Pointer: "/*/commit/message"}}},
+		})
+		AddReportEntry("GitHub examples", fmt.Sprintf("%d accepted, %d near-miss", acc, near))
+		Expect(acc + near).To(BeNumerically(">=", 5))
+	})
+
+	It("imports the Train Travel API (OpenAPI 3.1.0) and Scalar Galaxy (3.1.1)", func() {
+		tt := description("readme-oas-examples-8.2.2/3.1/json/train-travel.json")
+		gx := description("scalar-galaxy-0.6.12/dist/3.1.json")
+		acc, near := importAndRun([]imported{
+			{spec: tt, op: "get-stations", tool: "stations", project: []importer.Field{{Name: "names", Pointer: "/data/*/name"}}},
+			{spec: tt, op: "get-booking", tool: "booking"},
+			{spec: gx, op: "getPlanet", tool: "planet"},
+			{spec: gx, op: "getMe", tool: "me"},
+		})
+		AddReportEntry("3.1 examples", fmt.Sprintf("%d accepted, %d near-miss", acc, near))
+	})
+
+	It("adds GitHub Enterprise Server 3.19 beside 3.17 as a new upstream version, sharing nothing between them", func() {
+		old := description("octokit-openapi-23.0.2/generated/ghes-3.17.json")
+		neu := description("octokit-openapi-23.0.2/generated/ghes-3.19.json")
+		dir := GinkgoT().TempDir()
+		o := importer.WriteOptions{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")}
+		for _, v := range []struct{ spec, name string }{{old, "ghes-3.17"}, {neu, "ghes-3.19"}} {
+			d, err := importer.DraftFromOpenAPI(load(v.spec), importer.OpenAPIOptions{Spec: v.spec, Operation: "repos/get", Tool: "repository", API: "github", UpstreamVersion: v.name})
+			Expect(err).NotTo(HaveOccurred())
+			w, err := importer.Write(context.Background(), d, o)
+			Expect(err).NotTo(HaveOccurred())
+			if v.name == "ghes-3.19" {
+				Expect(w.Added).To(BeTrue())
+				Expect(w.Previous).To(Equal("ghes-3.17"))
+			}
+		}
+		c, err := gate.LoadDir(filepath.Join(o.SchemasDir, "repository"), gate.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.UpstreamVersions()).To(ConsistOf("ghes-3.17", "ghes-3.19"))
+		Expect(c.Current()).To(Equal("ghes-3.17"))
+		Expect(filepath.Join(o.SchemasDir, "_components", "github", "ghes-3.17", "full-repository.schema.json")).To(BeAnExistingFile())
+		Expect(filepath.Join(o.SchemasDir, "_components", "github", "ghes-3.19", "full-repository.schema.json")).To(BeAnExistingFile())
+
+		// The same version again is refused, and changes nothing.
+		d, err := importer.DraftFromOpenAPI(load(neu), importer.OpenAPIOptions{Spec: neu, Operation: "repos/get", Tool: "repository", API: "github", UpstreamVersion: "ghes-3.19"})
+		Expect(err).NotTo(HaveOccurred())
+		before, err := os.ReadFile(filepath.Join(o.SchemasDir, "repository", "contract.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		_, err = importer.Write(context.Background(), d, o)
+		Expect(err).To(MatchError(importer.ErrExists))
+		Expect(os.ReadFile(filepath.Join(o.SchemasDir, "repository", "contract.yaml"))).To(Equal(before))
+	})
+})
