@@ -292,9 +292,7 @@ func (d *Dir) read(name string) (any, error) {
 	d.raw[name] = b
 	d.strict.formats = d.Formats
 	w := d.strict.check(doc)
-	if IsComponent(name) {
-		w.problems = append(w.problems, componentRefs(doc, w)...)
-	}
+	w.problems = append(w.problems, refProblems(doc, w, IsComponent(name))...)
 	if len(w.problems) > 0 {
 		p := w.problems[0]
 		msg := p.Msg
@@ -684,13 +682,16 @@ func findRef(v any, ptr string, names func(string) bool) (string, bool) {
 	return "", false
 }
 
-// componentRefs are what a shared component may not say, at each of its
-// schema positions (w.schemas): an $id (a component is named by its path
-// alone), and a $ref or $dynamicRef other than a #fragment or a file name
-// beside it (with or without a #fragment). A component reaches only its
-// own folder: never a contract's files, another API's components or
-// anything a URL can name.
-func componentRefs(doc any, w *checked) []finding {
+// refProblems are the references a file may not spell, at each of its
+// schema positions (w.schemas), before anything is resolved. A file: URL
+// is refused in every file (the folder's URLs are names, not paths). From
+// a file of the contract folder, a relative $ref or $dynamicRef starting with
+// "_components/" is refused (the components are reached as
+// ComponentPrefix + path, the same from every folder). A shared component
+// (component) may carry no $id (it is named by its path alone) and may
+// $ref only a #fragment or a file beside it (with or without a fragment):
+// never a component in another folder, a contract's file or a URL.
+func refProblems(doc any, w *checked, component bool) []finding {
 	var out []finding
 	for _, ptr := range slices.Sorted(maps.Keys(w.schemas)) {
 		p, err := jsonpointer.Parse(ptr)
@@ -702,27 +703,32 @@ func componentRefs(doc any, w *checked) []finding {
 		if !ok {
 			continue
 		}
-		if _, ok := obj["$id"]; ok {
+		if _, ok := obj["$id"]; ok && component {
 			out = append(out, finding{Pointer: ptr + "/$id", Msg: "$id: a shared component is named by its path under " + ComponentsFolder + "; remove $id", Err: ErrOutsideContract})
 		}
 		for _, kw := range []string{"$ref", "$dynamicRef"} {
 			s, ok := obj[kw].(string)
-			if !ok || siblingRef(s) {
+			if !ok {
 				continue
 			}
-			out = append(out, finding{Pointer: ptr + "/" + jsonpointer.EscapeToken(kw),
-				Msg: fmt.Sprintf("%s %q: a shared component may reference only the components beside it (a file name, with or without a #fragment) or a #fragment of itself", kw, s),
-				Err: ErrOutsideContract})
+			file, _, _ := strings.Cut(s, "#")
+			switch {
+			case strings.HasPrefix(strings.ToLower(s), "file:"):
+				out = append(out, finding{Pointer: ptr + "/" + jsonpointer.EscapeToken(kw),
+					Msg: fmt.Sprintf("%s %q: %v: a file: URL names no contract file (name the file beside this one, or a shared component as %s<api>/<version>/<file>.json)", kw, s, ErrOutsideContract, ComponentPrefix),
+					Err: ErrOutsideContract})
+			case component && file != "" && !fileName.MatchString(file):
+				out = append(out, finding{Pointer: ptr + "/" + jsonpointer.EscapeToken(kw),
+					Msg: fmt.Sprintf("%s %q: %v: a shared component may reference only the components beside it (a file name, with or without a #fragment) or a #fragment of itself", kw, s, ErrOutsideContract),
+					Err: ErrOutsideContract})
+			case !component && strings.HasPrefix(strings.TrimPrefix(file, "./"), ComponentsFolder+"/"):
+				out = append(out, finding{Pointer: ptr + "/" + jsonpointer.EscapeToken(kw),
+					Msg: fmt.Sprintf("%s %q: %v: the shared components are reached as %s<api>/<version>/<file>.json", kw, s, ErrOutsideContract, ComponentPrefix),
+					Err: ErrOutsideContract})
+			}
 		}
 	}
 	return out
-}
-
-// siblingRef reports whether ref is a #fragment or a plain file name in
-// the same folder, with or without a fragment.
-func siblingRef(ref string) bool {
-	file, _, _ := strings.Cut(ref, "#")
-	return file == "" || fileName.MatchString(file)
 }
 
 // RefName is the name (as Position.Name spells it) of the file that the
