@@ -72,6 +72,10 @@ type Contract struct {
 	locations  int // the most instance locations an audit record lists
 	fsys       fs.FS
 	dir, shown string
+	// components serves the shared components (nil: none), shown as
+	// componentsShown.
+	components      fs.FS
+	componentsShown string
 }
 
 type upstream struct {
@@ -133,7 +137,10 @@ func (c *Contract) Protocol() string { return c.protocol }
 // "." for the root of fsys). Every file is read through fsys only, must be
 // a regular file (a manifest of at most MaxConfigFile bytes, a schema file
 // of at most 8 MiB), and a $ref may reach only the *.json files directly in
-// dir; nothing else is read, nothing is fetched. An embed.FS works:
+// dir and, when dir is not ".", the shared components in the folder
+// "_components" beside it (path.Join(path.Dir(dir), "_components"): a $ref
+// "../_components/github/v1/user.schema.json", confined to that folder, see
+// schema.Dir); nothing else is read, nothing is fetched. An embed.FS works:
 //
 //	//go:embed contracts
 //	var contracts embed.FS
@@ -151,15 +158,24 @@ func (c *Contract) Protocol() string { return c.protocol }
 // a pattern past its bounds, a reference loop; see docs/contracts.md).
 func Load(fsys fs.FS, dir string, opts Options) (*Contract, error) {
 	name := ""
+	var comp fs.FS
+	compShown := ""
 	if dir = path.Clean(dir); dir != "." {
 		name = path.Base(dir)
+		compShown = path.Join(path.Dir(dir), schema.ComponentsFolder)
+		if st, err := fs.Stat(fsys, compShown); err == nil && st.IsDir() {
+			if comp, err = fs.Sub(fsys, compShown); err != nil {
+				return nil, &ConfigError{File: compShown, Msg: "cannot read the shared components: " + err.Error(), Err: err}
+			}
+		}
 	}
-	return load(fsys, dir, dir, name, opts)
+	return load(fsys, dir, dir, name, comp, compShown, opts)
 }
 
 // LoadAll loads every <tool>/contract.yaml in folder root of fsys (see
-// Load), sorted by tool name. A subfolder without a manifest is skipped;
-// any broken contract is an error.
+// Load), sorted by tool name. A subfolder without a manifest is skipped
+// (the shared components' "_components" among them); any broken contract
+// is an error.
 func LoadAll(fsys fs.FS, root string, opts Options) ([]*Contract, error) {
 	root = path.Clean(root)
 	entries, err := fs.ReadDir(fsys, root)
@@ -189,6 +205,11 @@ func LoadAll(fsys fs.FS, root string, opts Options) ([]*Contract, error) {
 // beneath the folder: a linked folder, contract.yaml or schema file is a
 // *ConfigError wrapping fileio.ErrSymlink. The folders above it may be
 // links. Errors name files by their OS paths.
+//
+// The shared components are served from the folder "_components" beside
+// dir (filepath.Join(filepath.Dir(dir), "_components")) when it exists,
+// under the same rules: no link followed beneath it, and a linked
+// "_components" folder is a *ConfigError wrapping fileio.ErrSymlink.
 func LoadDir(dir string, opts Options) (*Contract, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -202,12 +223,42 @@ func LoadDir(dir string, opts Options) (*Contract, error) {
 		return nil, &ConfigError{File: dir, Msg: "a symbolic link to a folder; a contract must be a real folder (airlock follows no link inside a contract tree)", Err: fileio.ErrSymlink}
 	}
 	fsys := fileio.NewTree(dir).FS()
-	c, err := load(fsys, ".", dir, filepath.Base(abs), opts)
+	comp, compShown, err := ComponentsDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	c, err := load(fsys, ".", dir, filepath.Base(abs), comp, compShown, opts)
 	if err != nil {
 		return nil, err
 	}
 	c.fsys = fsys
 	return c, nil
+}
+
+// ComponentsDir returns the shared components of the contract folder dir
+// on disk (an OS path): the folder "_components" beside it
+// (filepath.Join(filepath.Dir(dir), "_components"), dir made absolute
+// first), read through a fileio.Tree that follows no link, and how errors
+// name that folder (filepath.Join(dir, "..", "_components")). fsys is nil
+// when there is no such folder. A symbolic link in its place is a
+// *ConfigError wrapping fileio.ErrSymlink.
+func ComponentsDir(dir string) (fsys fs.FS, shown string, err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, "", &ConfigError{File: dir, Err: err}
+	}
+	shown = filepath.Join(dir, "..", schema.ComponentsFolder)
+	folder := filepath.Join(filepath.Dir(abs), schema.ComponentsFolder)
+	st, err := os.Lstat(folder)
+	switch {
+	case err != nil:
+		return nil, shown, nil
+	case st.Mode()&fs.ModeSymlink != 0:
+		return nil, "", &ConfigError{File: shown, Msg: "a symbolic link; the shared components must be a real folder (airlock follows no link inside a contract tree)", Err: fileio.ErrSymlink}
+	case !st.IsDir():
+		return nil, shown, nil
+	}
+	return fileio.NewTree(folder).FS(), shown, nil
 }
 
 // LoadAllDir is LoadAll for a folder on disk (schemas/ by convention):
@@ -242,8 +293,9 @@ func LoadAllDir(root string, opts Options) ([]*Contract, error) {
 }
 
 // load reads the contract in dir of fsys; shown is how errors name dir,
-// folder the name the tool must have ("" for no check).
-func load(fsys fs.FS, dir, shown, folder string, opts Options) (*Contract, error) {
+// folder the name the tool must have ("" for no check), comp the shared
+// components (nil: none) shown as compShown.
+func load(fsys fs.FS, dir, shown, folder string, comp fs.FS, compShown string, opts Options) (*Contract, error) {
 	show := func(name string) string {
 		if dir == shown {
 			return path.Join(dir, name)
@@ -269,6 +321,7 @@ func load(fsys fs.FS, dir, shown, folder string, opts Options) (*Contract, error
 		redactor:     opts.Redactor,
 		locations:    instanceLocations(opts.InstanceLocations),
 		fsys:         fsys, dir: dir, shown: shown,
+		components: comp, componentsShown: compShown,
 	}
 	if c.protocol == "" {
 		c.protocol = ProtocolJSON
@@ -311,6 +364,7 @@ func load(fsys fs.FS, dir, shown, folder string, opts Options) (*Contract, error
 // version and the agent-facing schema.
 func (c *Contract) compile(m manifest.Manifest, opts Options, cfgErr func(key, msg string) error) error {
 	c.schemas = schema.NewDir(c.fsys, c.dir, c.shown)
+	c.schemas.Components, c.schemas.ComponentsShown = c.components, c.componentsShown
 	var err error
 	var bad string
 	if c.formats, bad, err = schema.ParseFormatPolicy(m.Formats); err != nil {

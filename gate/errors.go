@@ -107,13 +107,13 @@ func (c *Contract) closedAt(file string, p jsonpointer.Pointer) string {
 	if doc == nil {
 		return "no schema file " + file
 	}
-	if c.closed(doc, doc, p, 0) {
+	if c.closed(file, doc, doc, p, 0) {
 		return ""
 	}
 	return fmt.Sprintf("no schema on the way to %s (through properties, prefixItems, items and $ref) has enum or const", p)
 }
 
-func (c *Contract) closed(doc, node any, p jsonpointer.Pointer, depth int) bool {
+func (c *Contract) closed(file string, doc, node any, p jsonpointer.Pointer, depth int) bool {
 	m, ok := node.(map[string]any)
 	if !ok || depth > 32 {
 		return false
@@ -127,15 +127,15 @@ func (c *Contract) closed(doc, node any, p jsonpointer.Pointer, depth int) bool 
 		}
 	} else {
 		tok := p[0]
-		if props, ok := m["properties"].(map[string]any); ok && props[tok] != nil && c.closed(doc, props[tok], p[1:], depth+1) {
+		if props, ok := m["properties"].(map[string]any); ok && props[tok] != nil && c.closed(file, doc, props[tok], p[1:], depth+1) {
 			return true
 		}
 		if n, err := strconv.Atoi(tok); err == nil && n >= 0 && strconv.Itoa(n) == tok {
 			pre, _ := m["prefixItems"].([]any)
-			if n < len(pre) && c.closed(doc, pre[n], p[1:], depth+1) {
+			if n < len(pre) && c.closed(file, doc, pre[n], p[1:], depth+1) {
 				return true
 			}
-			if it, ok := m["items"]; ok && n >= len(pre) && c.closed(doc, it, p[1:], depth+1) {
+			if it, ok := m["items"]; ok && n >= len(pre) && c.closed(file, doc, it, p[1:], depth+1) {
 				return true
 			}
 		}
@@ -147,7 +147,10 @@ func (c *Contract) closed(doc, node any, p jsonpointer.Pointer, depth int) bool 
 	target, frag, _ := strings.Cut(ref, "#")
 	d := doc
 	if target != "" {
-		if d = c.schemas.Doc(target); d == nil {
+		if file = c.schemas.RefName(file, target); file == "" {
+			return false
+		}
+		if d = c.schemas.Doc(file); d == nil {
 			return false
 		}
 	}
@@ -156,7 +159,7 @@ func (c *Contract) closed(doc, node any, p jsonpointer.Pointer, depth int) bool 
 		return false
 	}
 	next, ok := fp.Lookup(d)
-	return ok && c.closed(d, next, p, depth+1)
+	return ok && c.closed(file, d, next, p, depth+1)
 }
 
 // matchError tries u's error shapes, in order, on a candidate response:

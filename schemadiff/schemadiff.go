@@ -44,21 +44,25 @@ const (
 type Schema struct {
 	path string // as given
 	name string // base name
-	base string // file URL of its folder, ending in "/"
+	dir  *schema.Dir
 	docs map[string]any
 	root *jsonschema.Schema
 }
 
 // CompileFile compiles path; its $refs may reach the *.json files of
-// its own folder and nothing else (no network, no other folder). Problems
-// are *gate.ConfigError values naming the file.
+// its own folder and the shared components of the "_components" folder
+// beside it (see gate.ComponentsDir), and nothing else (no network, no
+// other folder). Problems are *gate.ConfigError values naming the file.
 func CompileFile(path string) (*Schema, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, &gate.ConfigError{File: path, Msg: "cannot read schema file", Err: err}
 	}
 	dir := schema.NewDir(fileio.NewTree(filepath.Dir(path)).FS(), ".", filepath.Dir(path))
 	var err error
-	f := &Schema{path: path, name: filepath.Base(path), base: dir.BaseURL, docs: dir.Docs}
+	if dir.Components, dir.ComponentsShown, err = gate.ComponentsDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	f := &Schema{path: path, name: filepath.Base(path), dir: dir, docs: dir.Docs}
 	if f.root, err = dir.Compile(f.name); err != nil {
 		return nil, err
 	}
@@ -69,9 +73,11 @@ func CompileFile(path string) (*Schema, error) {
 func (f *Schema) Root() *jsonschema.Schema { return f.root }
 
 // relative names a compiled schema's location for people: "#/$defs/x" in
-// the root file, "other.json#/$defs/x" in a sibling.
+// the root file, "other.json#/$defs/x" in a sibling,
+// "../_components/github/v1/user.schema.json#/properties/id" in a shared
+// component.
 func (f *Schema) relative(loc string) string {
-	rel := strings.TrimPrefix(loc, f.base)
+	rel := f.dir.Relative(loc)
 	if rest, ok := strings.CutPrefix(rel, f.name+"#"); ok {
 		return "#" + rest
 	}
@@ -150,7 +156,7 @@ func diffVersions(oc, nc *gate.Contract, oldVersion, newVersion string) (reports
 // its file name, root the compiled schema): no second compile.
 func contractSchema(c *gate.Contract, file string, root *jsonschema.Schema) *Schema {
 	dir := introspect.SchemaDir(c)
-	return &Schema{path: path.Join(dir.Shown, file), name: file, base: dir.BaseURL, docs: dir.Docs, root: root}
+	return &Schema{path: path.Join(dir.Shown, file), name: file, dir: dir, docs: dir.Docs, root: root}
 }
 
 // UpstreamSchema returns the schema of upstream version v of c as the

@@ -30,6 +30,41 @@ const MaxFileSize = 8 << 20
 // folder, no leading dot, ending in ".json".
 var fileName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*\.json$`)
 
+// ComponentsFolder is the folder of shared components beside the contract
+// folders (schemas/_components/<api>/<version>/<component>.schema.json);
+// ComponentPrefix is how a contract's schema file reaches it, and how a
+// Dir names a component file (Position.Name, Bytes, keyword locations).
+const (
+	ComponentsFolder = "_components"
+	ComponentPrefix  = "../" + ComponentsFolder + "/"
+)
+
+// componentFolder is what a folder below ComponentsFolder may be named, and
+// MaxComponentDepth the most segments (folders and the file) of a
+// component's path below it.
+var componentFolder = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// MaxComponentDepth is the most slash-separated segments of a component's
+// path below ComponentsFolder, its file name included.
+const MaxComponentDepth = 4
+
+// componentPath reports whether rel, a slash-separated path below
+// ComponentsFolder, names a component file: at most MaxComponentDepth
+// segments, each folder matching componentFolder and the file fileName
+// (no "..", no leading dot, no escape of any kind).
+func componentPath(rel string) bool {
+	segs := strings.Split(rel, "/")
+	if len(segs) > MaxComponentDepth || len(rel) > 4*64 {
+		return false
+	}
+	for _, f := range segs[:len(segs)-1] {
+		if !componentFolder.MatchString(f) {
+			return false
+		}
+	}
+	return fileName.MatchString(segs[len(segs)-1])
+}
+
 // Dir serves the JSON Schema files of one folder of an fs.FS to the schema
 // compiler, reading each only when it is compiled or referenced: a regular
 // file (no device, no pipe) of at most MaxFileSize bytes, named like
@@ -38,8 +73,19 @@ var fileName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*\.json$`)
 // the compiler sees it (see Compile for what that refuses). A file is served under its
 // URL (BaseURL + name) and, when its top-level $id is an absolute URL,
 // under that $id; a relative $ref resolved against such an $id reaches its
-// sibling file of that name. Nothing outside the folder is ever read: every
-// other URL fails with an error wrapping ErrOutsideContract.
+// sibling file of that name.
+//
+// When Components is set, the shared components are served too: a URL that
+// resolves to "../_components/<rel>" from the folder (or from an absolute
+// $id of one of its files) is the file rel of Components, where rel is at
+// most MaxComponentDepth segments, each a plain name (no "..", no leading
+// dot). A component is read and checked exactly as a contract file, and is
+// named "../_components/<rel>" (Position.Name, Bytes, Relative) and shown as
+// ComponentsShown + "/" + rel in errors. A component may $ref only the
+// components beside it (a file name, with or without a #fragment) or a
+// fragment of itself, and may not carry $id: it is self-contained within
+// its own folder. Nothing else is ever read: every other URL fails with an
+// error wrapping ErrOutsideContract.
 //
 // A Dir is not safe for concurrent use while it loads; once the schemas
 // that need it are compiled, Docs may be read concurrently.
@@ -50,6 +96,13 @@ type Dir struct {
 	Folder string
 	// Shown is how errors name the folder (an OS path, or Folder).
 	Shown string
+	// Components, when not nil, holds the shared components at its root
+	// (the "_components" folder beside the contract folder), and
+	// ComponentsShown is how errors name that folder. Set them before the
+	// first Compile; nil serves none (a $ref to one is outside the
+	// contract).
+	Components      fs.FS
+	ComponentsShown string
 	// BaseURL is the folder's URL, ending in "/": "file:///" + Folder + "/".
 	BaseURL string
 	// Docs holds the documents read so far, by URL and by $id.
@@ -95,8 +148,42 @@ func NewDir(fsys fs.FS, folder, shown string) *Dir {
 		names: map[string]string{}, raw: map[string][]byte{}, walked: map[string]*checked{}, served: map[string]bool{}}
 }
 
-// Show returns how errors name the folder's file name.
-func (d *Dir) Show(name string) string { return strings.TrimSuffix(d.Shown, "/") + "/" + name }
+// Show returns how errors name the folder's file name (or a component,
+// named ComponentPrefix + its path).
+func (d *Dir) Show(name string) string {
+	if rel, ok := strings.CutPrefix(name, ComponentPrefix); ok {
+		shown := d.ComponentsShown
+		if shown == "" {
+			shown = ComponentsFolder
+		}
+		return strings.TrimSuffix(shown, "/") + "/" + rel
+	}
+	return strings.TrimSuffix(d.Shown, "/") + "/" + name
+}
+
+// url is the URL a file of the folder, or a component, is served under.
+func (d *Dir) url(name string) string {
+	if rel, ok := strings.CutPrefix(name, ComponentPrefix); ok {
+		return componentBase(d.BaseURL) + rel
+	}
+	return d.BaseURL + name
+}
+
+// componentBase is the URL of the components folder seen from a folder
+// URL base (ending in "/"): base resolved against "../_components/". At
+// the root ("file:///") it is "file:///_components/": a URL cannot climb
+// above its root.
+func componentBase(base string) string {
+	b, err := url.Parse(base)
+	if err != nil {
+		return ""
+	}
+	return b.ResolveReference(&url.URL{Path: ComponentPrefix}).String()
+}
+
+// IsComponent reports whether name (as Position.Name gives it) is a shared
+// component rather than a file of the contract folder.
+func IsComponent(name string) bool { return strings.HasPrefix(name, ComponentPrefix) }
 
 // Load implements jsonschema.URLLoader.
 func (d *Dir) Load(url string) (any, error) {
@@ -111,7 +198,7 @@ func (d *Dir) Load(url string) (any, error) {
 		d.refused = url
 		return nil, fmt.Errorf("%w: %s", ErrOutsideContract, url)
 	}
-	if doc, ok := d.Docs[d.BaseURL+name]; ok {
+	if doc, ok := d.Docs[d.url(name)]; ok {
 		d.Docs[url] = doc
 		d.names[url] = name
 		d.served[name] = true
@@ -120,15 +207,18 @@ func (d *Dir) Load(url string) (any, error) {
 	doc, err := d.read(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		d.refused = url
+		if IsComponent(name) {
+			return nil, fmt.Errorf("%w: %s (no such shared component)", ErrOutsideContract, url)
+		}
 		return nil, fmt.Errorf("%w: %s (no such file in the contract folder)", ErrOutsideContract, url)
 	}
 	if err != nil {
 		errors.As(err, &d.failed)
 		return nil, err
 	}
-	d.Docs[d.BaseURL+name] = doc
+	d.Docs[d.url(name)] = doc
 	d.Docs[url] = doc
-	d.names[d.BaseURL+name] = name
+	d.names[d.url(name)] = name
 	d.names[url] = name
 	d.served[name] = true
 	if obj, ok := doc.(map[string]any); ok {
@@ -145,7 +235,7 @@ func (d *Dir) Load(url string) (any, error) {
 }
 
 // Doc returns the parsed document of file name, if it was read.
-func (d *Dir) Doc(name string) any { return d.Docs[d.BaseURL+name] }
+func (d *Dir) Doc(name string) any { return d.Docs[d.url(name)] }
 
 // Exists reports whether the folder holds a file name (of any kind; one
 // its FS refuses to open, a symbolic link say, counts: Compile says why).
@@ -165,13 +255,27 @@ func (d *Dir) fileFor(url string) (string, bool) {
 			return name, true
 		}
 	}
+	if d.Components == nil {
+		return "", false
+	}
+	for _, b := range bases {
+		if cb := componentBase(b); cb != "" {
+			if rel, ok := strings.CutPrefix(url, cb); ok && componentPath(rel) {
+				return ComponentPrefix + rel, true
+			}
+		}
+	}
 	return "", false
 }
 
 // read reads and parses one schema file of the folder.
 func (d *Dir) read(name string) (any, error) {
 	shown := d.Show(name)
-	b, err := fileio.ReadFS(d.FS, path.Join(d.Folder, name), MaxFileSize)
+	fsys, file := d.FS, path.Join(d.Folder, name)
+	if rel, ok := strings.CutPrefix(name, ComponentPrefix); ok {
+		fsys, file = d.Components, rel
+	}
+	b, err := fileio.ReadFS(fsys, file, MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -188,6 +292,7 @@ func (d *Dir) read(name string) (any, error) {
 	d.raw[name] = b
 	d.strict.formats = d.Formats
 	w := d.strict.check(doc)
+	w.problems = append(w.problems, refProblems(doc, w, IsComponent(name))...)
 	if len(w.problems) > 0 {
 		p := w.problems[0]
 		msg := p.Msg
@@ -334,7 +439,7 @@ func (d *Dir) checkCompiled(c *jsonschema.Compiler, s *jsonschema.Schema) error 
 			continue
 		}
 		for _, ptr := range w.dynamic {
-			ds, err := c.Compile(d.BaseURL + name + "#" + fragment(ptr))
+			ds, err := c.Compile(d.url(name) + "#" + fragment(ptr))
 			if err != nil {
 				return &config.Error{File: d.Show(name), Key: ptr, Msg: d.Relative(err.Error()), Err: compileErr(err)}
 			}
@@ -396,8 +501,17 @@ func (d *Dir) metaschemaErr(me *jsonschema.SchemaValidationError) *config.Error 
 	return d.errAt(name, ptr, d.Relative(msg), me)
 }
 
-// Relative shortens the folder's URLs in s to file names.
-func (d *Dir) Relative(s string) string { return strings.ReplaceAll(s, d.BaseURL, "") }
+// Relative shortens the folder's URLs in s to file names, and the URLs of
+// shared components to their names relative to the folder
+// ("../_components/github/v1/user.schema.json#/properties/id/type").
+func (d *Dir) Relative(s string) string {
+	if d.Components != nil {
+		if cb := componentBase(d.BaseURL); cb != "" {
+			s = strings.ReplaceAll(s, cb, ComponentPrefix)
+		}
+	}
+	return strings.ReplaceAll(s, d.BaseURL, "")
+}
 
 // compileErr keeps ErrOutsideContract reachable through errors.Is: the
 // compiler's own error types do not all unwrap.
@@ -474,7 +588,7 @@ func danglingTarget(err error) (target, what string) {
 // refText is the string value at ptr of file name ("" when it is not one).
 func (d *Dir) refText(name, ptr string) string {
 	if v, err := jsonpointer.Parse(ptr); err == nil {
-		if x, ok := v.Lookup(d.Docs[d.BaseURL+name]); ok {
+		if x, ok := v.Lookup(d.Docs[d.url(name)]); ok {
 			s, _ := x.(string)
 			return s
 		}
@@ -488,6 +602,9 @@ func (d *Dir) refusedMessage(name, ptr string) string {
 	ref := d.refText(name, ptr)
 	kw := ptr[strings.LastIndex(ptr, "/")+1:]
 	path, _, _ := strings.Cut(ref, "#")
+	if file, ok := d.fileFor(d.refused); ok && IsComponent(file) {
+		return fmt.Sprintf("%s %q: no shared component %s", kw, ref, d.Show(file))
+	}
 	if file, ok := d.fileFor(d.refused); ok && !strings.ContainsAny(path, "/:\\") {
 		return fmt.Sprintf("%s %q: no file %s in the contract folder (a $ref may name only the *.json files beside this one)", kw, ref, file)
 	}
@@ -514,8 +631,8 @@ func (d *Dir) refSite(target string, fragment bool) (name, ptr string, ok bool) 
 	}
 	target = norm(target)
 	for _, n := range slices.Sorted(maps.Keys(d.raw)) {
-		doc := d.Docs[d.BaseURL+n]
-		bases := []string{d.BaseURL + n}
+		doc := d.Docs[d.url(n)]
+		bases := []string{d.url(n)}
 		if obj, ok := doc.(map[string]any); ok {
 			if id, ok := obj["$id"].(string); ok && strings.Contains(id, "://") {
 				bases = append(bases, id) // the document's own base URI (Core 2020-12 §8.2.1)
@@ -563,4 +680,74 @@ func findRef(v any, ptr string, names func(string) bool) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// refProblems are the references a file may not spell, at each of its
+// schema positions (w.schemas), before anything is resolved. A file: URL
+// is refused in every file (the folder's URLs are names, not paths). From
+// a file of the contract folder, a relative $ref or $dynamicRef starting with
+// "_components/" is refused (the components are reached as
+// ComponentPrefix + path, the same from every folder). A shared component
+// (component) may carry no $id (it is named by its path alone) and may
+// $ref only a #fragment or a file beside it (with or without a fragment):
+// never a component in another folder, a contract's file or a URL.
+func refProblems(doc any, w *checked, component bool) []finding {
+	var out []finding
+	for _, ptr := range slices.Sorted(maps.Keys(w.schemas)) {
+		p, err := jsonpointer.Parse(ptr)
+		if err != nil {
+			continue
+		}
+		v, _ := p.Lookup(doc)
+		obj, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		if _, ok := obj["$id"]; ok && component {
+			out = append(out, finding{Pointer: ptr + "/$id", Msg: "$id: a shared component is named by its path under " + ComponentsFolder + "; remove $id", Err: ErrOutsideContract})
+		}
+		for _, kw := range []string{"$ref", "$dynamicRef"} {
+			s, ok := obj[kw].(string)
+			if !ok {
+				continue
+			}
+			file, _, _ := strings.Cut(s, "#")
+			switch {
+			case strings.HasPrefix(strings.ToLower(s), "file:"):
+				out = append(out, finding{Pointer: ptr + "/" + jsonpointer.EscapeToken(kw),
+					Msg: fmt.Sprintf("%s %q: %v: a file: URL names no contract file (name the file beside this one, or a shared component as %s<api>/<version>/<file>.json)", kw, s, ErrOutsideContract, ComponentPrefix),
+					Err: ErrOutsideContract})
+			case component && file != "" && !fileName.MatchString(file):
+				out = append(out, finding{Pointer: ptr + "/" + jsonpointer.EscapeToken(kw),
+					Msg: fmt.Sprintf("%s %q: %v: a shared component may reference only the components beside it (a file name, with or without a #fragment) or a #fragment of itself", kw, s, ErrOutsideContract),
+					Err: ErrOutsideContract})
+			case !component && strings.HasPrefix(strings.TrimPrefix(file, "./"), ComponentsFolder+"/"):
+				out = append(out, finding{Pointer: ptr + "/" + jsonpointer.EscapeToken(kw),
+					Msg: fmt.Sprintf("%s %q: %v: the shared components are reached as %s<api>/<version>/<file>.json", kw, s, ErrOutsideContract, ComponentPrefix),
+					Err: ErrOutsideContract})
+			}
+		}
+	}
+	return out
+}
+
+// RefName is the name (as Position.Name spells it) of the file that the
+// file part of a $ref names from file from: a sibling of from (a file of the
+// folder, or a component beside a component), or ComponentPrefix + path
+// from a file of the folder. "" when ref names no file this Dir could
+// serve.
+func (d *Dir) RefName(from, ref string) string {
+	if rel, ok := strings.CutPrefix(from, ComponentPrefix); ok {
+		if !fileName.MatchString(ref) {
+			return ""
+		}
+		return ComponentPrefix + path.Join(path.Dir(rel), ref)
+	}
+	if rel, ok := strings.CutPrefix(ref, ComponentPrefix); ok && componentPath(rel) {
+		return ref
+	}
+	if fileName.MatchString(ref) {
+		return ref
+	}
+	return ""
 }

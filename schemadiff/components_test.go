@@ -1,0 +1,99 @@
+package schemadiff_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/schemadiff"
+)
+
+var _ = Describe("shared components", func() {
+	// tree writes files (slash-separated paths below a fresh root) and
+	// returns the root.
+	tree := func(files map[string]string) string {
+		GinkgoHelper()
+		root := GinkgoT().TempDir()
+		for name, content := range files {
+			p := filepath.Join(root, filepath.FromSlash(name))
+			Expect(os.MkdirAll(filepath.Dir(p), 0o755)).To(Succeed())
+			Expect(os.WriteFile(p, []byte(content), 0o644)).To(Succeed())
+		}
+		return root
+	}
+	components := map[string]string{
+		"schemas/_components/github/v1/user.schema.json": `{"type": "object", "properties": {"id": {"type": "integer"}}}`,
+		"schemas/_components/github/v2/user.schema.json": `{"type": "object", "properties": {"id": {"type": "string"}}}`,
+	}
+
+	It("follows the refs of two files into different component folders", func() {
+		files := map[string]string{
+			"schemas/pulls/upstream.v1.schema.json": `{"type": "object", "properties": {"user": {"$ref": "../_components/github/v1/user.schema.json"}}}`,
+			"schemas/pulls/upstream.v2.schema.json": `{"type": "object", "properties": {"user": {"$ref": "../_components/github/v2/user.schema.json"}}}`,
+		}
+		for k, v := range components {
+			files[k] = v
+		}
+		root := tree(files)
+		d, err := schemadiff.Files(filepath.Join(root, "schemas/pulls/upstream.v1.schema.json"), filepath.Join(root, "schemas/pulls/upstream.v2.schema.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(d.Comparisons).To(HaveLen(1))
+		changes := d.Comparisons[0].Changes
+		Expect(changes).To(HaveLen(2))
+		Expect(changes[0].Rule).To(Equal(schemadiff.RuleRefTargetChanged))
+		Expect(changes[0].Message).To(Equal(`/user: $ref changed from "../_components/github/v1/user.schema.json#" to "../_components/github/v2/user.schema.json#"`))
+		Expect(changes[1].Rule).To(Equal(schemadiff.RuleTypeChanged))
+		Expect(changes[1].Level).To(Equal(reports.Breaking))
+		Expect(changes[1].Instance).To(Equal("/user/id"))
+		Expect(changes[1].NewPointer).To(Equal("/properties/user/$ref/properties/id/type"))
+	})
+
+	It("compares the upstream versions of a contract whose schemas ref components", func() {
+		files := map[string]string{
+			"schemas/pulls/contract.yaml": `tool: pulls
+version: "1"
+agent_schema: agent.schema.json
+upstream_versions:
+  v1:
+    schema: upstream.v1.schema.json
+    projection:
+      id: /user/id
+  v2:
+    schema: upstream.v2.schema.json
+    projection:
+      id: /user/id
+`,
+			"schemas/pulls/agent.schema.json":       `{"type": "object", "additionalProperties": false, "properties": {"id": {}}}`,
+			"schemas/pulls/upstream.v1.schema.json": `{"type": "object", "properties": {"user": {"$ref": "../_components/github/v1/user.schema.json"}}}`,
+			"schemas/pulls/upstream.v2.schema.json": `{"type": "object", "properties": {"user": {"$ref": "../_components/github/v2/user.schema.json"}}}`,
+		}
+		for k, v := range components {
+			files[k] = v
+		}
+		root := tree(files)
+		d, err := schemadiff.UpstreamVersions(filepath.Join(root, "schemas"), "pulls", "v1", "v2", gate.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		changes := d.Comparisons[0].Changes
+		Expect(changes).To(HaveLen(2))
+		Expect(changes[0].Message).To(ContainSubstring(`"../_components/github/v1/user.schema.json#"`))
+		Expect(changes[1].Rule).To(Equal(schemadiff.RuleTypeChanged))
+		Expect(changes[1].Instance).To(Equal("/user/id"))
+	})
+
+	It("refuses a component ref that leaves the components folder", func() {
+		root := tree(map[string]string{
+			"schemas/pulls/old.json": `{"type": "object"}`,
+			"schemas/pulls/new.json": `{"$ref": "../_components/../other/x.json"}`,
+			"schemas/other/x.json":   `{"type": "object"}`,
+		})
+		_, err := schemadiff.Files(filepath.Join(root, "schemas/pulls/old.json"), filepath.Join(root, "schemas/pulls/new.json"))
+		var ce *gate.ConfigError
+		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
+		Expect(errors.Is(err, gate.ErrOutsideContract)).To(BeTrue(), "%v", err)
+	})
+})
