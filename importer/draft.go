@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -245,31 +246,12 @@ func Write(ctx context.Context, d *Draft, o WriteOptions) (*Written, error) {
 }
 
 // prove loads the contract the draft would leave on disk, from memory: the
-// contract folder's current files (when a version is added), the new
-// ones, and the components, shared ones already on disk included.
+// new files over what the schemas folder holds now (the contract's other
+// versions, components written by earlier imports), read through
+// fileio.Tree, which follows no link.
 func prove(d *Draft, o WriteOptions, old, newManifest []byte, files []File) (*gate.Contract, error) {
 	mem := fstest.MapFS{}
 	dir := path.Join("schemas", d.Tool)
-	tree := fileio.NewTree(o.SchemasDir)
-	if old != nil {
-		// The contract's own files: every *.json of the folder.
-		entries, err := tree.ReadDir(filepath.Join(o.SchemasDir, d.Tool))
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range entries {
-			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") {
-				b, err := tree.ReadFile(filepath.Join(o.SchemasDir, d.Tool, e.Name()), 8<<20)
-				if err != nil {
-					return nil, err
-				}
-				mem[path.Join(dir, e.Name())] = &fstest.MapFile{Data: b}
-			}
-		}
-	}
-	if err := addComponentsOnDisk(mem, o.SchemasDir, d.Components); err != nil {
-		return nil, err
-	}
 	for _, f := range d.Components {
 		mem[path.Join("schemas", f.Path)] = &fstest.MapFile{Data: f.Data}
 	}
@@ -277,44 +259,34 @@ func prove(d *Draft, o WriteOptions, old, newManifest []byte, files []File) (*ga
 		mem[path.Join(dir, f.Path)] = &fstest.MapFile{Data: f.Data}
 	}
 	mem[path.Join(dir, gate.ManifestFile)] = &fstest.MapFile{Data: newManifest}
-	c, err := gate.Load(mem, dir, o.Gate)
+	var disk fs.FS
+	if _, err := os.Stat(o.SchemasDir); err == nil {
+		disk = fileio.NewTree(o.SchemasDir).FS()
+	}
+	c, err := gate.Load(overlay{mem: mem, disk: disk}, dir, o.Gate)
 	if err != nil {
 		return nil, fmt.Errorf("the contract drafted for %s does not load (nothing was written): %w", d.Tool, err)
 	}
 	return c, nil
 }
 
-// addComponentsOnDisk adds to mem the component files already on disk in
-// the folders the draft's components go to, so that a draft reaching one
-// written by an earlier import loads.
-func addComponentsOnDisk(mem fstest.MapFS, schemasDir string, comps []File) error {
-	tree := fileio.NewTree(schemasDir)
-	seen := map[string]bool{}
-	for _, f := range comps {
-		folder := path.Dir(f.Path)
-		if seen[folder] {
-			continue
-		}
-		seen[folder] = true
-		osDir := filepath.Join(schemasDir, filepath.FromSlash(folder))
-		entries, err := tree.ReadDir(osDir)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		for _, e := range entries {
-			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") {
-				b, err := tree.ReadFile(filepath.Join(osDir, e.Name()), 8<<20)
-				if err != nil {
-					return err
-				}
-				mem[path.Join("schemas", folder, e.Name())] = &fstest.MapFile{Data: b}
-			}
+// overlay serves the files of mem, and under "schemas/" the files of the
+// schemas folder on disk that mem does not have.
+type overlay struct {
+	mem  fstest.MapFS
+	disk fs.FS
+}
+
+func (o overlay) Open(name string) (fs.File, error) {
+	if _, ok := o.mem[name]; ok {
+		return o.mem.Open(name)
+	}
+	if rest, ok := strings.CutPrefix(name, "schemas/"); ok && o.disk != nil {
+		if f, err := o.disk.Open(rest); err == nil {
+			return f, nil
 		}
 	}
-	return nil
+	return o.mem.Open(name)
 }
 
 // judge checks every example against the proven contract and returns the
@@ -401,6 +373,14 @@ func componentsByFolder(schemasDir string, comps []File) map[string][]File {
 // root unless already beneath it), all or none per folder, leaving files
 // that exist with the same bytes alone.
 func writeFolders(ctx context.Context, root string, folders map[string][]File, w *Written) error {
+	if len(folders) == 0 {
+		return nil
+	}
+	// The root is the user's own folder (--schemas, --fixtures): made if
+	// missing; beneath it, no link is followed.
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return fmt.Errorf("%w: %w", fileio.ErrUnwritable, err)
+	}
 	tree := fileio.NewTree(root)
 	dirs := make([]string, 0, len(folders))
 	for d := range folders {

@@ -101,12 +101,18 @@ var ErrDescription = errors.New("cannot read the description")
 // External $refs are followed only to files beneath the description's own
 // folder (no network, no symbolic link).
 func LoadOpenAPI(ctx context.Context, spec string) (*openapi3.T, error) {
-	dir := filepath.Dir(spec)
-	tree := fileio.NewTree(dir)
-	data, err := readSpec(tree, spec)
+	data, err := readSpec(fileio.NewTree(filepath.Dir(spec)), spec)
 	if err != nil {
 		return nil, err
 	}
+	return loadData(ctx, spec, data)
+}
+
+// loadData reads the description data, found at spec (for its external
+// $refs and its errors).
+func loadData(ctx context.Context, spec string, data []byte) (*openapi3.T, error) {
+	dir := filepath.Dir(spec)
+	tree := fileio.NewTree(dir)
 	var head struct {
 		Swagger string `json:"swagger" yaml:"swagger"`
 		OpenAPI string `json:"openapi" yaml:"openapi"`
@@ -196,6 +202,12 @@ func findOperation(doc *openapi3.T, name string) (Operation, *openapi3.Operation
 			return o, doc.Paths.Find(o.Path).GetOperation(o.Method), nil
 		}
 	}
+	return Operation{}, nil, unknownOperation(ops, name)
+}
+
+// unknownOperation is the error for an operation name none of ops has,
+// listing the five closest.
+func unknownOperation(ops []Operation, name string) error {
 	type scored struct {
 		op Operation
 		d  int
@@ -217,7 +229,7 @@ func findOperation(doc *openapi3.T, name string) (Operation, *openapi3.Operation
 	if len(close) > 0 {
 		msg += "; the closest: " + strings.Join(close, ", ")
 	}
-	return Operation{}, nil, fmt.Errorf("%s (%d operations in the description)%w", msg, len(ops), wrapOnly{ErrUnknownOperation})
+	return fmt.Errorf("%s (%d operations in the description)%w", msg, len(ops), wrapOnly{ErrUnknownOperation})
 }
 
 // wrapOnly wraps an error without adding to the message.
@@ -263,8 +275,27 @@ func distance(a, b string) int {
 // converted to 2020-12 (components bundled under
 // _components/<api>/<version>/, only those reachable), the projection,
 // the agent-facing schema, the format policy and the response's examples.
+//
+// A JSON description is first pruned to the operation and what it reaches
+// (pruneJSON), which keeps a large description's cost to a fraction; if
+// kin-openapi cannot read the pruned one, the whole one is read.
 func ImportOpenAPI(ctx context.Context, o OpenAPIOptions) (*Draft, error) {
-	doc, err := LoadOpenAPI(ctx, o.Spec)
+	data, err := readSpec(fileio.NewTree(filepath.Dir(o.Spec)), o.Spec)
+	if err != nil {
+		return nil, err
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		pruned, ops, ok := pruneJSON(data, o.Operation)
+		if !ok && ops != nil {
+			return nil, unknownOperation(ops, o.Operation)
+		}
+		if ok {
+			if doc, err := loadData(ctx, o.Spec, pruned); err == nil {
+				return DraftFromOpenAPI(doc, o)
+			}
+		}
+	}
+	doc, err := loadData(ctx, o.Spec, data)
 	if err != nil {
 		return nil, err
 	}
