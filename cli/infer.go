@@ -93,6 +93,9 @@ func runInfer(cmd *cobra.Command, e *env, a inferArgs) error {
 		return err
 	}
 	if len(samples) == 0 {
+		if len(skipped) > 0 {
+			return usageErr("no success response in %s (skipped %s)", strings.Join(a.paths, ", "), strings.Join(skipped, "; "))
+		}
 		return usageErr("no fixture bodies in %s", strings.Join(a.paths, ", "))
 	}
 	bodies := make([][]byte, len(samples))
@@ -338,7 +341,7 @@ func readInferSamples(paths []string) (samples []inferSample, skipped []string, 
 				mcp = true
 			}
 		}
-		if status != nil && (*status < 200 || *status > 299) {
+		if status != nil && *status != 0 && (*status < 200 || *status > 299) {
 			skipped = append(skipped, fmt.Sprintf("%s: status %d", f, *status))
 			continue
 		}
@@ -426,7 +429,7 @@ func inferComment(ev *importer.Evidence, paths []string) []string {
 // inferNotes are what the owner must still decide, by kind, each kind
 // bounded.
 func inferNotes(ev *importer.Evidence) []string {
-	var enums, ranges, lengths, formats, optional []string
+	var enums, ranges, lengths, formats, patterns, optional []string
 	for _, l := range ev.Locations {
 		at := l.Pointer
 		if at == "" {
@@ -438,10 +441,12 @@ func inferNotes(ev *importer.Evidence) []string {
 				enums = append(enums, at+": "+d)
 			case strings.HasPrefix(d, "minimum") || strings.HasPrefix(d, "no minimum"):
 				ranges = append(ranges, at+": "+d)
-			case strings.HasPrefix(d, "maxLength") || strings.HasPrefix(d, "maxItems") || strings.HasPrefix(d, "always empty"):
+			case strings.HasPrefix(d, "maxLength") || strings.HasPrefix(d, "minLength") || strings.HasPrefix(d, "maxItems") || strings.HasPrefix(d, "always empty"):
 				lengths = append(lengths, at+": "+d)
 			case strings.HasPrefix(d, "format"):
 				formats = append(formats, at+": "+d)
+			case strings.HasPrefix(d, "pattern"):
+				patterns = append(patterns, at+": "+d)
 			}
 		}
 		if l.Of > 0 && l.Values < l.Of {
@@ -464,6 +469,7 @@ func inferNotes(ev *importer.Evidence) []string {
 	add("ranges widened from what was seen (minimum 0 when nothing was negative): set what the upstream promises", ranges)
 	add(fmt.Sprintf("lengths widened (×%d, at least %d): tighten to what the field holds", importer.StringLengthFactor, importer.StringLengthFloor), lengths)
 	add("formats asserted (every sample matched)", formats)
+	add("patterns (the alphabet every sample kept to, or no control or bidi character): widen one if the upstream may send more", patterns)
 	add("optional members (absent from some samples; the rest are required)", optional)
 	return out
 }

@@ -50,6 +50,49 @@ const (
 	DefaultMaxMembers = 256
 )
 
+// TokenPunctuation are the punctuation characters a token string may hold
+// (besides ASCII letters and digits): a location whose every string is
+// made of these, letters and digits only gets a pattern of the groups
+// seen (a-z, A-Z, 0-9, each punctuation character seen), such as
+// ^[a-z0-9_]*$.
+const TokenPunctuation = "-_.:/+@~=#"
+
+// ControlPattern is the pattern of a string location that is not a token
+// and showed no control character (C0 but TAB and LF, DEL, C1) and no
+// bidirectional formatting character (U+200E, U+200F, U+061C,
+// U+202A–U+202E, U+2066–U+2069): it refuses them, and nothing else.
+const ControlPattern = `^[^\x00-\x08\x0b-\x1f\x7f-\x9f\x{061c}\x{200e}\x{200f}\x{202a}-\x{202e}\x{2066}-\x{2069}]*$`
+
+func isControl(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' || r >= 0x7f && r <= 0x9f || r == 0x061c || r == 0x200e || r == 0x200f ||
+		r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
+// tokenPattern is the pattern of the alphabet a token location showed.
+func (n *node) tokenPattern() string {
+	var b strings.Builder
+	b.WriteString("^[")
+	if n.lower {
+		b.WriteString("a-z")
+	}
+	if n.upper {
+		b.WriteString("A-Z")
+	}
+	if n.digit {
+		b.WriteString("0-9")
+	}
+	p := []rune(n.punct)
+	slices.Sort(p)
+	for _, r := range p {
+		if r == '-' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	b.WriteString("]*$")
+	return b.String()
+}
+
 // InferOptions tune Infer; a zero field takes its default.
 type InferOptions struct {
 	// Names name the samples in errors and evidence (file paths), in the
@@ -111,10 +154,17 @@ type node struct {
 	distinct map[string]int
 	overflow bool
 	maxLen   int
-	notDate  bool
-	notUUID  bool
-	notEmail bool
-	notURI   bool
+	empty    bool // an empty string was seen
+	// the alphabet: notToken once a string holds a character outside
+	// TokenPunctuation and ASCII letters and digits; the groups seen.
+	notToken            bool
+	lower, upper, digit bool
+	punct               string
+	hasControl          bool // a character ControlPattern refuses was seen
+	notDate             bool
+	notUUID             bool
+	notEmail            bool
+	notURI              bool
 	// numbers
 	lo, hi *big.Rat
 	// objects: members in order of first sight
@@ -379,6 +429,26 @@ func (n *node) addString(s string) {
 	if l := utf8.RuneCountInString(s); l > n.maxLen {
 		n.maxLen = l
 	}
+	n.empty = n.empty || s == ""
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z':
+			n.lower = true
+		case r >= 'A' && r <= 'Z':
+			n.upper = true
+		case r >= '0' && r <= '9':
+			n.digit = true
+		case r < 0x80 && strings.ContainsRune(TokenPunctuation, r):
+			if !strings.ContainsRune(n.punct, r) {
+				n.punct += string(r)
+			}
+		default:
+			n.notToken = true
+			if isControl(r) {
+				n.hasControl = true
+			}
+		}
+	}
 	if !n.overflow {
 		if n.distinct == nil {
 			n.distinct = map[string]int{}
@@ -573,7 +643,14 @@ func (in *inferrer) schema(n *node, parentObjs *int, ev *Evidence) map[string]an
 		} else {
 			ml := max(StringLengthFactor*n.maxLen, StringLengthFloor)
 			out["maxLength"] = ml
-			decisions = append(decisions, fmt.Sprintf("maxLength %d (longest %d)", ml, n.maxLen))
+			if !n.empty {
+				// No sample was empty: "" is not a value of this
+				// location, and minLength 1 refuses only it.
+				out["minLength"] = 1
+				decisions = append(decisions, fmt.Sprintf("minLength 1, maxLength %d (longest %d)", ml, n.maxLen))
+			} else {
+				decisions = append(decisions, fmt.Sprintf("maxLength %d (longest %d; empty seen)", ml, n.maxLen))
+			}
 			switch {
 			case !n.notDate:
 				out["format"] = "date-time"
@@ -586,6 +663,12 @@ func (in *inferrer) schema(n *node, parentObjs *int, ev *Evidence) map[string]an
 			}
 			if f, ok := out["format"].(string); ok {
 				decisions = append(decisions, "format "+f)
+			} else if !n.notToken && (n.lower || n.upper || n.digit || n.punct != "") {
+				out["pattern"] = n.tokenPattern()
+				decisions = append(decisions, "pattern "+n.tokenPattern())
+			} else if !n.hasControl {
+				out["pattern"] = ControlPattern
+				decisions = append(decisions, "pattern: no control or bidi character")
 			}
 		}
 	}
