@@ -45,7 +45,7 @@ func load(sch map[string]any) *gate.Contract {
 	b, err := json.Marshal(sch)
 	ExpectWithOffset(1, err).NotTo(HaveOccurred())
 	fs := fstest.MapFS{
-		"t/contract.yaml": {Data: []byte("tool: t\nversion: \"1\"\nagent_schema: agent.schema.json\nupstream_versions:\n  v1:\n    schema: upstream.schema.json\n    projection:\n      v: \"\"\n")},
+		"t/contract.yaml":        {Data: []byte("tool: t\nversion: \"1\"\nagent_schema: agent.schema.json\nupstream_versions:\n  v1:\n    schema: upstream.schema.json\n    projection:\n      v: \"\"\n")},
 		"t/upstream.schema.json": {Data: b},
 		"t/agent.schema.json":    {Data: []byte(`{"type":"object","additionalProperties":false,"properties":{"v":true}}`)},
 	}
