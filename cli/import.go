@@ -1,13 +1,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/importer"
 	"github.com/airlockdev/airlock/internal/fileio"
 	"github.com/airlockdev/airlock/reports"
@@ -32,16 +32,17 @@ judged by the gate. See docs/import.md.`,
 	return cmd
 }
 
-// importErr maps an importer's error to its exit code: a contract or file
-// that exists, a configuration error or a bad input is usage (2), a
-// folder that cannot be written internal (3).
+// importErr maps an importer's error to its exit code: a folder that
+// cannot be written is internal (3); everything else an import refuses —
+// a contract or file that exists, a configuration error, a description or
+// server answer it cannot use — is usage (2). A cancelled run is left to
+// finish (130).
 func importErr(err error) error {
-	var ce *gate.ConfigError
 	switch {
+	case errors.Is(err, context.Canceled):
+		return err
 	case errors.Is(err, fileio.ErrUnwritable):
 		return internalErr(err)
-	case errors.Is(err, importer.ErrExists), errors.As(err, &ce):
-		return &exitError{code: ExitUsage, err: err}
 	}
 	return &exitError{code: ExitUsage, err: err}
 }
