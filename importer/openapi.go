@@ -600,6 +600,10 @@ func pickJSON(c openapi3.Content) (string, *openapi3.MediaType) {
 func examples(doc *openapi3.T, mt *openapi3.MediaType, op Operation) ([]Example, error) {
 	var out []Example
 	add := func(name, from string, v any) error {
+		v, via := exampleValue(doc, v)
+		if via != "" {
+			from += " (its value a $ref to " + via + ")"
+		}
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
@@ -634,6 +638,32 @@ func examples(doc *openapi3.T, mt *openapi3.MediaType, op Operation) ([]Example,
 		}
 	}
 	return out, nil
+}
+
+// exampleValue follows an example value that is only {"$ref":
+// "#/components/examples/<name>"} to that example's value, as GitHub's
+// description writes them (OpenAPI says an example's value is literal, so
+// the library leaves it alone); at most 8 hops. via names the last
+// example reached.
+func exampleValue(doc *openapi3.T, v any) (any, string) {
+	via := ""
+	for hop := 0; hop < 8; hop++ {
+		m, ok := v.(map[string]any)
+		if !ok || len(m) != 1 {
+			break
+		}
+		ref, ok := m["$ref"].(string)
+		name, found := strings.CutPrefix(ref, "#/components/examples/")
+		if !ok || !found || doc.Components == nil {
+			break
+		}
+		e := doc.Components.Examples[strings.NewReplacer("~1", "/", "~0", "~").Replace(name)]
+		if e == nil || e.Value == nil || e.Value.Value == nil {
+			break
+		}
+		v, via = e.Value.Value, ref
+	}
+	return v, via
 }
 
 func sortedExampleKeys(m openapi3.Examples) []string {
