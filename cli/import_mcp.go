@@ -136,6 +136,9 @@ func runImportMCP(cmd *cobra.Command, e *env, o *importMCPFlags, args []string) 
 		return importErr(err)
 	}
 	printWritten(cmd.OutOrStdout(), cmd.ErrOrStderr(), w)
+	if w.Added {
+		fmt.Fprintf(cmd.OutOrStdout(), "review: current is still %s; set current: %s in contract.yaml when the upstream moves to it\n", w.Previous, o.version)
+	}
 	if len(w.Fixtures) == 0 {
 		fmt.Fprintf(cmd.OutOrStdout(), "review: no call was recorded; give --arguments to keep one as a fixture, or record calls with airlock record\n")
 	}

@@ -170,6 +170,15 @@ func MCP(ctx context.Context, o MCPOptions) (*Draft, error) {
 	if err := finishProjection(d, file, upstream, o.Project); err != nil {
 		return nil, err
 	}
+	var secret []string
+	for _, f := range d.Version.Projection {
+		if o.Redactor.Secret(f.Name) {
+			secret = append(secret, f.Name)
+		}
+	}
+	if len(secret) > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("projected field(s) named like a secret: %s; an agent should rarely see one — drop them from the projection", strings.Join(secret, ", ")))
+	}
 	return d, nil
 }
 
@@ -226,6 +235,9 @@ func quoteAll(ps []string) []string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
 		out[i] = fmt.Sprintf("%q", p)
+		if p == "" {
+			out[i] = `"" (the root)`
+		}
 	}
 	return out
 }
