@@ -137,6 +137,12 @@ func MCP(ctx context.Context, o MCPOptions) (*Draft, error) {
 			body = red
 			d.Notes = append(d.Notes, "redacted before writing the recorded call: "+describeRedactions(found))
 		}
+		var res struct {
+			IsError bool `json:"isError"`
+		}
+		if json.Unmarshal(body, &res) == nil && res.IsError {
+			d.Notes = append(d.Notes, "the recorded call returned isError true (the tool refused it: check --arguments); the gate refuses such a result as transport.mcp_tool_error, so it is written as a near-miss")
+		}
 		d.Examples = append(d.Examples, Example{Name: o.MCPTool, Body: body,
 			From: fmt.Sprintf("tools/call %s %s of %s, recorded by airlock import mcp", o.MCPTool, compact(o.Arguments, o.Redactor), server)})
 	}
