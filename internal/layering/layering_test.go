@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 	"drift": {"fixture", "gate", "reports", "schemadiff", "jsonpointer", "internal/introspect", "internal/schema", "internal/schemawalk"},
 	// importer writes contracts from OpenAPI descriptions, MCP servers and
 	// recorded responses.
-	"importer": {"fixture", "gate", "semantic", "redact", "jsonpointer", "internal/fileio", "internal/manifest", "internal/strictjson"},
+	"importer": {"fixture", "gate", "semantic", "redact", "jsonpointer", "internal/fileio", "internal/manifest", "internal/schema", "internal/strictjson"},
 	// lint reads contracts and fixture trees and reports findings.
 	"lint": {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/manifest", "internal/schema", "internal/schemawalk", "internal/strictjson", "internal/strictyaml", "internal/validator"},
 	// The command line.
