@@ -58,7 +58,7 @@ func DialectOf(doc map[string]any) string {
 // neither comes back equal to doc.
 func To2020(doc map[string]any) (map[string]any, []string) {
 	d := DialectOf(doc)
-	c := &converter{old: d != Draft202012, draft04: d == Draft04, preRefSiblings: d == Draft04 || d == Draft06 || d == Draft07}
+	c := &dialectConverter{old: d != Draft202012, draft04: d == Draft04, preRefSiblings: d == Draft04 || d == Draft06 || d == Draft07}
 	out, _ := c.schema(doc, "").(map[string]any)
 	if out == nil {
 		out = map[string]any{}
@@ -81,14 +81,14 @@ func To2020(doc map[string]any) (map[string]any, []string) {
 	return out, c.notes
 }
 
-type converter struct {
+type dialectConverter struct {
 	old, draft04, preRefSiblings bool
 	unknown                      []string
 	notes                        []string
 }
 
 // schema converts one schema at pointer at (booleans and non-objects pass).
-func (c *converter) schema(v any, at string) any {
+func (c *dialectConverter) schema(v any, at string) any {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return v
@@ -230,7 +230,7 @@ func (c *converter) schema(v any, at string) any {
 	return out
 }
 
-func (c *converter) schemaArray(arr []any, at string) []any {
+func (c *dialectConverter) schemaArray(arr []any, at string) []any {
 	out := make([]any, len(arr))
 	for i, s := range arr {
 		out[i] = c.schema(s, fmt.Sprintf("%s/%d", at, i))
@@ -238,7 +238,7 @@ func (c *converter) schemaArray(arr []any, at string) []any {
 	return out
 }
 
-func (c *converter) schemaMap(v any, at string) any {
+func (c *dialectConverter) schemaMap(v any, at string) any {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return v

@@ -9,7 +9,7 @@ import (
 	"github.com/airlockdev/airlock/importer"
 )
 
-func decode(t *testing.T, s string) map[string]any {
+func decodeT(t *testing.T, s string) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
@@ -72,8 +72,8 @@ func TestTo2020(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, notes := importer.To2020(decode(t, c.in))
-			if want := decode(t, c.want); !reflect.DeepEqual(got, want) {
+			got, notes := importer.To2020(decodeT(t, c.in))
+			if want := decodeT(t, c.want); !reflect.DeepEqual(got, want) {
 				g, _ := json.Marshal(got)
 				t.Errorf("got  %s\nwant %s", g, c.want)
 			}
@@ -90,8 +90,8 @@ func TestTo2020(t *testing.T) {
 // A clean 2020-12 document passes unchanged, $schema and $id included.
 func TestTo2020Unchanged(t *testing.T) {
 	in := `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:x","type":"object","prefixItems":[true],"$defs":{"A":{"type":"string","format":"uuid"}},"properties":{"a":{"$ref":"#/$defs/A","minLength":1}},"dependentRequired":{"a":["b"]}}`
-	got, notes := importer.To2020(decode(t, in))
-	if !reflect.DeepEqual(got, decode(t, in)) || len(notes) != 0 {
+	got, notes := importer.To2020(decodeT(t, in))
+	if !reflect.DeepEqual(got, decodeT(t, in)) || len(notes) != 0 {
 		g, _ := json.Marshal(got)
 		t.Errorf("got %s, notes %q", g, notes)
 	}

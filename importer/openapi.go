@@ -512,14 +512,6 @@ func operationSummary(op *openapi3.Operation, o Operation) string {
 	return oneLine(s, 300)
 }
 
-func quoteAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = strconv.Quote(s)
-	}
-	return out
-}
-
 func sortedKeys(m map[string]any) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {

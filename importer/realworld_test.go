@@ -43,7 +43,7 @@ func description(rel string) string {
 // docs caches each description read, by path: GitHub's takes seconds.
 var docs = map[string]*openapi3.T{}
 
-func load(p string) *openapi3.T {
+func loadSpec(p string) *openapi3.T {
 	if d, ok := docs[p]; ok {
 		return d
 	}
@@ -89,7 +89,7 @@ func importAndRun(cases []imported) (accepted, nearMiss int) {
 	dir := GinkgoT().TempDir()
 	schemas, fixtures := filepath.Join(dir, "schemas"), filepath.Join(dir, "fixtures")
 	for _, c := range cases {
-		doc := load(c.spec)
+		doc := loadSpec(c.spec)
 		d, err := importer.DraftFromOpenAPI(doc, importer.OpenAPIOptions{Spec: c.spec, Operation: c.op, Tool: c.tool, Status: c.status, Project: c.project, API: "vendor", UpstreamVersion: "v1"})
 		Expect(err).NotTo(HaveOccurred(), c.op)
 		w, err := importer.Write(context.Background(), d, importer.WriteOptions{SchemasDir: schemas, FixturesDir: fixtures})
@@ -159,7 +159,7 @@ var _ = Describe("import openapi on public descriptions", func() {
 		dir := GinkgoT().TempDir()
 		o := importer.WriteOptions{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")}
 		for _, v := range []struct{ spec, name string }{{old, "ghes-3.17"}, {neu, "ghes-3.19"}} {
-			d, err := importer.DraftFromOpenAPI(load(v.spec), importer.OpenAPIOptions{Spec: v.spec, Operation: "repos/get", Tool: "repository", API: "github", UpstreamVersion: v.name})
+			d, err := importer.DraftFromOpenAPI(loadSpec(v.spec), importer.OpenAPIOptions{Spec: v.spec, Operation: "repos/get", Tool: "repository", API: "github", UpstreamVersion: v.name})
 			Expect(err).NotTo(HaveOccurred())
 			w, err := importer.Write(context.Background(), d, o)
 			Expect(err).NotTo(HaveOccurred())
@@ -176,7 +176,7 @@ var _ = Describe("import openapi on public descriptions", func() {
 		Expect(filepath.Join(o.SchemasDir, "_components", "github", "ghes-3.19", "full-repository.schema.json")).To(BeAnExistingFile())
 
 		// The same version again is refused, and changes nothing.
-		d, err := importer.DraftFromOpenAPI(load(neu), importer.OpenAPIOptions{Spec: neu, Operation: "repos/get", Tool: "repository", API: "github", UpstreamVersion: "ghes-3.19"})
+		d, err := importer.DraftFromOpenAPI(loadSpec(neu), importer.OpenAPIOptions{Spec: neu, Operation: "repos/get", Tool: "repository", API: "github", UpstreamVersion: "ghes-3.19"})
 		Expect(err).NotTo(HaveOccurred())
 		before, err := os.ReadFile(filepath.Join(o.SchemasDir, "repository", "contract.yaml"))
 		Expect(err).NotTo(HaveOccurred())
