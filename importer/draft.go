@@ -129,6 +129,7 @@ type Written struct {
 
 // WrittenFixture is one example written as a fixture.
 type WrittenFixture struct {
+	// Path is the body's OS path.
 	Path string
 	// Kind is fixture.KindAccepted or fixture.KindNearMiss.
 	Kind string
@@ -211,7 +212,7 @@ func Write(ctx context.Context, d *Draft, o WriteOptions) (*Written, error) {
 	if err != nil {
 		return nil, err
 	}
-	fixtures, err := judge(ctx, c, d, w)
+	fixtures, err := judge(ctx, c, d, w, o.FixturesDir)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +292,7 @@ func (o overlay) Open(name string) (fs.File, error) {
 
 // judge checks every example against the proven contract and returns the
 // fixture files by folder.
-func judge(ctx context.Context, c *gate.Contract, d *Draft, w *Written) (map[string][]File, error) {
+func judge(ctx context.Context, c *gate.Contract, d *Draft, w *Written, fixturesDir string) (map[string][]File, error) {
 	out := map[string][]File{}
 	used := map[string]bool{}
 	for _, ex := range d.Examples {
@@ -320,7 +321,7 @@ func judge(ctx context.Context, c *gate.Contract, d *Draft, w *Written) (map[str
 		files = append(files, File{Path: name + ".json", Data: ex.Body}, File{Path: name + fixture.MetaSuffix, Data: fixture.MarshalMeta(m, comment)})
 		folder := filepath.Join(d.Tool, d.Version.Name, kind)
 		out[folder] = append(out[folder], files...)
-		wf.Path = filepath.Join(folder, name+".json")
+		wf.Path = filepath.Join(fixturesDir, folder, name+".json")
 		w.Fixtures = append(w.Fixtures, wf)
 	}
 	return out, nil

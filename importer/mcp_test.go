@@ -115,11 +115,11 @@ func TestImportMCPStructured(t *testing.T) {
 	if len(w.Fixtures) != 1 || w.Fixtures[0].Kind != fixture.KindAccepted {
 		t.Fatalf("fixtures: %+v", w.Fixtures)
 	}
-	body, err := os.ReadFile(filepath.Join(dir, "fixtures", w.Fixtures[0].Path))
+	body, err := os.ReadFile(w.Fixtures[0].Path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "fixtures", strings.TrimSuffix(w.Fixtures[0].Path, ".json")+fixture.GoldenSuffix)); err != nil {
+	if _, err := os.Stat(strings.TrimSuffix(w.Fixtures[0].Path, ".json") + fixture.GoldenSuffix); err != nil {
 		t.Errorf("no golden: %v", err)
 	}
 	if n := runTree(t, dir); n != 1 {
