@@ -107,23 +107,23 @@ sarif-schema:
 # (git-ignored), only the files named here: GitHub's REST API description
 # (OpenAPI 3.0.3; api.github.com and two GitHub Enterprise Server releases, 3.17 and
 # 3.19, as two upstream versions of one API) from @octokit/openapi; the Train Travel
-# API and the petstore (OpenAPI 3.1) from @readme/oas-examples; Scalar's Galaxy
-# (OpenAPI 3.1.1) from @scalar/galaxy. A package is fetched again only when its folder
-# lacks the .complete mark. The specs find them there or under $$AIRLOCK_OPENAPI_DIR;
+# API and the petstore (OpenAPI 3.1, 3.0 and Swagger 2.0) from @readme/oas-examples;
+# Scalar's Galaxy (OpenAPI 3.1.1) from @scalar/galaxy. A package is fetched again only
+# when its folder's .complete mark does not list the files named here. The specs find them there or under $$AIRLOCK_OPENAPI_DIR;
 # without them they are skipped, except under CI=true.
 OPENAPI_DIR := .ci/node/openapi
 OPENAPI_PACKAGES := \
 	@octokit/openapi@23.0.2:package/LICENSE,package/generated/api.github.com.json,package/generated/ghes-3.17.json,package/generated/ghes-3.19.json \
-	@readme/oas-examples@8.2.2:package/package.json,package/3.1/json/train-travel.json,package/3.1/json/petstore.json,package/3.0/json/petstore.json \
+	@readme/oas-examples@8.2.2:package/package.json,package/3.1/json/train-travel.json,package/3.1/json/petstore.json,package/3.0/json/petstore.json,package/2.0/json/petstore.json \
 	@scalar/galaxy@0.6.12:package/LICENSE,package/dist/3.1.json
 openapi-descriptions:
 	@set -e; for s in $(OPENAPI_PACKAGES); do \
 	  pkg=$${s%%:*}; files=$${s#*:}; name=$${pkg%@*}; ver=$${pkg##*@}; \
 	  dir=$(OPENAPI_DIR)/$$(printf %s "$$name" | tr -d @ | tr / -)-$$ver; \
-	  if [ ! -f $$dir/.complete ]; then \
+	  if [ "$$(cat $$dir/.complete 2>/dev/null)" != "$$files" ]; then \
 	    tmp=$$(mktemp -d); \
 	    (cd $$tmp && npm pack --silent --loglevel=error $$pkg >/dev/null && mkdir x && tar -xzf ./*.tgz -C x $$(printf %s "$$files" | tr , ' ')); \
-	    rm -rf $$dir; mkdir -p $(OPENAPI_DIR); mv $$tmp/x/package $$dir; touch $$dir/.complete; rm -rf $$tmp; \
+	    rm -rf $$dir; mkdir -p $(OPENAPI_DIR); mv $$tmp/x/package $$dir; printf %s "$$files" > $$dir/.complete; rm -rf $$tmp; \
 	  fi; \
 	done
 

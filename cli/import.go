@@ -69,8 +69,12 @@ func printWritten(out, errw io.Writer, w *importer.Written) {
 		if at == "" {
 			at = `"" (the whole value)`
 		}
-		fmt.Fprintf(errw, "warning: the vendor's example %s fails its own schema at %s: %s (%s); written as a near-miss\n",
-			reports.Line(f.Path), reports.Line(at), reports.Line(f.Reason), reports.Line(f.Message))
+		what := "fails its own schema"
+		if w.ExampleSource != "the vendor's example" {
+			what = "is refused by the contract"
+		}
+		fmt.Fprintf(errw, "warning: %s %s %s at %s: %s (%s); written as a near-miss\n",
+			reports.Line(w.ExampleSource), reports.Line(f.Path), what, reports.Line(at), reports.Line(f.Reason), reports.Line(f.Message))
 	}
 	if len(w.Fixtures) > 0 {
 		fmt.Fprintf(out, "examples: %d accepted, %d near-miss\n", accepted, near)

@@ -141,6 +141,21 @@ var _ = Describe("the conversion of an OpenAPI schema to JSON Schema 2020-12", f
 		Expect(c["Ref.schema.json"]).NotTo(HaveKey("unevaluatedProperties"))
 	})
 
+	It("with --closed closes every object schema but an allOf branch, in a folder of its own", func() {
+		doc := spec("3.0.3", `{"$ref": "#/components/schemas/Cat"}`,
+			`"Pet": {"type": "object", "properties": {"name": {"type": "string"}}},
+			 "Cat": {"allOf": [{"$ref": "#/components/schemas/Pet"}, {"type": "object", "properties": {"lives": {"type": "integer"}}}]},
+			 "Tag": {"type": "object", "properties": {"k": {"type": "string"}}}`)
+		doc.Components.Schemas["Cat"].Value.AllOf[1].Value.Properties["tag"] = openapi3.NewSchemaRef("#/components/schemas/Tag", doc.Components.Schemas["Tag"].Value)
+		d, err := importer.DraftFromOpenAPI(doc, importer.OpenAPIOptions{Operation: "getThing", Tool: "thing", API: "test", Closing: importer.CloseAll})
+		Expect(err).NotTo(HaveOccurred())
+		c := converted(d)
+		Expect(c["upstream"]["$ref"]).To(Equal("../_components/test/1.0.closed/Cat.schema.json"))
+		Expect(c["Pet.schema.json"]).NotTo(HaveKey("unevaluatedProperties"), "an allOf branch stays open")
+		Expect(c["Cat.schema.json"]["unevaluatedProperties"]).To(BeNil(), "Cat has no properties of its own")
+		Expect(c["Tag.schema.json"]["unevaluatedProperties"]).To(Equal(false))
+	})
+
 	It("says which operations are closest when the operation is unknown", func() {
 		_, err := importer.DraftFromOpenAPI(spec("3.0.3", `{"type": "object"}`, ""), importer.OpenAPIOptions{Operation: "getThings", Tool: "thing"})
 		Expect(err).To(MatchError(importer.ErrUnknownOperation))

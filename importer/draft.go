@@ -61,6 +61,9 @@ type Draft struct {
 	Examples []Example
 	// Notes are what the owner must still decide; Write returns them.
 	Notes []string
+	// ExampleSource names the examples in warnings ("" means "the
+	// vendor's example").
+	ExampleSource string
 }
 
 // Format is one entry of a format policy (docs/contracts.md, "Format
@@ -125,6 +128,9 @@ type Written struct {
 	Fixtures []WrittenFixture
 	// Notes are the draft's notes.
 	Notes []string
+	// ExampleSource names the examples in warnings: the draft's, or "the
+	// vendor's example".
+	ExampleSource string
 }
 
 // WrittenFixture is one example written as a fixture.
@@ -166,7 +172,10 @@ func Write(ctx context.Context, d *Draft, o WriteOptions) (*Written, error) {
 	if !semantic.ValidName(d.Tool) {
 		return nil, fmt.Errorf("tool name %q: want ^[a-z][a-z0-9_]{0,63}$", d.Tool)
 	}
-	w := &Written{Contract: filepath.Join(o.SchemasDir, d.Tool), Notes: d.Notes}
+	w := &Written{Contract: filepath.Join(o.SchemasDir, d.Tool), Notes: d.Notes, ExampleSource: d.ExampleSource}
+	if w.ExampleSource == "" {
+		w.ExampleSource = "the vendor's example"
+	}
 	schemaName := "upstream." + d.Version.Name + ".schema.json"
 	upstream, err := schemaFile(d.Version.Schema)
 	if err != nil {

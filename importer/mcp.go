@@ -111,7 +111,7 @@ func MCP(ctx context.Context, o MCPOptions) (*Draft, error) {
 		return nil, fmt.Errorf("%w: %s does not offer tool %q; tools/list, closest first: %s", ErrInput, s.source, o.MCPTool, strings.Join(closest(o.MCPTool, names), ", "))
 	}
 
-	d := &Draft{Tool: o.Tool, Protocol: "mcp", Version: Version{Name: o.UpstreamVersion}}
+	d := &Draft{Tool: o.Tool, Protocol: "mcp", Version: Version{Name: o.UpstreamVersion}, ExampleSource: "the recorded call"}
 	d.Description = tool.Description
 	init := s.session.InitializeResult()
 	server := "an MCP server"

@@ -136,7 +136,7 @@ func loadData(ctx context.Context, spec string, data []byte) (*openapi3.T, error
 	switch {
 	case strings.HasPrefix(head.Swagger, "2."):
 		var d2 openapi2.T
-		if err := yaml.Unmarshal(data, &d2); err != nil {
+		if err := openapi2.UnmarshalFromData(data, &d2); err != nil {
 			return nil, fmt.Errorf("%w %s: Swagger %s: %v", ErrDescription, spec, head.Swagger, err)
 		}
 		d3, err := openapi2conv.ToV3(&d2)

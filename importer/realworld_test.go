@@ -16,8 +16,11 @@ import (
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/importer"
 	"github.com/airlockdev/airlock/internal/conformance"
+	"github.com/airlockdev/airlock/mutate"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/runner"
+	"github.com/airlockdev/airlock/schemadiff"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // The public descriptions make openapi-descriptions installs from npm
@@ -116,6 +119,17 @@ func importAndRun(cases []imported) (accepted, nearMiss int) {
 		Expect(tc.Status).To(Equal(reports.Passed), "%s %s %s: %s", tc.Tool, tc.Suite, tc.Name, tc.Message)
 	}
 	Expect(res.Fixtures).To(Equal(accepted + nearMiss))
+
+	// The mutation score of what was imported, reported; some mutants of
+	// the accepted examples must be killed, or the contract checks nothing.
+	if accepted > 0 {
+		m, err := mutate.Mutate(context.Background(), mutate.Options{SchemasDir: schemas, FixturesDir: fixtures})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Broken).To(BeEmpty())
+		killed := len(m.Results) - len(m.Survivors())
+		Expect(killed).To(BeNumerically(">", 0))
+		AddReportEntry("mutation", fmt.Sprintf("%d mutants, %d killed, %d not killed (score %.1f%%)", len(m.Results), killed, len(m.Survivors()), 100*float64(killed)/float64(len(m.Results))))
+	}
 	return accepted, nearMiss
 }
 
@@ -153,6 +167,45 @@ var _ = Describe("import openapi on public descriptions", func() {
 		AddReportEntry("3.1 examples", fmt.Sprintf("%d accepted, %d near-miss", acc, near))
 	})
 
+	It("reads the petstore as Swagger 2.0 (through kin-openapi's openapi2conv) and as OpenAPI 3.0 into the same contract", func() {
+		var schemas [2]string
+		for i, rel := range []string{"readme-oas-examples-8.2.2/2.0/json/petstore.json", "readme-oas-examples-8.2.2/3.0/json/petstore.json"} {
+			p := description(rel)
+			dir := GinkgoT().TempDir()
+			d, err := importer.ImportOpenAPI(context.Background(), importer.OpenAPIOptions{Spec: p, Operation: "getPetById", Tool: "pet", API: "petstore", UpstreamVersion: "v1"})
+			Expect(err).NotTo(HaveOccurred(), rel)
+			Expect(d.Version.Projection).To(ContainElement(importer.Field{Name: "name", Pointer: "/name"}))
+			w, err := importer.Write(context.Background(), d, importer.WriteOptions{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")})
+			Expect(err).NotTo(HaveOccurred(), rel)
+			Expect(w.Files).To(ContainElement(HaveSuffix("Pet.schema.json")))
+			b, err := os.ReadFile(filepath.Join(dir, "schemas", "_components", "petstore", "v1", "Pet.schema.json"))
+			Expect(err).NotTo(HaveOccurred())
+			schemas[i] = string(b)
+			c, err := gate.LoadDir(filepath.Join(dir, "schemas", "pet"), gate.Options{})
+			Expect(err).NotTo(HaveOccurred())
+			v, err := c.Check(context.Background(), gate.Response{Status: 200, ContentType: "application/json", Body: strings.NewReader(`{"id": 10, "name": "doggie", "photoUrls": ["a"], "status": "sold"}`)},
+				gate.Call{Request: semantic.Request{ID: "r"}})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(v.Admitted).To(BeTrue(), "%s: %s %s", rel, v.Reason, v.Audit.Message)
+			v, err = c.Check(context.Background(), gate.Response{Status: 200, ContentType: "application/json", Body: strings.NewReader(`{"id": 10, "name": "doggie", "photoUrls": ["a"], "status": "lost"}`)},
+				gate.Call{Request: semantic.Request{ID: "r"}})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(v.Reason).To(Equal("schema.enum"), rel)
+		}
+		// The two files are not the same description (the 3.0 one adds
+		// readOnly, default and example to id): the same members, the same
+		// required ones, the same bounds on id.
+		var pets [2]map[string]any
+		for i := range schemas {
+			Expect(json.Unmarshal([]byte(schemas[i]), &pets[i])).To(Succeed())
+		}
+		Expect(pets[0]["required"]).To(Equal(pets[1]["required"]))
+		Expect(pets[0]["properties"]).To(HaveLen(len(pets[1]["properties"].(map[string]any))))
+		for _, k := range []string{"type", "minimum", "maximum"} {
+			Expect(pets[0]["properties"].(map[string]any)["id"]).To(HaveKeyWithValue(k, pets[1]["properties"].(map[string]any)["id"].(map[string]any)[k]))
+		}
+	})
+
 	It("adds GitHub Enterprise Server 3.19 beside 3.17 as a new upstream version, sharing nothing between them", func() {
 		old := description("octokit-openapi-23.0.2/generated/ghes-3.17.json")
 		neu := description("octokit-openapi-23.0.2/generated/ghes-3.19.json")
@@ -171,6 +224,21 @@ var _ = Describe("import openapi on public descriptions", func() {
 		c, err := gate.LoadDir(filepath.Join(o.SchemasDir, "repository"), gate.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(c.UpstreamVersions()).To(ConsistOf("ghes-3.17", "ghes-3.19"))
+
+		// secret-scanning/get-alert changed between the two releases: the
+		// diff of the two imported versions says how.
+		for _, v := range []struct{ spec, name string }{{old, "ghes-3.17"}, {neu, "ghes-3.19"}} {
+			d, err := importer.DraftFromOpenAPI(loadSpec(v.spec), importer.OpenAPIOptions{Spec: v.spec, Operation: "secret-scanning/get-alert", Tool: "secret_alert", API: "github", UpstreamVersion: v.name})
+			Expect(err).NotTo(HaveOccurred())
+			_, err = importer.Write(context.Background(), d, o)
+			Expect(err).NotTo(HaveOccurred())
+		}
+		diff, err := schemadiff.UpstreamVersions(o.SchemasDir, "secret_alert", "ghes-3.17", "ghes-3.19", gate.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(diff.Count(reports.ContractChange)).To(BeNumerically(">", 0))
+		var b strings.Builder
+		Expect(reports.WriteDiffText(&b, diff)).To(Succeed())
+		AddReportEntry("secret-scanning/get-alert, GHES 3.17 → 3.19", b.String())
 		Expect(c.Current()).To(Equal("ghes-3.17"))
 		Expect(filepath.Join(o.SchemasDir, "_components", "github", "ghes-3.17", "full-repository.schema.json")).To(BeAnExistingFile())
 		Expect(filepath.Join(o.SchemasDir, "_components", "github", "ghes-3.19", "full-repository.schema.json")).To(BeAnExistingFile())

@@ -52,7 +52,7 @@ func CheckFormatName(name string) error {
 		return nil
 	}
 	if bounds, ok := openAPIFormats[name]; ok {
-		return fmt.Errorf("format %q is OpenAPI, not JSON Schema 2020-12, and the validator ignores it: write %s instead (airlock import openapi, a later release, will rewrite it for you)", name, bounds)
+		return fmt.Errorf("format %q is OpenAPI, not JSON Schema 2020-12, and the validator ignores it: write %s instead (airlock import openapi does when it imports a description; see docs/import.md)", name, bounds)
 	}
 	if slices.Contains(uncheckedFormats, name) {
 		return fmt.Errorf("format %q is JSON Schema 2020-12 but the validator has no checker for it, so it would admit any string; bound the value with pattern and maxLength instead", name)

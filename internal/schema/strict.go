@@ -110,7 +110,7 @@ var replaced = map[string]string{
 	"id":               `"$id"`,
 }
 
-const importNote = " (airlock import openapi, a later release, will rewrite it for you)"
+const importNote = " (airlock import openapi rewrites it when it imports a description; see docs/import.md)"
 
 // checker walks the schema documents of one contract. Its pattern budget
 // spans every document it checks.
