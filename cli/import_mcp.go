@@ -48,7 +48,7 @@ gate admits it, near-miss with the gate's reason when it does not.
 The projection is --project FIELD=/pointer (repeatable) or, by default, every top-level
 scalar member; the objects on the projected paths are closed. The contract is proven
 before anything is written: it must load and every example is judged. Each "review:"
-line printed is a decision left to you. See docs/import-mcp.md.
+line printed is a decision left to you. See docs/import.md.
 
 Exit codes: 0 written (near-miss examples included), 2 usage error, bad input, a tool the
 server does not offer, a result that cannot make a contract, or a contract or upstream

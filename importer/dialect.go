@@ -67,7 +67,7 @@ func To2020(doc map[string]any) (map[string]any, []string) {
 		delete(out, "$schema")
 		delete(out, "$id")
 		if d != "" {
-			c.notes = append(c.notes, fmt.Sprintf("the outputSchema declares JSON Schema %s; converted to 2020-12 (docs/import-mcp.md, \"Dialect\")", d))
+			c.notes = append(c.notes, fmt.Sprintf("the outputSchema declares JSON Schema %s; converted to 2020-12 (docs/import.md, \"Dialect\")", d))
 		}
 	}
 	if len(c.unknown) > 0 {
