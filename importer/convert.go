@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -80,7 +81,7 @@ func (c *converter) ref(sr *openapi3.SchemaRef, from string) any {
 }
 
 // componentName is what a component file may be named.
-var componentName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+var componentName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_.-]+`) })
 
 // component returns the file of the component a $ref names, converting
 // it (once) when it is first reached.
@@ -100,7 +101,7 @@ func (c *converter) component(ref string, s *openapi3.Schema) string {
 	if u, err := url.PathUnescape(name); err == nil {
 		name = u
 	}
-	name = strings.Trim(componentName.ReplaceAllString(name, "-"), "-.")
+	name = strings.Trim(componentName().ReplaceAllString(name, "-"), "-.")
 	if name == "" {
 		name = "schema"
 	}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
@@ -328,11 +329,11 @@ func DraftFromOpenAPI(doc *openapi3.T, o OpenAPIOptions) (*Draft, error) {
 	version := o.UpstreamVersion
 	if version == "" {
 		version = "v1"
-		if doc.Info != nil && versionName.MatchString(doc.Info.Version) {
+		if doc.Info != nil && versionName().MatchString(doc.Info.Version) {
 			version = doc.Info.Version
 		}
 	}
-	if !versionName.MatchString(version) {
+	if !versionName().MatchString(version) {
 		return nil, fmt.Errorf("upstream version %q: want ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", version)
 	}
 	api := o.API
@@ -342,7 +343,7 @@ func DraftFromOpenAPI(doc *openapi3.T, o OpenAPIOptions) (*Draft, error) {
 	if api == "" {
 		api = "api"
 	}
-	if !folderName.MatchString(api) {
+	if !folderName().MatchString(api) {
 		return nil, fmt.Errorf("API name %q: want ^[a-z0-9][a-z0-9._-]{0,63}$", api)
 	}
 	closing := o.Closing
@@ -457,8 +458,8 @@ var vendorFormatsWhy = []string{
 }
 
 var (
-	versionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	folderName  = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+	versionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
+	folderName  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`) })
 )
 
 // slug makes a title a folder name: lower case, runs of other characters

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // A large description costs kin-openapi's document model about 40–50
@@ -26,7 +27,7 @@ import (
 var keyed = map[string]bool{"paths": true, "definitions": true, "parameters": true, "responses": true,
 	"x-webhooks": true, "webhooks": true}
 
-var refString = regexp.MustCompile(`"\$ref"\s*:\s*"(#[^"]*)"`)
+var refString = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"\$ref"\s*:\s*"(#[^"]*)"`) })
 
 // pruneJSON returns the description cut to the operation named op
 // (operationId or "METHOD /path") and what it reaches, and the list of
@@ -97,7 +98,7 @@ func pruneJSON(raw []byte, op string) (pruned []byte, ops []Operation, ok bool) 
 		if !bytes.Contains(b, []byte(`"$ref"`)) {
 			continue
 		}
-		for _, m := range refString.FindAllSubmatch(b, -1) {
+		for _, m := range refString().FindAllSubmatch(b, -1) {
 			toks := strings.Split(strings.TrimPrefix(string(m[1]), "#/"), "/")
 			for i, t := range toks {
 				toks[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(t)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -42,7 +43,7 @@ const (
 // componentFolder is what a folder below ComponentsFolder may be named, and
 // MaxComponentDepth the most segments (folders and the file) of a
 // component's path below it.
-var componentFolder = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var componentFolder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 // MaxComponentDepth is the most slash-separated segments of a component's
 // path below ComponentsFolder, its file name included.
@@ -58,7 +59,7 @@ func componentPath(rel string) bool {
 		return false
 	}
 	for _, f := range segs[:len(segs)-1] {
-		if !componentFolder.MatchString(f) {
+		if !componentFolder().MatchString(f) {
 			return false
 		}
 	}
