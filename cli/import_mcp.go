@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -108,13 +107,11 @@ func runImportMCP(cmd *cobra.Command, e *env, o *importMCPFlags, args []string) 
 			opts.Header.Add(k, v)
 		}
 	}
-	for _, p := range o.project {
-		name, ptr, ok := strings.Cut(p, "=")
-		if !ok || !semantic.ValidName(name) || (ptr != "" && !strings.HasPrefix(ptr, "/")) {
-			return usageErr("--project %q: want FIELD=/json/pointer with FIELD matching ^[a-z][a-z0-9_]{0,63}$", p)
-		}
-		opts.Project = append(opts.Project, importer.Field{Name: name, Pointer: ptr})
+	fields, err := projectFlags(o.project)
+	if err != nil {
+		return err
 	}
+	opts.Project = fields
 	d, err := importer.MCP(cmd.Context(), opts)
 	if err != nil {
 		if errors.Is(err, importer.ErrServer) {

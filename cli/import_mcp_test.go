@@ -64,7 +64,7 @@ func TestImportMCPExitCodes(t *testing.T) {
 	}
 	ok := append([]string{"--tool", "weather", "--mcp-tool", "get-structured-content", "--arguments", `{"location":"Chicago"}`}, server...)
 	code, out, errs := run(ok...)
-	if code != ExitOK || !strings.Contains(out, "examples: 1 accepted, 0 near-miss") || !strings.Contains(out, "review: projection chose 3 top-level field(s)") {
+	if code != ExitOK || !strings.Contains(out, "examples: 1 accepted, 0 near-miss") || !strings.Contains(out, "review: projection chose 3 top-level scalar fields") {
 		t.Errorf("import: exit %d\n%s%s", code, out, errs)
 	}
 	if code, _, errs = run(ok...); code != ExitUsage || !strings.Contains(errs, "already exists") {

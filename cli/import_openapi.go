@@ -9,6 +9,7 @@ import (
 	"github.com/airlockdev/airlock/importer"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/schemadiff"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 func newImportOpenAPICmd(e *env) *cobra.Command {
@@ -98,14 +99,15 @@ written. See docs/import.md.`,
 	return cmd
 }
 
-// projectFlags reads --project FIELD=/pointer entries; nil when none.
+// projectFlags reads --project FIELD=/pointer entries (import openapi,
+// import mcp, infer); nil when none.
 func projectFlags(entries []string) ([]importer.Field, error) {
 	var out []importer.Field
 	seen := map[string]bool{}
 	for _, p := range entries {
 		name, ptr, ok := strings.Cut(p, "=")
-		if !ok || name == "" {
-			return nil, usageErr("--project %q: want FIELD=/pointer", p)
+		if !ok || !semantic.ValidName(name) {
+			return nil, usageErr("--project %q: want FIELD=/pointer, FIELD matching ^[a-z][a-z0-9_]{0,63}$", p)
 		}
 		if seen[name] {
 			return nil, usageErr("--project: field %q given twice", name)

@@ -151,12 +151,8 @@ func runInfer(cmd *cobra.Command, e *env, a inferArgs) error {
 	var notes []string
 	switch {
 	case len(a.project) > 0:
-		for _, p := range a.project {
-			name, ptr, ok := strings.Cut(p, "=")
-			if !ok || name == "" || !strings.HasPrefix(ptr, "/") {
-				return usageErr("--project %q: want FIELD=/pointer", p)
-			}
-			fields = append(fields, importer.Field{Name: name, Pointer: ptr})
+		if fields, err = projectFlags(a.project); err != nil {
+			return err
 		}
 	case existing != nil:
 		pf, _ := existing.Projection(existing.Current())
@@ -164,30 +160,16 @@ func runInfer(cmd *cobra.Command, e *env, a inferArgs) error {
 			fields = append(fields, importer.Field{Name: f.Field, Pointer: f.Pointer.String()})
 		}
 		notes = append(notes, fmt.Sprintf("projection: the current version %s's, kept so the contract's agent schema still fits; check each pointer against the inferred schema", existing.Current()))
-	default:
-		var skippedMembers []string
-		fields, skippedMembers, err = set.DefaultProjection(file)
-		if err != nil {
-			return internalErr(err)
-		}
-		if len(fields) == 0 {
-			return usageErr("the samples have no top-level scalar member to project by default; name the fields with --project FIELD=/pointer")
-		}
-		var names []string
-		for _, f := range fields {
-			names = append(names, f.Name)
-		}
-		n := fmt.Sprintf("projection: every top-level scalar member (%s); decide which the agent needs", strings.Join(names, ", "))
-		if len(skippedMembers) > 0 {
-			n += fmt.Sprintf("; not projected: %s (objects, arrays or names that do not fit; use --project /a/b)", strings.Join(skippedMembers, ", "))
-		}
-		notes = append(notes, n)
 	}
 	var agent map[string]any
 	if existing == nil {
-		if agent, err = set.AgentSchema(file, fields); err != nil {
+		// The inferred schema is closed already: nothing to close along.
+		p, err := set.Project(file, fields, false)
+		if err != nil {
 			return usageErr("%v", err)
 		}
+		fields, agent = p.Fields, p.Agent
+		notes = append(notes, p.Notes...)
 	}
 	notes = append(notes, inferNotes(ev)...)
 	for _, s := range skipped {

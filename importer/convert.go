@@ -30,9 +30,11 @@ import (
 //     validator does not check (binary, byte, password, a vendor's own)
 //     is dropped and listed, since the contract loader refuses unknown
 //     formats rather than ignore them.
-//   - discriminator beside oneOf/anyOf: each branch that is a $ref gets
-//     properties {<propertyName>: {const: <value>}} and requires the
-//     property, the value from mapping or else the component's name.
+//   - discriminator beside oneOf/anyOf with a mapping: each branch that
+//     is a $ref the mapping names gets properties {<propertyName>:
+//     {const: <value>}} (enum for several) and requires the property.
+//     Without a mapping nothing is added: the implicit values are the
+//     components' names, which real APIs often do not send.
 //   - writeOnly members are taken out of required: a response does not
 //     send them (OpenAPI 3.0.3, "Fixed Fields" of the Schema Object).
 //   - a pattern that Go's RE2 cannot compile (lookaround, backreferences)
@@ -490,6 +492,13 @@ func (c *converter) discriminated(s *openapi3.Schema, branches openapi3.SchemaRe
 		}
 		values[ref] = append(values[ref], v)
 	}
+	if len(d.Mapping) == 0 {
+		// The implicit value is the component's name, which real APIs
+		// often do not send (GitHub's user_view_type is "public", its
+		// component public-user): requiring it would refuse real traffic.
+		c.notConverted = append(c.notConverted, fmt.Sprintf("discriminator %q has no mapping: not converted (its implicit values, the components' names, are often not what the API sends); the branches stay as written", d.PropertyName))
+		return out
+	}
 	for i, b := range branches {
 		if b == nil || b.Ref == "" {
 			c.notConverted = append(c.notConverted, "an inline branch of a discriminated oneOf/anyOf keeps no discriminator value: "+d.PropertyName)
@@ -497,8 +506,8 @@ func (c *converter) discriminated(s *openapi3.Schema, branches openapi3.SchemaRe
 		}
 		vals := values[b.Ref]
 		if len(vals) == 0 {
-			name := b.Ref[strings.LastIndex(b.Ref, "/")+1:]
-			vals = []any{name}
+			c.notConverted = append(c.notConverted, fmt.Sprintf("discriminator %q: the mapping names no value for %s; that branch stays as written", d.PropertyName, b.Ref))
+			continue
 		}
 		m := out[i].(map[string]any)
 		var prop map[string]any

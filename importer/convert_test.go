@@ -86,15 +86,25 @@ var _ = Describe("the conversion of an OpenAPI schema to JSON Schema 2020-12", f
 			`{"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}, "secret": {"type": "string", "writeOnly": true}}}`),
 	)
 
-	It("turns a discriminator into a const per branch, from mapping or the component's name", func() {
+	It("leaves a discriminator without mapping alone: the components' names are not what APIs send", func() {
+		d := draft(spec("3.0.3", `{"type": "object", "properties": {"id": {"type": "string"}, "user": {"oneOf": [{"$ref": "#/components/schemas/public-user"}, {"$ref": "#/components/schemas/private-user"}],
+		  "discriminator": {"propertyName": "user_view_type"}}}}`,
+			`"public-user": {"type": "object", "properties": {"user_view_type": {"type": "string"}}}, "private-user": {"type": "object", "properties": {"user_view_type": {"type": "string"}}}`),
+			importer.Field{Name: "id", Pointer: "/id"})
+		Expect(jsonOf(converted(d)["upstream"]["properties"].(map[string]any)["user"])).To(MatchJSON(`{"oneOf": [
+		  {"$ref": "../_components/test/1.0/public-user.schema.json"}, {"$ref": "../_components/test/1.0/private-user.schema.json"}]}`))
+		Expect(d.Notes).To(ContainElement(ContainSubstring(`discriminator "user_view_type" has no mapping: not converted`)))
+	})
+
+	It("turns a discriminator's mapping into a const per branch", func() {
 		d := draft(spec("3.0.3", `{"type": "object", "properties": {"id": {"type": "string"}, "pet": {"oneOf": [{"$ref": "#/components/schemas/Cat"}, {"$ref": "#/components/schemas/Dog"}],
-		  "discriminator": {"propertyName": "kind", "mapping": {"cat": "#/components/schemas/Cat"}}}}}`,
+		  "discriminator": {"propertyName": "kind", "mapping": {"cat": "#/components/schemas/Cat", "dog": "Dog", "hound": "Dog"}}}}}`,
 			`"Cat": {"type": "object", "properties": {"kind": {"type": "string"}}}, "Dog": {"type": "object", "properties": {"kind": {"type": "string"}}}`),
 			importer.Field{Name: "id", Pointer: "/id"})
 		c := converted(d)
 		Expect(jsonOf(c["upstream"]["properties"].(map[string]any)["pet"])).To(MatchJSON(`{"oneOf": [
 		  {"$ref": "../_components/test/1.0/Cat.schema.json", "properties": {"kind": {"const": "cat"}}, "required": ["kind"]},
-		  {"$ref": "../_components/test/1.0/Dog.schema.json", "properties": {"kind": {"const": "Dog"}}, "required": ["kind"]}]}`))
+		  {"$ref": "../_components/test/1.0/Dog.schema.json", "properties": {"kind": {"enum": ["dog", "hound"]}}, "required": ["kind"]}]}`))
 		Expect(c).To(HaveKey("Cat.schema.json"))
 		Expect(c).To(HaveKey("Dog.schema.json"))
 	})

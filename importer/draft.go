@@ -172,7 +172,7 @@ func Write(ctx context.Context, d *Draft, o WriteOptions) (*Written, error) {
 	if !semantic.ValidName(d.Tool) {
 		return nil, fmt.Errorf("tool name %q: want ^[a-z][a-z0-9_]{0,63}$", d.Tool)
 	}
-	w := &Written{Contract: filepath.Join(o.SchemasDir, d.Tool), Notes: d.Notes, ExampleSource: d.ExampleSource}
+	w := &Written{Contract: filepath.Join(o.SchemasDir, d.Tool), Notes: slices.Clone(d.Notes), ExampleSource: d.ExampleSource}
 	if w.ExampleSource == "" {
 		w.ExampleSource = "the vendor's example"
 	}
@@ -225,6 +225,15 @@ func Write(ctx context.Context, d *Draft, o WriteOptions) (*Written, error) {
 	if err != nil {
 		return nil, err
 	}
+	admitted := 0
+	for _, f := range w.Fixtures {
+		if f.Kind == fixture.KindAccepted {
+			admitted++
+		}
+	}
+	if admitted == 0 {
+		w.Notes = append(w.Notes, fmt.Sprintf("no accepted fixture for %s %s: record a real response (airlock record), promote it (airlock promote FIXTURE --to accepted) and write its golden (airlock run --update)", d.Tool, d.Version.Name))
+	}
 
 	// Everything is known: write components, contract, fixtures.
 	if err := writeFolders(ctx, o.SchemasDir, componentsByFolder(o.SchemasDir, d.Components), w); err != nil {
@@ -275,6 +284,13 @@ func prove(d *Draft, o WriteOptions, old, newManifest []byte, files []File) (*ga
 	}
 	c, err := gate.Load(overlay{mem: mem, disk: disk}, dir, o.Gate)
 	if err != nil {
+		// Name the files where they would have been written.
+		var ce *gate.ConfigError
+		if errors.As(err, &ce) {
+			if rest, ok := strings.CutPrefix(ce.File, "schemas/"); ok {
+				ce.File = filepath.Join(o.SchemasDir, filepath.FromSlash(rest))
+			}
+		}
 		return nil, fmt.Errorf("the contract drafted for %s does not load (nothing was written): %w", d.Tool, err)
 	}
 	return c, nil

@@ -191,42 +191,14 @@ func MCP(ctx context.Context, o MCPOptions) (*Draft, error) {
 // finishProjection sets the draft's projection (o.Project or the default),
 // closes the objects along it and derives the agent schema.
 func finishProjection(d *Draft, file string, upstream map[string]any, project []Field) error {
-	set := Schemas{file: upstream}
-	fields := project
-	if len(fields) == 0 {
-		var skipped []string
-		var err error
-		fields, skipped, err = set.DefaultProjection(file)
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrInput, err)
-		}
-		if len(fields) == 0 {
-			return fmt.Errorf("%w: the result has no top-level scalar member to project by default (members: %s); name the fields with --project FIELD=/pointer", ErrInput, orNone(skipped))
-		}
-		names := make([]string, len(fields))
-		for i, f := range fields {
-			names[i] = f.Name + "=" + f.Pointer
-		}
-		note := fmt.Sprintf("projection chose %d top-level field(s): %s; review them", len(fields), strings.Join(names, ", "))
-		if len(skipped) > 0 {
-			note += fmt.Sprintf(" (skipped, not scalars or no agent name: %s; project their members with --project)", strings.Join(skipped, ", "))
-		}
-		d.Notes = append(d.Notes, note)
-	}
-	closed, err := set.CloseAlong(file, fields)
+	p, err := Schemas{file: upstream}.Project(file, project, true)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInput, err)
 	}
-	agent, err := set.AgentSchema(file, fields)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInput, err)
-	}
-	if len(closed) > 0 {
-		d.Notes = append(d.Notes, fmt.Sprintf("closed the objects on the projected paths (unevaluatedProperties false) at %s: a new member there is refused until the contract names it", strings.Join(quoteAll(closed), ", ")))
-	}
+	d.Notes = append(d.Notes, p.Notes...)
 	d.Version.Schema = upstream
-	d.Version.Projection = fields
-	d.Agent = agent
+	d.Version.Projection = p.Fields
+	d.Agent = p.Agent
 	return nil
 }
 

@@ -109,7 +109,7 @@ func TestImportMCPStructured(t *testing.T) {
 	if _, ok := d.Version.Schema["definitions"]; ok || d.Version.Schema["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
 		t.Errorf("upstream schema not 2020-12: %v", d.Version.Schema)
 	}
-	if !strings.Contains(strings.Join(w.Notes, "\n"), "projection chose 3 top-level field(s)") {
+	if !strings.Contains(strings.Join(w.Notes, "\n"), "projection chose 3 top-level scalar fields") {
 		t.Errorf("notes: %q", w.Notes)
 	}
 	if len(w.Fixtures) != 1 || w.Fixtures[0].Kind != fixture.KindAccepted {

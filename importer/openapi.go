@@ -367,37 +367,16 @@ func DraftFromOpenAPI(doc *openapi3.T, o OpenAPIOptions) (*Draft, error) {
 
 	s := Schemas(c.files)
 	var notes []string
-	fields := o.Project
-	if fields == nil {
-		var skipped []string
-		fields, skipped, err = s.DefaultProjection(contractFile)
-		if err != nil {
-			return nil, err
-		}
-		if len(fields) == 0 {
-			return nil, fmt.Errorf("operation %s: the response has no top-level scalar member to project; name the fields with --project FIELD=/pointer", op)
-		}
-		names := make([]string, len(fields))
-		for i, f := range fields {
-			names[i] = f.Name
-		}
-		n := fmt.Sprintf("projection chose %d top-level scalar fields (%s); review them and keep only what the agent needs (--project FIELD=/pointer)", len(fields), strings.Join(names, ", "))
-		if len(skipped) > 0 {
-			n += fmt.Sprintf("; left out %d members that are objects, arrays or names that are not field names", len(skipped))
-		}
-		notes = append(notes, n)
+	if !strings.HasPrefix(status, "2") && !strings.EqualFold(status, "default") {
+		notes = append(notes, fmt.Sprintf("response %s is not a success, yet this contract admits it as one when the upstream sends it with status 200; to turn the upstream's %s into an error code for the agent, declare its shape under errors: (docs/contracts.md, \"Upstream errors\")", status, status))
 	}
-	agent, err := s.AgentSchema(contractFile, fields)
+	p, err := s.Project(contractFile, o.Project, closing == ClosePath)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("operation %s: %w", op, err)
 	}
+	notes = append(notes, p.Notes...)
+	fields, agent := p.Fields, p.Agent
 	switch closing {
-	case ClosePath:
-		closed, err := s.CloseAlong(contractFile, fields)
-		if err != nil {
-			return nil, err
-		}
-		notes = append(notes, fmt.Sprintf("closed %d object(s) on the projected path (%s); the shared components stay open, so a member the vendor adds elsewhere is admitted", len(closed), strings.Join(quoteAll(closed), ", ")))
 	case CloseAll:
 		n := closeAll(s)
 		notes = append(notes, fmt.Sprintf("closed %d object schemas (--closed); objects that are allOf branches stay open. A member the vendor adds anywhere is now refused", n))

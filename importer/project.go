@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -446,15 +447,27 @@ func (s Schemas) fieldSchema(file, p string) (any, bool, error) {
 	if len(at) == 1 {
 		sch, err = s.inline(at[0], 0, map[string]bool{})
 	} else {
+		// Branches that declare the member alike give one schema.
 		var alts []any
+		seen := map[string]bool{}
 		for _, l := range at {
 			c, err := s.inline(l, 0, map[string]bool{})
 			if err != nil {
 				return nil, false, err
 			}
-			alts = append(alts, c)
+			key, err := json.Marshal(c)
+			if err != nil {
+				return nil, false, err
+			}
+			if !seen[string(key)] {
+				seen[string(key)] = true
+				alts = append(alts, c)
+			}
 		}
-		sch = map[string]any{"anyOf": alts}
+		sch = alts[0]
+		if len(alts) > 1 {
+			sch = map[string]any{"anyOf": alts}
+		}
 	}
 	if err != nil {
 		return nil, false, err
@@ -693,4 +706,84 @@ func relPath(dir, target string) string {
 	}
 	parts = append(parts, b[i:]...)
 	return strings.Join(parts, "/")
+}
+
+// ErrNoDefaultProjection is wrapped by Project's error when no fields are
+// named and the upstream value has no top-level scalar member.
+var ErrNoDefaultProjection = errors.New("no top-level scalar member to project by default; name the fields with --project FIELD=/pointer")
+
+// Projected is a draft's projection, completed by Project.
+type Projected struct {
+	Fields []Field
+	// Agent is the closed agent-facing schema (AgentSchema).
+	Agent map[string]any
+	// Closed lists the instance locations CloseAlong closed.
+	Closed []string
+	// Notes say what the owner must review.
+	Notes []string
+}
+
+// maxNamesInNote bounds the field names a note lists.
+const maxNamesInNote = 12
+
+// Project completes the projection of the upstream schema at file: fields,
+// or DefaultProjection when there are none (a note names what it chose and
+// what it left out); the agent-facing schema; and, when closeAlong is true,
+// the objects on the way to each field closed (CloseAlong, after the agent
+// schema is derived: closing adds entries to the upstream schema). A note
+// also names each field whose pointer crosses an array ("*") and is not
+// always there: when one element lacks the rest of the pointer, the whole
+// field is left out (docs/contracts.md, "Projection").
+func (s Schemas) Project(file string, fields []Field, closeAlong bool) (*Projected, error) {
+	p := &Projected{Fields: fields}
+	if len(fields) == 0 {
+		chosen, skipped, err := s.DefaultProjection(file)
+		if err != nil {
+			return nil, err
+		}
+		if len(chosen) == 0 {
+			if len(skipped) > 0 {
+				return nil, fmt.Errorf("%w (members: %s)", ErrNoDefaultProjection, namesNote(skipped))
+			}
+			return nil, ErrNoDefaultProjection
+		}
+		p.Fields = chosen
+		names := make([]string, len(chosen))
+		for i, f := range chosen {
+			names[i] = f.Name
+		}
+		n := fmt.Sprintf("projection chose %d top-level scalar fields (%s); review them and keep only what the agent needs (--project FIELD=/pointer)", len(chosen), namesNote(names))
+		if len(skipped) > 0 {
+			n += fmt.Sprintf("; left out %d members that are objects, arrays or not field names (%s)", len(skipped), namesNote(skipped))
+		}
+		p.Notes = append(p.Notes, n)
+	}
+	agent, err := s.AgentSchema(file, p.Fields)
+	if err != nil {
+		return nil, err
+	}
+	p.Agent = agent
+	req, _ := agent["required"].([]any)
+	for _, f := range p.Fields {
+		if strings.Contains(f.Pointer, "/*/") && !slices.Contains(req, any(f.Name)) {
+			p.Notes = append(p.Notes, fmt.Sprintf("field %s (%s) crosses an array to a member that is not always there: when one element lacks it, the whole field is left out", f.Name, f.Pointer))
+		}
+	}
+	if closeAlong {
+		if p.Closed, err = s.CloseAlong(file, p.Fields); err != nil {
+			return nil, err
+		}
+		if len(p.Closed) > 0 {
+			p.Notes = append(p.Notes, fmt.Sprintf("closed %d object(s) on the projected path (%s): a member there that the schema does not name is refused; objects elsewhere stay as the schema says", len(p.Closed), namesNote(quoteAll(p.Closed))))
+		}
+	}
+	return p, nil
+}
+
+// namesNote lists names for a note, at most maxNamesInNote of them.
+func namesNote(names []string) string {
+	if len(names) <= maxNamesInNote {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:maxNamesInNote], ", ") + fmt.Sprintf(" and %d more", len(names)-maxNamesInNote)
 }
