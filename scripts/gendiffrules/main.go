@@ -24,10 +24,14 @@ const intro = "# airlock diff\n\n" +
 	"airlock diff --tool deploy_status v0 v1                 # two upstream versions of one contract\n" +
 	"airlock diff --format json|markdown ...                 # default: text\n" +
 	"```\n\n" +
-	"- **Inputs.** A schema file may `$ref` the `*.json` files of its own folder and nothing else\n" +
-	"  (no network, no other folder, the same confinement as contracts); it is parsed with the\n" +
-	"  gate's strict JSON rules and compiled as the gate compiles contracts (draft 2020-12 unless\n" +
-	"  `$schema` says otherwise). Two contract folders compare their agent-facing schemas, then\n" +
+	"- **Inputs.** A schema file may `$ref` the `*.json` files of its own folder and the shared\n" +
+	"  components of the `_components` folder beside that folder\n" +
+	"  (`../_components/<api>/<version>/<file>.json`, see\n" +
+	"  [contracts.md](contracts.md#shared-components)), and nothing else (no network, no other\n" +
+	"  folder, the same confinement as contracts); it is parsed with the\n" +
+	"  gate's strict JSON rules and loaded as the gate loads contracts: JSON Schema 2020-12 only,\n" +
+	"  and a keyword, format, bound, pattern or reference the validator would not enforce as\n" +
+	"  written is a configuration error (exit 2; see [contracts.md](contracts.md#what-load-refuses)). Two contract folders compare their agent-facing schemas, then\n" +
 	"  each upstream version present in both. `--tool NAME` (with `--schemas DIR`) compares two\n" +
 	"  upstream versions of `DIR/NAME/contract.yaml`.\n" +
 	"- **How.** `$ref`s are resolved first (recursive schemas end: a pair of definitions already\n" +
