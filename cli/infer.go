@@ -172,6 +172,7 @@ func runInfer(cmd *cobra.Command, e *env, a inferArgs) error {
 		notes = append(notes, p.Notes...)
 	}
 	notes = append(notes, inferNotes(ev)...)
+	notes = append(notes, "the samples stay where they are: promote those the contract must admit (airlock promote FIXTURE --to accepted) and write their goldens (airlock run --update)")
 	for _, s := range skipped {
 		notes = append(notes, "skipped "+s)
 	}
