@@ -231,7 +231,7 @@ func Write(ctx context.Context, d *Draft, o WriteOptions) (*Written, error) {
 			admitted++
 		}
 	}
-	if admitted == 0 {
+	if admitted == 0 && len(d.Examples) > 0 {
 		w.Notes = append(w.Notes, fmt.Sprintf("no accepted fixture for %s %s: record a real response (airlock record), promote it (airlock promote FIXTURE --to accepted) and write its golden (airlock run --update)", d.Tool, d.Version.Name))
 	}
 
