@@ -419,7 +419,7 @@ func DraftFromOpenAPI(doc *openapi3.T, o OpenAPIOptions) (*Draft, error) {
 		return nil, err
 	}
 	if len(d.Examples) == 0 {
-		d.Notes = append(d.Notes, fmt.Sprintf("the description has no example of this response: record a real one (airlock record), promote it (airlock promote FIXTURE --to accepted) and write its golden (airlock run --update)"))
+		d.Notes = append(d.Notes, "the description has no example of this response: record a real one (airlock record), promote it (airlock promote FIXTURE --to accepted) and write its golden (airlock run --update)")
 	}
 	return d, nil
 }
