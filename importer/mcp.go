@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/redact"
 )
@@ -108,7 +108,7 @@ func MCP(ctx context.Context, o MCPOptions) (*Draft, error) {
 		for i, t := range tools {
 			names[i] = t.Name
 		}
-		return nil, fmt.Errorf("%w: %s does not offer tool %q; tools/list, closest first: %s", ErrInput, s.source, o.MCPTool, strings.Join(closest(o.MCPTool, names), ", "))
+		return nil, fmt.Errorf("%w: %s does not offer tool %q; tools/list, closest first: %s", ErrInput, s.source, o.MCPTool, strings.Join(schema.ByDistance(o.MCPTool, names), ", "))
 	}
 
 	d := &Draft{Tool: o.Tool, Protocol: "mcp", Version: Version{Name: o.UpstreamVersion}, ExampleSource: "the recorded call"}
@@ -357,42 +357,6 @@ func compact(b []byte, r *redact.Redactor) string {
 		return clip(string(red), 200)
 	}
 	return clip(buf.String(), 200)
-}
-
-// closest orders names by edit distance to name (then by name).
-func closest(name string, names []string) []string {
-	out := append([]string(nil), names...)
-	d := map[string]int{}
-	for _, n := range out {
-		d[n] = editDistance(strings.ToLower(name), strings.ToLower(n))
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if d[out[i]] != d[out[j]] {
-			return d[out[i]] < d[out[j]]
-		}
-		return out[i] < out[j]
-	})
-	return out
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // mcpSession is one connection to the server being imported.

@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/schema"
 )
 
 // MaxDescription is the largest OpenAPI description read, in bytes (64 MiB).
@@ -207,24 +208,26 @@ func findOperation(doc *openapi3.T, name string) (Operation, *openapi3.Operation
 }
 
 // unknownOperation is the error for an operation name none of ops has,
-// listing the five closest.
+// listing the five closest by edit distance to the operationId or to
+// "METHOD /path".
 func unknownOperation(ops []Operation, name string) error {
-	type scored struct {
-		op Operation
-		d  int
-	}
-	var cands []scored
+	spelled := map[string]Operation{}
+	var names []string
 	for _, o := range ops {
-		d := distance(strings.ToLower(name), strings.ToLower(o.ID))
-		if d2 := distance(strings.ToLower(name), strings.ToLower(o.Method+" "+o.Path)); d2 < d {
-			d = d2
+		for _, n := range []string{o.ID, o.Method + " " + o.Path} {
+			if _, ok := spelled[n]; !ok && n != "" {
+				spelled[n] = o
+				names = append(names, n)
+			}
 		}
-		cands = append(cands, scored{o, d})
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].d < cands[j].d })
 	var close []string
-	for i := 0; i < len(cands) && i < 5; i++ {
-		close = append(close, cands[i].op.String())
+	seen := map[Operation]bool{}
+	for _, n := range schema.ByDistance(name, names) {
+		if o := spelled[n]; !seen[o] && len(close) < 5 {
+			seen[o] = true
+			close = append(close, o.String())
+		}
 	}
 	msg := fmt.Sprintf("%q: %v", name, ErrUnknownOperation)
 	if len(close) > 0 {
@@ -238,39 +241,6 @@ type wrapOnly struct{ err error }
 
 func (w wrapOnly) Error() string { return "" }
 func (w wrapOnly) Unwrap() error { return w.err }
-
-// distance is the Levenshtein distance of a and b (by byte), with a bonus
-// for one containing the other.
-func distance(a, b string) int {
-	if a == "" || b == "" {
-		return len(a) + len(b)
-	}
-	if strings.Contains(b, a) || strings.Contains(a, b) {
-		d := len(b) - len(a)
-		if d < 0 {
-			d = -d
-		}
-		return d / 4
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			c = min(c, prev[j]+1, cur[j-1]+1)
-			cur[j] = c
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
 
 // ImportOpenAPI builds the draft of one operation's response: the schema
 // converted to 2020-12 (components bundled under

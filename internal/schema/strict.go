@@ -339,6 +339,24 @@ func Nearest(name string, candidates []string) string {
 	return best
 }
 
+// ByDistance returns candidates ordered by their edit distance to name,
+// ignoring case (Levenshtein, in bytes), then in code point order: the
+// closest first, for the lists of "did you mean" errors.
+func ByDistance(name string, candidates []string) []string {
+	out := slices.Clone(candidates)
+	d := make(map[string]int, len(out))
+	for _, c := range out {
+		d[c] = editDistance(strings.ToLower(name), strings.ToLower(c))
+	}
+	slices.SortStableFunc(out, func(a, b string) int {
+		if d[a] != d[b] {
+			return d[a] - d[b]
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}
+
 // editDistance is the Levenshtein distance between a and b, in bytes.
 func editDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
