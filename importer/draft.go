@@ -152,12 +152,12 @@ var ErrExists = errors.New("already exists")
 // requestID is the request id imported fixtures are judged with.
 const requestID = "req.import"
 
-// Write proves the draft and writes it: the shared components, then the
-// contract (a new folder with contract.yaml, the upstream schema and the
-// agent schema; or, when the folder has a contract without the draft's
-// version, the version's schema and an amended contract.yaml), then each
+// Write proves the draft and writes it: the shared components, each
 // example as a fixture with its sidecar (and golden agent output when
-// admitted). Nothing is written when the contract would not load, when the
+// admitted), then the contract (a new folder with the upstream schema, the
+// agent schema and, last, contract.yaml; or, when the folder has a
+// contract without the draft's version, the version's schema and then an
+// amended contract.yaml). Nothing is written when the contract would not load, when the
 // version exists, or when a file to write differs from one already there
 // (ErrExists). Each folder's files are created together or not at all
 // (fileio.Writer.CreateAll); a rerun after a kill finds identical files
@@ -235,18 +235,35 @@ func Write(ctx context.Context, d *Draft, o WriteOptions) (*Written, error) {
 		w.Notes = append(w.Notes, fmt.Sprintf("no accepted fixture for %s %s: record a real response (airlock record), promote it (airlock promote FIXTURE --to accepted) and write its golden (airlock run --update)", d.Tool, d.Version.Name))
 	}
 
-	// Everything is known: write components, contract, fixtures.
-	if err := writeFolders(ctx, o.SchemasDir, componentsByFolder(o.SchemasDir, d.Components), w); err != nil {
-		return nil, err
-	}
+	// Everything is known. First refuse, before writing a byte, a file
+	// that exists with other content; then write the components, the
+	// fixtures and the contract's schemas, and the manifest last: until it
+	// is written the contract folder has no contract (LoadAllDir and runs
+	// skip it), so a kill at any moment leaves no contract without its
+	// fixtures, and the same import run again writes only what is missing.
+	comps := componentsByFolder(o.SchemasDir, d.Components)
 	contract := map[string][]File{w.Contract: contractFiles}
+	for _, step := range []struct {
+		root    string
+		folders map[string][]File
+	}{{o.SchemasDir, comps}, {o.FixturesDir, fixtures}, {o.SchemasDir, contract}} {
+		if err := checkFolders(step.root, step.folders); err != nil {
+			return nil, err
+		}
+	}
+	for _, step := range []struct {
+		root    string
+		folders map[string][]File
+	}{{o.SchemasDir, comps}, {o.FixturesDir, fixtures}, {o.SchemasDir, contract}} {
+		if err := writeFolders(ctx, step.root, step.folders, w); err != nil {
+			return nil, err
+		}
+	}
 	if old == nil {
-		contract[w.Contract] = append(contract[w.Contract], File{Path: gate.ManifestFile, Data: newManifest})
-	}
-	if err := writeFolders(ctx, o.SchemasDir, contract, w); err != nil {
-		return nil, err
-	}
-	if old != nil {
+		if err := writeFolders(ctx, o.SchemasDir, map[string][]File{w.Contract: {{Path: gate.ManifestFile, Data: newManifest}}}, w); err != nil {
+			return nil, err
+		}
+	} else {
 		lock, err := tree.Lock(ctx)
 		if err != nil {
 			return nil, err
@@ -257,9 +274,6 @@ func Write(ctx context.Context, d *Draft, o WriteOptions) (*Written, error) {
 			return nil, err
 		}
 		w.Files = append(w.Files, manifestPath)
-	}
-	if err := writeFolders(ctx, o.FixturesDir, fixtures, w); err != nil {
-		return nil, err
 	}
 	return w, nil
 }
@@ -393,6 +407,29 @@ func componentsByFolder(schemasDir string, comps []File) map[string][]File {
 		out[dir] = append(out[dir], File{Path: path.Base(f.Path), Data: f.Data})
 	}
 	return out
+}
+
+// checkFolders fails, naming the file, when a file to write exists with
+// other content (ErrExists).
+func checkFolders(root string, folders map[string][]File) error {
+	tree := fileio.NewTree(root)
+	for dir, files := range folders {
+		osDir := dir
+		if rel, err := filepath.Rel(root, dir); err != nil || strings.HasPrefix(rel, "..") {
+			osDir = filepath.Join(root, dir)
+		}
+		for _, f := range files {
+			p := filepath.Join(osDir, f.Path)
+			if !tree.Exists(p) {
+				continue
+			}
+			have, err := tree.ReadFile(p, int64(len(f.Data))+1)
+			if err != nil || !bytes.Equal(have, f.Data) {
+				return fmt.Errorf("%s %w with other content; not overwritten (move it away, or import under another --tool or --upstream-version)", p, ErrExists)
+			}
+		}
+	}
+	return nil
 }
 
 // writeFolders creates each folder's files under root (folders relative to

@@ -1,0 +1,60 @@
+package importer_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/airlockdev/airlock/importer"
+)
+
+var _ = Describe("Write", func() {
+	var o importer.WriteOptions
+	var d *importer.Draft
+	BeforeEach(func() {
+		dir := GinkgoT().TempDir()
+		o = importer.WriteOptions{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")}
+		doc := spec("3.0.3", `{"$ref": "#/components/schemas/Order"}`,
+			`"Order": {"type": "object", "required": ["id"], "properties": {"id": {"type": "string", "maxLength": 8}}}`)
+		doc.Paths.Find("/thing").Get.Responses.Status(200).Value.Content.Get("application/json").Example = map[string]any{"id": "o-1"}
+		var err error
+		d, err = importer.DraftFromOpenAPI(doc, importer.OpenAPIOptions{Operation: "getThing", Tool: "thing", API: "test"})
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("writes the manifest last, so an import killed before it is finished by running it again", func() {
+		_, err := importer.Write(context.Background(), d, o)
+		Expect(err).NotTo(HaveOccurred())
+		manifest := filepath.Join(o.SchemasDir, "thing", "contract.yaml")
+		Expect(os.Remove(manifest)).To(Succeed()) // the state a kill before the manifest leaves
+		w, err := importer.Write(context.Background(), d, o)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(w.Files).To(Equal([]string{manifest}), "only what was missing")
+		Expect(w.Fixtures).To(HaveLen(1))
+	})
+
+	It("writes nothing when one file to write differs from one already there", func() {
+		golden := filepath.Join(o.FixturesDir, "thing", "1.0", "accepted", "example.agent.json")
+		Expect(os.MkdirAll(filepath.Dir(golden), 0o755)).To(Succeed())
+		Expect(os.WriteFile(golden, []byte("{}\n"), 0o644)).To(Succeed())
+		_, err := importer.Write(context.Background(), d, o)
+		Expect(err).To(MatchError(importer.ErrExists))
+		Expect(err.Error()).To(ContainSubstring(golden))
+		Expect(filepath.Join(o.SchemasDir, "_components")).NotTo(BeAnExistingFile())
+		Expect(filepath.Join(o.SchemasDir, "thing")).NotTo(BeAnExistingFile())
+		Expect(filepath.Join(o.FixturesDir, "thing", "1.0", "accepted", "example.json")).NotTo(BeAnExistingFile())
+		Expect(os.ReadFile(golden)).To(Equal([]byte("{}\n")))
+	})
+
+	It("refuses a contract that would not load, writing nothing", func() {
+		d.Version.Projection = []importer.Field{{Name: "id", Pointer: "not-a-pointer"}}
+		_, err := importer.Write(context.Background(), d, o)
+		Expect(err).To(MatchError(ContainSubstring("does not load (nothing was written)")))
+		Expect(err.Error()).To(ContainSubstring(filepath.Join(o.SchemasDir, "thing", "contract.yaml")))
+		Expect(o.SchemasDir).NotTo(BeAnExistingFile())
+		Expect(o.FixturesDir).NotTo(BeAnExistingFile())
+	})
+})
