@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -384,8 +383,8 @@ func (s *mcpSession) serverErr(ctx context.Context, timeout time.Duration, what 
 }
 
 func connect(ctx context.Context, o MCPOptions) (*mcpSession, error) {
-	s := &mcpSession{scrub: func(m string) string { return m }}
-	var stderr io.Writer
+	// Only a stdio server writes to stderr.
+	s := &mcpSession{stderr: &mcpclient.Tail{Max: 4096}, scrub: func(m string) string { return m }}
 	if o.URL != "" {
 		u, found := o.Redactor.URL(o.URL)
 		s.source = mcpclient.Source(u, nil)
@@ -399,11 +398,9 @@ func connect(ctx context.Context, o MCPOptions) (*mcpSession, error) {
 		if len(found) > 0 {
 			s.redactedNotes = append(s.redactedNotes, "the server command in the comments has its secrets redacted")
 		}
-		s.stderr = &mcpclient.Tail{Max: 4096}
-		stderr = s.stderr
 	}
 	srv := mcpclient.Server{Command: o.Command, Dir: o.Dir, Env: o.Env, URL: o.URL, Header: o.Header}
-	session, err := mcpclient.Connect(ctx, srv, "airlock", gate.Version, mcpclient.NewWire(nil), stderr)
+	session, err := mcpclient.Connect(ctx, srv, "airlock", gate.Version, mcpclient.NewWire(nil), s.stderr)
 	if err != nil {
 		return s, err
 	}
