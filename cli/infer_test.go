@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/testtree"
 	"github.com/airlockdev/airlock/record"
 	"github.com/airlockdev/airlock/semantic"
 )
@@ -98,37 +98,12 @@ func TestInferRefusesBundledNearMisses(t *testing.T) {
 	g.Expect(total).To(BeNumerically(">", 0))
 }
 
-// mcpServerEntry finds an npm MCP server's entry script in .ci/node (make
-// mcp-servers) or through env; without it the test is skipped, except
-// under CI=true, where it fails.
-func mcpServerEntry(t *testing.T, pkg, env string) string {
-	missing := func(why string) string {
-		msg := why + "; install it with `make mcp-servers` (or set " + env + " to its dist/index.js)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true: " + msg)
-		}
-		t.Skip(msg)
-		return ""
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		return missing("node is not on PATH")
-	}
-	entry := os.Getenv(env)
-	if entry == "" {
-		entry, _ = filepath.Abs(filepath.Join("..", ".ci", "node", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
-	}
-	if _, err := os.Stat(entry); err != nil {
-		return missing("the MCP server @modelcontextprotocol/" + pkg + " is not installed (" + entry + ")")
-	}
-	return entry
-}
-
 // TestInferOverRecordedMCPServer records server-everything's
 // get-structured-content for several cities with airlock's recorder, then
 // infers a contract from recorded/: every recorded sample is admitted.
 func TestInferOverRecordedMCPServer(t *testing.T) {
 	g := NewWithT(t)
-	server := []string{"node", mcpServerEntry(t, "server-everything", "AIRLOCK_MCP_EVERYTHING"), "stdio"}
+	server := []string{"node", testtree.MCPServerEntry(t, "server-everything", "AIRLOCK_MCP_EVERYTHING"), "stdio"}
 	dir := t.TempDir()
 	schemas, fixtures := filepath.Join(dir, "schemas"), filepath.Join(dir, "fixtures")
 	g.Expect(os.MkdirAll(schemas, 0o755)).To(Succeed())
@@ -209,7 +184,7 @@ func TestInferUsage(t *testing.T) {
 // contract projecting the entity names: every recorded sample is admitted.
 func TestInferOverRecordedMemoryGraph(t *testing.T) {
 	g := NewWithT(t)
-	server := []string{"node", mcpServerEntry(t, "server-memory", "AIRLOCK_MCP_MEMORY")}
+	server := []string{"node", testtree.MCPServerEntry(t, "server-memory", "AIRLOCK_MCP_MEMORY")}
 	dir := t.TempDir()
 	schemas, fixtures := filepath.Join(dir, "schemas"), filepath.Join(dir, "fixtures")
 	g.Expect(os.MkdirAll(schemas, 0o755)).To(Succeed())

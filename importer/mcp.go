@@ -6,17 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/mcpclient"
 	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/redact"
@@ -93,7 +90,7 @@ func MCP(ctx context.Context, o MCPOptions) (*Draft, error) {
 	if err != nil {
 		return nil, s.serverErr(ctx, o.Timeout, "connecting", err)
 	}
-	tools, raw, err := s.list(ctx)
+	tools, raw, err := s.session.OutputSchemas(ctx)
 	if err != nil {
 		return nil, s.serverErr(ctx, o.Timeout, "tools/list", err)
 	}
@@ -128,8 +125,10 @@ func MCP(ctx context.Context, o MCPOptions) (*Draft, error) {
 
 	var body []byte
 	if len(o.Arguments) > 0 {
-		body, err = s.call(ctx, o.MCPTool, o.Arguments)
-		if err != nil {
+		// With a result on the wire, the SDK's failure to decode it is no
+		// failure here: the bytes are the result.
+		body, err = s.session.Call(ctx, o.MCPTool, o.Arguments)
+		if body == nil {
 			return nil, s.serverErr(ctx, o.Timeout, "tools/call "+o.MCPTool, err)
 		}
 		red, found, _ := o.Redactor.Body(body)
@@ -361,9 +360,8 @@ func compact(b []byte, r *redact.Redactor) string {
 
 // mcpSession is one connection to the server being imported.
 type mcpSession struct {
-	session       *mcp.ClientSession
-	wire          *wire
-	stderr        *tail
+	session       *mcpclient.Session // nil until connected
+	stderr        *mcpclient.Tail
 	source        string
 	redactedNotes []string
 	scrub         func(string) string
@@ -385,245 +383,27 @@ func (s *mcpSession) serverErr(ctx context.Context, timeout time.Duration, what 
 }
 
 func connect(ctx context.Context, o MCPOptions) (*mcpSession, error) {
-	s := &mcpSession{wire: &wire{methods: map[any]string{}, results: map[string][]json.RawMessage{}}, scrub: func(m string) string { return m }}
-	var transport mcp.Transport
+	// Only a stdio server writes to stderr.
+	s := &mcpSession{stderr: &mcpclient.Tail{Max: 4096}, scrub: func(m string) string { return m }}
 	if o.URL != "" {
 		u, found := o.Redactor.URL(o.URL)
-		s.source = "mcp " + u
+		s.source = mcpclient.Source(u, nil)
 		if len(found) > 0 {
 			s.redactedNotes = append(s.redactedNotes, "the server URL in the comments has its secrets redacted")
 		}
 		s.scrub = func(m string) string { return strings.ReplaceAll(m, o.URL, u) }
-		hc := &http.Client{Transport: &headerTransport{base: &http.Transport{Proxy: http.ProxyFromEnvironment}, header: o.Header, origin: originOf(o.URL), wire: s.wire},
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		transport = &mcp.StreamableClientTransport{Endpoint: o.URL, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}
 	} else {
 		argv, found := o.Redactor.Argv(o.Command)
-		s.source = "mcp stdio: " + shellQuote(argv)
+		s.source = mcpclient.Source("", argv)
 		if len(found) > 0 {
 			s.redactedNotes = append(s.redactedNotes, "the server command in the comments has its secrets redacted")
 		}
-		cmd := exec.Command(o.Command[0], o.Command[1:]...)
-		cmd.Dir, cmd.Env = o.Dir, o.Env
-		s.stderr = &tail{}
-		cmd.Stderr = s.stderr
-		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "airlock", Version: gate.Version}, nil)
-	session, err := client.Connect(ctx, &captureTransport{inner: transport, wire: s.wire}, nil)
+	srv := mcpclient.Server{Command: o.Command, Dir: o.Dir, Env: o.Env, URL: o.URL, Header: o.Header}
+	session, err := mcpclient.Connect(ctx, srv, "airlock", gate.Version, mcpclient.NewWire(nil), s.stderr)
 	if err != nil {
 		return s, err
 	}
 	s.session = session
 	return s, nil
-}
-
-// list reads every page of tools/list: the decoded tools and each tool's
-// outputSchema as sent.
-func (s *mcpSession) list(ctx context.Context) ([]*mcp.Tool, map[string]json.RawMessage, error) {
-	var tools []*mcp.Tool
-	for t, err := range s.session.Tools(ctx, nil) {
-		if err != nil {
-			return nil, nil, err
-		}
-		tools = append(tools, t)
-	}
-	raw := map[string]json.RawMessage{}
-	for _, page := range s.wire.take("tools/list") {
-		var p struct {
-			Tools []struct {
-				Name         string          `json:"name"`
-				OutputSchema json.RawMessage `json:"outputSchema"`
-			} `json:"tools"`
-		}
-		if json.Unmarshal(page, &p) == nil {
-			for _, t := range p.Tools {
-				raw[t.Name] = t.OutputSchema
-			}
-		}
-	}
-	for _, t := range tools {
-		if _, ok := raw[t.Name]; !ok && t.OutputSchema != nil {
-			b, _ := json.Marshal(t.OutputSchema)
-			raw[t.Name] = b
-		}
-	}
-	return tools, raw, nil
-}
-
-// call makes one tools/call and returns its result as the server sent it.
-func (s *mcpSession) call(ctx context.Context, tool string, args json.RawMessage) ([]byte, error) {
-	s.wire.take("tools/call")
-	_, err := s.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	results := s.wire.take("tools/call")
-	if len(results) == 0 {
-		if err == nil {
-			err = errors.New("no result on the wire")
-		}
-		return nil, err
-	}
-	return results[len(results)-1], nil
-}
-
-// wire keeps the raw result of each JSON-RPC response by the method of
-// the request it answers (the SDK decodes results into structs, which
-// lose unknown members and the difference between absent and null).
-type wire struct {
-	mu       sync.Mutex
-	methods  map[any]string
-	results  map[string][]json.RawMessage
-	protocol string
-}
-
-func (w *wire) sent(msg jsonrpc.Message) {
-	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
-		w.mu.Lock()
-		w.methods[req.ID.Raw()] = req.Method
-		w.mu.Unlock()
-	}
-}
-
-func (w *wire) received(msg jsonrpc.Message) {
-	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || !resp.ID.IsValid() {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	method, ok := w.methods[resp.ID.Raw()]
-	if !ok {
-		return
-	}
-	delete(w.methods, resp.ID.Raw())
-	if resp.Result == nil {
-		return
-	}
-	w.results[method] = append(w.results[method], bytes.Clone(resp.Result))
-	if method == "initialize" {
-		var init struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		if json.Unmarshal(resp.Result, &init) == nil {
-			w.protocol = init.ProtocolVersion
-		}
-	}
-}
-
-func (w *wire) take(method string) []json.RawMessage {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := w.results[method]
-	delete(w.results, method)
-	return out
-}
-
-func (w *wire) protocolVersion() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.protocol
-}
-
-type captureTransport struct {
-	inner mcp.Transport
-	wire  *wire
-}
-
-func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &captureConn{Connection: c, wire: t.wire}, nil
-}
-
-type captureConn struct {
-	mcp.Connection
-	wire *wire
-}
-
-func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if err == nil {
-		c.wire.received(msg)
-	}
-	return msg, err
-}
-
-func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	c.wire.sent(msg)
-	return c.Connection.Write(ctx, msg)
-}
-
-// headerTransport adds the caller's headers to requests to the server's
-// own origin only, and the negotiated MCP-Protocol-Version.
-type headerTransport struct {
-	base   http.RoundTripper
-	header http.Header
-	origin string
-	wire   *wire
-}
-
-func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	if req.URL.Scheme+"://"+req.URL.Host == t.origin {
-		for k, v := range t.header {
-			req.Header[k] = append([]string(nil), v...)
-		}
-	}
-	if pv := t.wire.protocolVersion(); pv != "" && req.Header.Get("Mcp-Protocol-Version") == "" {
-		req.Header.Set("Mcp-Protocol-Version", pv)
-	}
-	return t.base.RoundTrip(req)
-}
-
-func originOf(raw string) string {
-	i := strings.Index(raw, "://")
-	if i < 0 {
-		return ""
-	}
-	rest := raw[i+3:]
-	if j := strings.IndexAny(rest, "/?#"); j >= 0 {
-		rest = rest[:j]
-	}
-	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
-		rest = rest[at+1:]
-	}
-	return raw[:i] + "://" + rest
-}
-
-// tail keeps the last 4 KiB written to it (a stdio server's stderr).
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > 4096 {
-		t.buf = t.buf[len(t.buf)-4096:]
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
-}
-
-var _ io.Writer = (*tail)(nil)
-
-// shellQuote renders argv as a POSIX shell would need it typed.
-func shellQuote(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@%+") == "" {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,39 +13,13 @@ import (
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/importer"
+	"github.com/airlockdev/airlock/internal/testtree"
 	"github.com/airlockdev/airlock/runner"
 	"github.com/airlockdev/airlock/semantic"
 )
 
-// serverEntry finds the entry script of the pinned npm package
-// @modelcontextprotocol/<pkg> that `make mcp-servers` installs under
-// .ci/node (or the file env names). Missing, the test is skipped, and
-// under CI=true fails.
-func serverEntry(t *testing.T, pkg, env string) string {
-	t.Helper()
-	missing := func(why string) string {
-		msg := why + "; install it with `make mcp-servers` (or set " + env + " to its dist/index.js)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true: " + msg)
-		}
-		t.Skip(msg)
-		return ""
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		return missing("node is not on PATH")
-	}
-	entry := os.Getenv(env)
-	if entry == "" {
-		entry, _ = filepath.Abs(filepath.Join("..", ".ci", "node", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
-	}
-	if _, err := os.Stat(entry); err != nil {
-		return missing("the MCP server @modelcontextprotocol/" + pkg + " is not installed (" + entry + ")")
-	}
-	return entry
-}
-
 func everything(t *testing.T) []string {
-	return []string{"node", serverEntry(t, "server-everything", "AIRLOCK_MCP_EVERYTHING"), "stdio"}
+	return []string{"node", testtree.MCPServerEntry(t, "server-everything", "AIRLOCK_MCP_EVERYTHING"), "stdio"}
 }
 
 // importAndWrite drafts with o and writes under dir.

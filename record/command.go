@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/airlockdev/airlock/internal/mcpclient"
 )
 
 // errTooMuch stops a command whose output passes the byte limit.
@@ -32,7 +33,7 @@ func (b *limitBuffer) Write(p []byte) (int, error) {
 // only, for its error messages on the terminal) it keeps the last bytes.
 type countWriter struct {
 	n    atomic.Int64
-	tail *tailBuffer
+	tail *mcpclient.Tail
 }
 
 func (c *countWriter) Write(p []byte) (int, error) {
@@ -49,7 +50,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // nothing (ErrUpstream); a non-zero exit status is recorded, not judged.
 func (rec *recorder) fetchCommand(ctx context.Context, c *CommandCall) (*capture, error) {
 	argv, redacted := rec.redactArgv(c.Argv)
-	what := "command: " + shellQuote(argv)
+	what := "command: " + mcpclient.ShellQuote(argv)
 	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
 	cmd.Dir, cmd.Env = c.Dir, c.Env
 	if c.Stdin != nil {
@@ -97,17 +98,4 @@ func (rec *recorder) fetchCommand(ctx context.Context, c *CommandCall) (*capture
 		got.warnings = append(got.warnings, fmt.Sprintf("the command exited with status %d", exit))
 	}
 	return got, nil
-}
-
-// shellQuote renders argv as a POSIX shell would need it typed.
-func shellQuote(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@%+") == "" {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
 }

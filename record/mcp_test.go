@@ -33,7 +33,7 @@ import (
 // everythingEntry finds the entry script of the npm package
 // @modelcontextprotocol/server-everything (serverEntry).
 func everythingEntry() string {
-	return serverEntry("server-everything", "AIRLOCK_MCP_EVERYTHING")
+	return testtree.MCPServerEntry(GinkgoT(), "server-everything", "AIRLOCK_MCP_EVERYTHING")
 }
 
 // deriveContract writes schemas/<tool>/ for an MCP tool from its recorded

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -21,32 +20,6 @@ import (
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/runner"
 )
-
-// serverEntry finds the entry script of the npm package
-// @modelcontextprotocol/<pkg>: $<env>, or the copy `make mcp-servers`
-// installs under .ci/node. Without it, or without node, the spec fails
-// under CI=true and is skipped otherwise.
-func serverEntry(pkg, env string) string {
-	missing := func(why string) string {
-		msg := why + "; install it with `make mcp-servers` (or set " + env + " to its dist/index.js)"
-		if os.Getenv("CI") == "true" {
-			Fail("CI=true: " + msg)
-		}
-		Skip(msg)
-		return ""
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		return missing("node is not on PATH")
-	}
-	entry := os.Getenv(env)
-	if entry == "" {
-		entry, _ = filepath.Abs(filepath.Join("..", ".ci", "node", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
-	}
-	if _, err := os.Stat(entry); err != nil {
-		return missing("the MCP server @modelcontextprotocol/" + pkg + " is not installed (" + entry + ")")
-	}
-	return entry
-}
 
 // mcpManifest is the contract.yaml of an MCP tool with one upstream version
 // v1 (upstream.schema.json) read as result, projecting the given
@@ -98,7 +71,7 @@ func observedPointers(v reports.DriftVersion) []string {
 
 var _ = Describe("airlock record from MCP servers that answer in text content", func() {
 	It("server-memory: records create_entities, whose JSON text is not its structuredContent; result: text admits it, auto refuses it", func() {
-		server := []string{"node", serverEntry("server-memory", "AIRLOCK_MCP_MEMORY")}
+		server := []string{"node", testtree.MCPServerEntry(GinkgoT(), "server-memory", "AIRLOCK_MCP_MEMORY")}
 		dir := testtree.Tree(map[string]string{"schemas/.keep": "", "fixtures/.keep": ""})
 		env := append(os.Environ(), "MEMORY_FILE_PATH="+filepath.Join(dir, "memory.jsonl"))
 		call := func(name, args string) record.Call {
@@ -205,7 +178,7 @@ var _ = Describe("airlock record from MCP servers that answer in text content", 
 	})
 
 	It("server-sequential-thinking: result: auto takes structuredContent and checks the equal JSON text beside it; result: text reads the text", func() {
-		server := []string{"node", serverEntry("server-sequential-thinking", "AIRLOCK_MCP_SEQUENTIAL_THINKING")}
+		server := []string{"node", testtree.MCPServerEntry(GinkgoT(), "server-sequential-thinking", "AIRLOCK_MCP_SEQUENTIAL_THINKING")}
 		dir := testtree.Tree(map[string]string{"schemas/.keep": "", "fixtures/.keep": ""})
 		think := func(name, args string) record.Call {
 			c := mcpCall(name, server, "sequentialthinking", args)
@@ -302,7 +275,7 @@ upstream_versions:
 	})
 
 	It("server-memory: a text policy on projected observations refuses what the real server echoes back with bidi, zero-width or over-long text, wraps what it admits, and the recorder redacts a key it echoes", func() {
-		server := []string{"node", serverEntry("server-memory", "AIRLOCK_MCP_MEMORY")}
+		server := []string{"node", testtree.MCPServerEntry(GinkgoT(), "server-memory", "AIRLOCK_MCP_MEMORY")}
 		dir := testtree.Tree(map[string]string{"schemas/.keep": "", "fixtures/.keep": ""})
 		env := append(os.Environ(), "MEMORY_FILE_PATH="+filepath.Join(dir, "memory.jsonl"))
 		call := func(name, observation string) record.Call {

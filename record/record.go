@@ -27,6 +27,7 @@ import (
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/mcpclient"
 	"github.com/airlockdev/airlock/internal/sanitize"
 	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/redact"
@@ -228,7 +229,7 @@ type recorder struct {
 	w        *fileio.Writer // nil until the first fixture is written
 	// stderrTail, when set, keeps the end of a stdio MCP server's
 	// standard error (ListTools quotes it in errors; Record never does).
-	stderrTail *tailBuffer
+	stderrTail *mcpclient.Tail
 	// readFailed, when set, is told when an MCP server sends what is not
 	// JSON-RPC (ListTools ends the listing at once; Record waits).
 	readFailed func(error)

@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/mcpclient"
 	"github.com/airlockdev/airlock/internal/sanitize"
 	"github.com/airlockdev/airlock/redact"
 )
@@ -111,7 +111,7 @@ func ListTools(ctx context.Context, opts ToolsOptions) (*ToolList, error) {
 	defer cancel()
 	ctx, junk := context.WithCancelCause(ctx)
 	defer junk(nil)
-	rec := &recorder{opts: Options{Redactor: opts.Redactor, Timeout: opts.Timeout}, stderrTail: &tailBuffer{},
+	rec := &recorder{opts: Options{Redactor: opts.Redactor, Timeout: opts.Timeout}, stderrTail: &mcpclient.Tail{Max: maxStderrTail},
 		readFailed: func(err error) { junk(&junkError{err}) }}
 	s, err := rec.connectMCP(ctx, &c)
 	if s.session != nil {
@@ -131,12 +131,12 @@ func ListTools(ctx context.Context, opts ToolsOptions) (*ToolList, error) {
 			list.Truncated = true
 			break
 		}
-		s.wire.take("tools/list")
+		s.wire.Take("tools/list")
 		res, err := s.session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			return nil, fail(fmt.Sprintf("tools/list (page %d)", page+1), s.scrub(err))
 		}
-		tools := rawTools(s.wire.take("tools/list"))
+		tools := rawTools(s.wire.Take("tools/list"))
 		if tools == nil {
 			// Answered from the SDK's cache, or a page the raw decoding
 			// cannot read: the SDK's decoded tools.
@@ -265,28 +265,6 @@ func toolsErr(ctx context.Context, timeout time.Duration, s *mcpSession, header 
 		}
 	}
 	return fmt.Errorf("%w: %s: %s", ErrUpstream, where, msg)
-}
-
-// tailBuffer keeps the last maxStderrTail bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > maxStderrTail {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-maxStderrTail:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
 
 // junkError is what ends a listing when the server's output does not

@@ -32,6 +32,9 @@ var allowed = map[string][]string{
 	"internal/manifest":   {"internal/schema", "internal/strictjson", "internal/strictyaml"},
 	"internal/introspect": {"internal/manifest", "internal/schema", "jsonpointer"},
 	"internal/validator":  {"internal/schema", "internal/strictjson", "jsonpointer"},
+	// The MCP client plumbing record and importer share (the go-sdk's
+	// client, raw results, headers to the server's origin only).
+	"internal/mcpclient": {"redact", "internal/sanitize"},
 	// The engine a connector embeds.
 	"gate": {"semantic", "jsonpointer", "redact", "internal/config", "internal/fileio", "internal/introspect",
 		"internal/manifest", "internal/sanitize", "internal/schema", "internal/strictjson", "internal/strictyaml", "internal/validator"},
@@ -40,14 +43,14 @@ var allowed = map[string][]string{
 	"fixture": {"gate", "semantic", "redact", "internal/fileio", "internal/schema", "internal/strictjson", "internal/strictyaml"},
 	"runner":  {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/strictjson"},
 	"mutate":  {"fixture", "gate", "reports", "semantic", "jsonpointer", "internal/fileio", "internal/introspect", "internal/schema", "internal/schemawalk", "internal/strictjson"},
-	"record": {"fixture", "gate", "semantic", "redact", "internal/fileio", "internal/sanitize", "internal/strictjson",
+	"record": {"fixture", "gate", "semantic", "redact", "internal/fileio", "internal/mcpclient", "internal/sanitize", "internal/strictjson",
 		"internal/strictyaml"},
 	"schemadiff": {"gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/schema", "internal/schemawalk"},
 	// drift reports the schema changes between versions with schemadiff.
 	"drift": {"fixture", "gate", "reports", "schemadiff", "jsonpointer", "internal/introspect", "internal/schema", "internal/schemawalk"},
 	// importer writes contracts from OpenAPI descriptions, MCP servers and
 	// recorded responses.
-	"importer": {"fixture", "gate", "semantic", "redact", "jsonpointer", "internal/fileio", "internal/manifest", "internal/schema", "internal/strictjson"},
+	"importer": {"fixture", "gate", "semantic", "redact", "jsonpointer", "internal/fileio", "internal/manifest", "internal/mcpclient", "internal/schema", "internal/strictjson"},
 	// lint reads contracts and fixture trees and reports findings.
 	"lint": {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/manifest", "internal/schema", "internal/schemawalk", "internal/strictjson", "internal/strictyaml", "internal/validator"},
 	// The command line.

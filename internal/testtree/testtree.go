@@ -8,6 +8,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/airlockdev/airlock/fixture"
@@ -160,4 +161,40 @@ func Files(dir string) []string {
 		return nil
 	})
 	return out
+}
+
+// SkipTB is the part of testing.TB (and ginkgo's GinkgoT()) MCPServerEntry
+// needs.
+type SkipTB interface {
+	Helper()
+	Fatal(args ...any)
+	Skip(args ...any)
+}
+
+// MCPServerEntry finds the entry script of the pinned npm package
+// @modelcontextprotocol/<pkg>: $<env>, or the copy `make mcp-servers`
+// installs under .ci/node of the module root (the parent of the test's
+// package folder). Without it, or without node on PATH, the test fails
+// under CI=true and is skipped otherwise.
+func MCPServerEntry(t SkipTB, pkg, env string) string {
+	t.Helper()
+	missing := func(why string) string {
+		msg := why + "; install it with `make mcp-servers` (or set " + env + " to its dist/index.js)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true: " + msg)
+		}
+		t.Skip(msg)
+		return ""
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		return missing("node is not on PATH")
+	}
+	entry := os.Getenv(env)
+	if entry == "" {
+		entry, _ = filepath.Abs(filepath.Join("..", ".ci", "node", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
+	}
+	if _, err := os.Stat(entry); err != nil {
+		return missing("the MCP server @modelcontextprotocol/" + pkg + " is not installed (" + entry + ")")
+	}
+	return entry
 }
