@@ -55,8 +55,8 @@ var _ = Describe("shared components", func() {
 
 	It("reports a $ref moved to another component, or to another API's folder", func() {
 		files := map[string]string{
-			"schemas/pulls/upstream.v1.schema.json": `{"type": "object", "properties": {"user": {"$ref": "../_components/github/v1/user.schema.json"}, "owner": {"$ref": "../_components/github/v1/user.schema.json"}}}`,
-			"schemas/pulls/upstream.v2.schema.json": `{"type": "object", "properties": {"user": {"$ref": "../_components/github/v1/owner.schema.json"}, "owner": {"$ref": "../_components/gitlab/v1/user.schema.json"}}}`,
+			"schemas/pulls/upstream.v1.schema.json":           `{"type": "object", "properties": {"user": {"$ref": "../_components/github/v1/user.schema.json"}, "owner": {"$ref": "../_components/github/v1/user.schema.json"}}}`,
+			"schemas/pulls/upstream.v2.schema.json":           `{"type": "object", "properties": {"user": {"$ref": "../_components/github/v1/owner.schema.json"}, "owner": {"$ref": "../_components/gitlab/v1/user.schema.json"}}}`,
 			"schemas/_components/github/v1/user.schema.json":  `{"type": "object"}`,
 			"schemas/_components/github/v1/owner.schema.json": `{"type": "object"}`,
 			"schemas/_components/gitlab/v1/user.schema.json":  `{"type": "object"}`,
