@@ -626,6 +626,9 @@ func walkSchemas(file, ptr string, node any, fn func(file, ptr string, m map[str
 		return
 	}
 	fn(file, ptr, m)
+	oneSub := append(valueOne[:len(valueOne):len(valueOne)], branchOne...)
+	listSub := append(valueList[:len(valueList):len(valueList)], branchList...)
+	mapSub := append(valueMap[:len(valueMap):len(valueMap)], append(branchMap[:len(branchMap):len(branchMap)], "$defs")...)
 	for _, k := range oneSub {
 		if v, ok := m[k]; ok {
 			walkSchemas(file, ptr+"/"+k, v, fn)

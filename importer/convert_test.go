@@ -2,14 +2,19 @@ package importer_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/importer"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // spec30 wraps components and the response schema of GET /thing into an
@@ -164,6 +169,39 @@ var _ = Describe("the conversion of an OpenAPI schema to JSON Schema 2020-12", f
 		Expect(c["Pet.schema.json"]).NotTo(HaveKey("unevaluatedProperties"), "an allOf branch stays open")
 		Expect(c["Cat.schema.json"]["unevaluatedProperties"]).To(BeNil(), "Cat has no properties of its own")
 		Expect(c["Tag.schema.json"]["unevaluatedProperties"]).To(Equal(false))
+	})
+
+	It("copies each $ref target into the agent schema once, under $defs: shared refs stay linear, recursion stays recursive", func() {
+		// L7 reaches L0 through 10^7 paths of anyOf; each level is one def.
+		comps := `"L0": {"type": "string"}`
+		for i := 1; i <= 7; i++ {
+			alts := strings.TrimSuffix(strings.Repeat(fmt.Sprintf(`{"$ref": "#/components/schemas/L%d"},`, i-1), 10), ",")
+			comps += fmt.Sprintf(`, "L%d": {"anyOf": [%s]}`, i, alts)
+		}
+		comps += `, "Node": {"type": "object", "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}}}`
+		d := draft(spec("3.0.3", `{"type": "object", "properties": {"f": {"$ref": "#/components/schemas/L7"}, "tree": {"$ref": "#/components/schemas/Node"}}}`, comps),
+			importer.Field{Name: "f", Pointer: "/f"}, importer.Field{Name: "tree", Pointer: "/tree"})
+		defs := d.Agent["$defs"].(map[string]any)
+		Expect(defs).To(HaveLen(9)) // L0…L7, Node
+		Expect(jsonOf(defs["Node"])).To(MatchJSON(`{"type": "object", "properties": {"name": {"type": "string", "maxLength": 4096},
+		  "children": {"type": "array", "items": {"$ref": "#/$defs/Node", "unevaluatedProperties": false}}}}`))
+		Expect(jsonOf(d.Agent["properties"].(map[string]any)["tree"])).To(MatchJSON(`{"$ref": "#/$defs/Node", "unevaluatedProperties": false}`))
+		Expect(len(jsonOf(d.Agent))).To(BeNumerically("<", 4000))
+
+		dir := GinkgoT().TempDir()
+		_, err := importer.Write(context.Background(), d, importer.WriteOptions{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")})
+		Expect(err).NotTo(HaveOccurred())
+		c, err := gate.LoadDir(filepath.Join(dir, "schemas", "thing"), gate.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		check := func(body string) *gate.Verdict {
+			v, err := c.Check(context.Background(), gate.Response{Status: 200, ContentType: "application/json", Body: strings.NewReader(body)}, gate.Call{Request: semantic.Request{ID: "r"}})
+			Expect(err).NotTo(HaveOccurred())
+			return v
+		}
+		Expect(check(`{"f": "x", "tree": {"name": "a", "children": [{"name": "b", "children": []}]}}`).Admitted).To(BeTrue())
+		// A member the agent schema does not name, deep in the tree: refused
+		// by the agent schema (the upstream's own objects are open).
+		Expect(check(`{"f": "x", "tree": {"name": "a", "children": [{"name": "b", "extra": 1}]}}`).Reason).To(Equal("projection.agent_schema"))
 	})
 
 	It("says which operations are closest when the operation is unknown", func() {

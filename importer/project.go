@@ -73,25 +73,42 @@ func refOf(node any) (string, bool) {
 // and oneOf. It returns every declaration found and whether the member is
 // required at l (required by l itself or an allOf part, or by every
 // branch of an anyOf/oneOf).
+//
+// Each schema is walked once (a schema reached again answers from memory),
+// so the work is linear in the schemas reached, whatever the sharing.
 func (s Schemas) member(l loc, token string) (found []loc, required bool, err error) {
+	memo := map[string]bool{}
+	seen := map[string]bool{}
+	add := func(d loc) {
+		if k := d.file + "#" + d.ptr; !seen[k] {
+			seen[k] = true
+			found = append(found, d)
+		}
+	}
 	var walk func(l loc, depth int) (bool, error)
 	walk = func(l loc, depth int) (bool, error) {
 		if depth > maxRefHops {
 			return false, fmt.Errorf("%s#%s: schemas nest or refer past %d levels", l.file, l.ptr, maxRefHops)
 		}
+		key := l.file + "#" + l.ptr
+		if r, ok := memo[key]; ok {
+			return r, nil
+		}
+		memo[key] = false // while it is walked: a loop requires nothing
 		m, ok := l.node.(map[string]any)
 		if !ok {
 			return false, nil
 		}
 		req := false
+		defer func() { memo[key] = req }()
 		if token == "*" {
 			if it, ok := m["items"]; ok {
-				found = append(found, loc{l.file, l.ptr + "/items", it})
+				add(loc{l.file, l.ptr + "/items", it})
 			}
 		} else {
 			if props, ok := m["properties"].(map[string]any); ok {
 				if p, ok := props[token]; ok {
-					found = append(found, loc{l.file, l.ptr + "/properties/" + jsonpointer.EscapeToken(token), p})
+					add(loc{l.file, l.ptr + "/properties/" + jsonpointer.EscapeToken(token), p})
 				}
 			}
 			if r, ok := m["required"].([]any); ok && slices.Contains(r, any(token)) {
@@ -138,7 +155,7 @@ func (s Schemas) member(l loc, token string) (found []loc, required bool, err er
 		// Not named: additionalProperties, when it is a schema, is the member's.
 		if m, ok := l.node.(map[string]any); ok {
 			if ap, ok := m["additionalProperties"].(map[string]any); ok {
-				found = append(found, loc{l.file, l.ptr + "/additionalProperties", ap})
+				add(loc{l.file, l.ptr + "/additionalProperties", ap})
 			}
 		}
 	}
@@ -198,7 +215,21 @@ func typesOf(m map[string]any) []string {
 // isScalar reports whether every value the schema at l admits is a
 // scalar, as its type (or, through anyOf/oneOf of a null and one other
 // schema, the other's type) says.
-func (s Schemas) isScalar(l loc) bool {
+func (s Schemas) isScalar(l loc) bool { return s.scalar(l, map[string]bool{}, 0) }
+
+// scalar is isScalar, each schema judged once (memo; a loop is not scalar).
+func (s Schemas) scalar(l loc, memo map[string]bool, depth int) bool {
+	key := l.file + "#" + l.ptr
+	if r, ok := memo[key]; ok || depth > maxRefHops {
+		return r
+	}
+	memo[key] = false
+	r := s.scalarAt(l, memo, depth)
+	memo[key] = r
+	return r
+}
+
+func (s Schemas) scalarAt(l loc, memo map[string]bool, depth int) bool {
 	l, err := s.deref(l)
 	if err != nil {
 		return false
@@ -229,7 +260,7 @@ func (s Schemas) isScalar(l loc) bool {
 	for _, kw := range []string{"anyOf", "oneOf"} {
 		if alts, ok := m[kw].([]any); ok && len(alts) > 0 {
 			for i, a := range alts {
-				if !s.isScalar(loc{l.file, fmt.Sprintf("%s/%s/%d", l.ptr, kw, i), a}) {
+				if !s.scalar(loc{l.file, fmt.Sprintf("%s/%s/%d", l.ptr, kw, i), a}, memo, depth+1) {
 					return false
 				}
 			}
@@ -283,10 +314,16 @@ func (s Schemas) DefaultProjection(file string) (fields []Field, skipped []strin
 // properties, through $ref, allOf, anyOf and oneOf, sorted.
 func (s Schemas) memberNames(l loc) ([]string, error) {
 	seen := map[string]bool{}
+	visited := map[string]bool{}
 	var walk func(l loc, depth int) error
 	walk = func(l loc, depth int) error {
 		if depth > maxRefHops {
 			return fmt.Errorf("%s#%s: schemas nest or refer past %d levels", l.file, l.ptr, maxRefHops)
+		}
+		if key := l.file + "#" + l.ptr; visited[key] {
+			return nil
+		} else {
+			visited[key] = true
 		}
 		m, ok := l.node.(map[string]any)
 		if !ok {
@@ -372,27 +409,34 @@ func AgentFieldName(name string) string {
 // projected text. Tighten it to what the field really holds.
 const DefaultMaxLength = 4096
 
-// maxInline bounds how deep the agent schema inlines a projected field's
-// schema.
-const maxInline = 16
+// MaxAgentNodes bounds the schema objects an agent-facing schema may copy
+// from the upstream schemas (each $ref target is copied once, under
+// $defs): a projected field that reaches more is an error (ErrAgentTooLarge).
+const MaxAgentNodes = 20000
 
-// ErrRecursive is wrapped by AgentSchema's error for a projected field
-// whose schema refers to itself: an agent schema is self-contained, so
-// project the field's scalar members instead.
-var ErrRecursive = errors.New("the field's schema is recursive")
+// ErrAgentTooLarge is wrapped by AgentSchema's error when the projected
+// fields' schemas reach more than MaxAgentNodes schema objects: project
+// narrower fields (their scalar members).
+var ErrAgentTooLarge = errors.New("the agent-facing schema would be too large")
 
 // AgentSchema derives the closed agent-facing schema of a projection from
 // the upstream schema at file's root: an object with exactly the agent
-// fields (additionalProperties false), each field's schema a
-// self-contained copy of the projected member's schema ($refs inlined,
-// every object closed with unevaluatedProperties false, strings without a
-// bound given maxLength DefaultMaxLength), an array of it per "*" of the
-// pointer; a field is required when every member on its pointer is.
+// fields (additionalProperties false), each field's schema a copy of the
+// projected member's schema, an array of it per "*" of the pointer. The
+// copy is self-contained: each $ref target is copied once under $defs (so
+// the size is at most the size of the schemas reached, a recursive schema
+// stays recursive, at most MaxAgentNodes schema objects). Every value that
+// may be an object is closed with unevaluatedProperties false where the
+// value sits (a field, a property, an array's items), never inside an
+// allOf/anyOf/oneOf branch, whose siblings may name other members; every
+// string without maxLength, enum or const is bounded by DefaultMaxLength.
+// A field is required when every member on its pointer is.
 func (s Schemas) AgentSchema(file string, fields []Field) (map[string]any, error) {
+	c := &agentCopier{s: s, defs: map[string]any{}, names: map[string]string{}, used: map[string]bool{}}
 	props := map[string]any{}
 	var required []any
 	for _, f := range fields {
-		sch, req, err := s.fieldSchema(file, f.Pointer)
+		sch, req, err := c.field(file, f.Pointer)
 		if err != nil {
 			return nil, fmt.Errorf("agent field %s (%s): %w", f.Name, f.Pointer, err)
 		}
@@ -410,23 +454,35 @@ func (s Schemas) AgentSchema(file string, fields []Field) (map[string]any, error
 	if len(required) > 0 {
 		out["required"] = required
 	}
+	if len(c.defs) > 0 {
+		out["$defs"] = c.defs
+	}
 	return out, nil
 }
 
-// fieldSchema returns the agent schema of the member at pointer p and
-// whether the projection always yields it.
-func (s Schemas) fieldSchema(file, p string) (any, bool, error) {
+// agentCopier copies upstream schemas into one agent-facing schema.
+type agentCopier struct {
+	s     Schemas
+	defs  map[string]any    // $defs name → copied schema
+	names map[string]string // file#ptr → $defs name
+	used  map[string]bool   // $defs names taken
+	nodes int
+}
+
+// field returns the agent schema of the member at pointer p and whether
+// the projection always yields it.
+func (c *agentCopier) field(file, p string) (any, bool, error) {
 	ptr, err := jsonpointer.Parse(p)
 	if err != nil {
 		return nil, false, err
 	}
-	at := []loc{{file: file, ptr: "", node: s[file]}}
+	at := []loc{{file: file, ptr: "", node: c.s[file]}}
 	required, stars := true, 0
 	for _, t := range ptr {
 		var next []loc
 		reqAll := true
 		for _, l := range at {
-			found, req, err := s.member(l, t)
+			found, req, err := c.s.member(l, t)
 			if err != nil {
 				return nil, false, err
 			}
@@ -443,34 +499,26 @@ func (s Schemas) fieldSchema(file, p string) (any, bool, error) {
 		}
 		at = next
 	}
-	var sch any
-	if len(at) == 1 {
-		sch, err = s.inline(at[0], 0, map[string]bool{})
-	} else {
-		// Branches that declare the member alike give one schema.
-		var alts []any
-		seen := map[string]bool{}
-		for _, l := range at {
-			c, err := s.inline(l, 0, map[string]bool{})
-			if err != nil {
-				return nil, false, err
-			}
-			key, err := json.Marshal(c)
-			if err != nil {
-				return nil, false, err
-			}
-			if !seen[string(key)] {
-				seen[string(key)] = true
-				alts = append(alts, c)
-			}
+	// Branches that declare the member alike give one schema.
+	var alts []any
+	seen := map[string]bool{}
+	for _, l := range at {
+		cp, err := c.copy(l, true, 0)
+		if err != nil {
+			return nil, false, err
 		}
-		sch = alts[0]
-		if len(alts) > 1 {
-			sch = map[string]any{"anyOf": alts}
+		key, err := json.Marshal(cp)
+		if err != nil {
+			return nil, false, err
+		}
+		if !seen[string(key)] {
+			seen[string(key)] = true
+			alts = append(alts, cp)
 		}
 	}
-	if err != nil {
-		return nil, false, err
+	sch := alts[0]
+	if len(alts) > 1 {
+		sch = map[string]any{"anyOf": alts}
 	}
 	for i := 0; i < stars; i++ {
 		sch = map[string]any{"type": "array", "items": sch}
@@ -478,106 +526,149 @@ func (s Schemas) fieldSchema(file, p string) (any, bool, error) {
 	return sch, required, nil
 }
 
-// applicators are the keywords whose value is one subschema, a list of
-// subschemas, or a map of them.
+// The subschema keywords by where their value sits: a value position holds
+// the schema of a value of its own (closed there when it may be an
+// object); a branch position applies beside others to the same value.
 var (
-	oneSub  = []string{"items", "contains", "additionalProperties", "propertyNames", "not", "if", "then", "else", "unevaluatedItems", "unevaluatedProperties"}
-	listSub = []string{"allOf", "anyOf", "oneOf", "prefixItems"}
-	mapSub  = []string{"properties", "patternProperties", "dependentSchemas", "$defs"}
+	valueOne   = []string{"items", "additionalProperties", "contains", "unevaluatedItems", "contentSchema"}
+	valueList  = []string{"prefixItems"}
+	valueMap   = []string{"properties", "patternProperties"}
+	branchOne  = []string{"not", "if", "then", "else", "propertyNames", "unevaluatedProperties"}
+	branchList = []string{"allOf", "anyOf", "oneOf"}
+	branchMap  = []string{"dependentSchemas"}
 )
 
-// inline copies the schema at l with every $ref replaced by a copy of its
-// target, objects closed and strings bounded (see AgentSchema).
-func (s Schemas) inline(l loc, depth int, stack map[string]bool) (any, error) {
-	if depth > maxInline {
-		return nil, fmt.Errorf("%w or nests past %d levels (%s#%s); project its members instead", ErrRecursive, maxInline, l.file, l.ptr)
-	}
-	key := l.file + "#" + l.ptr
-	if stack[key] {
-		return nil, fmt.Errorf("%w (%s#%s); project its members instead", ErrRecursive, l.file, l.ptr)
-	}
-	stack[key] = true
-	defer delete(stack, key)
+// maxCopyDepth bounds the nesting of one copied schema.
+const maxCopyDepth = 256
+
+// copy copies the schema at l; value says it sits in a value position.
+func (c *agentCopier) copy(l loc, value bool, depth int) (any, error) {
 	m, ok := l.node.(map[string]any)
 	if !ok {
 		return l.node, nil // true or false
 	}
+	if c.nodes++; c.nodes > MaxAgentNodes {
+		return nil, fmt.Errorf("%w: more than %d schema objects reached (at %s#%s); project narrower fields", ErrAgentTooLarge, MaxAgentNodes, l.file, l.ptr)
+	}
+	if depth > maxCopyDepth {
+		return nil, fmt.Errorf("%w: schemas nest past %d levels (at %s#%s)", ErrAgentTooLarge, maxCopyDepth, l.file, l.ptr)
+	}
+	sub := func(k string, v any, value bool) (any, error) {
+		return c.copy(loc{l.file, l.ptr + "/" + k, v}, value, depth+1)
+	}
 	out := map[string]any{}
-	var parts []any
 	for k, v := range m {
+		var err error
 		switch {
 		case k == "$ref":
-			t, err := s.target(l.file, v.(string))
-			if err != nil {
-				return nil, err
+			t, terr := c.s.target(l.file, v.(string))
+			if terr != nil {
+				return nil, terr
 			}
-			c, err := s.inline(t, depth+1, stack)
-			if err != nil {
-				return nil, err
+			name, derr := c.def(t, depth)
+			if derr != nil {
+				return nil, derr
 			}
-			parts = append(parts, c)
+			out[k] = "#/$defs/" + jsonpointer.EscapeToken(name)
 		case k == "$defs" || k == "$schema" || k == "$id" || k == "$anchor" || k == "examples" || k == "default":
-		case slices.Contains(oneSub, k):
-			c, err := s.inline(loc{l.file, l.ptr + "/" + k, v}, depth+1, stack)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = c
-		case slices.Contains(listSub, k):
+		case slices.Contains(valueOne, k):
+			out[k], err = sub(k, v, true)
+		case slices.Contains(branchOne, k):
+			out[k], err = sub(k, v, false)
+		case slices.Contains(valueList, k), slices.Contains(branchList, k):
 			list, _ := v.([]any)
 			cs := make([]any, len(list))
-			for i, sub := range list {
-				c, err := s.inline(loc{l.file, fmt.Sprintf("%s/%s/%d", l.ptr, k, i), sub}, depth+1, stack)
-				if err != nil {
-					return nil, err
+			for i, x := range list {
+				if cs[i], err = sub(fmt.Sprintf("%s/%d", k, i), x, slices.Contains(valueList, k)); err != nil {
+					break
 				}
-				cs[i] = c
 			}
 			out[k] = cs
-		case slices.Contains(mapSub, k):
+		case slices.Contains(valueMap, k), slices.Contains(branchMap, k):
 			mm, _ := v.(map[string]any)
 			cm := make(map[string]any, len(mm))
-			for name, sub := range mm {
-				c, err := s.inline(loc{l.file, l.ptr + "/" + k + "/" + jsonpointer.EscapeToken(name), sub}, depth+1, stack)
-				if err != nil {
-					return nil, err
+			for name, x := range mm {
+				if cm[name], err = sub(k+"/"+jsonpointer.EscapeToken(name), x, slices.Contains(valueMap, k)); err != nil {
+					break
 				}
-				cm[name] = c
 			}
 			out[k] = cm
 		default:
 			out[k] = v
 		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	if len(parts) == 1 && len(out) == 0 {
-		return parts[0], nil
+	bound(out)
+	if value {
+		closeValue(out)
 	}
-	if len(parts) > 0 {
-		out["allOf"] = append(parts, asList(out["allOf"])...)
-	}
-	closeAndBound(out)
 	return out, nil
 }
 
-func asList(v any) []any {
-	l, _ := v.([]any)
-	return l
+// def returns the $defs name of the copy of the schema at t, copying it
+// the first time.
+func (c *agentCopier) def(t loc, depth int) (string, error) {
+	key := t.file + "#" + t.ptr
+	if name, ok := c.names[key]; ok {
+		return name, nil
+	}
+	base := strings.TrimSuffix(path.Base(t.file), ".schema.json")
+	base = strings.TrimSuffix(base, ".json")
+	if t.ptr != "" {
+		base += strings.ReplaceAll(t.ptr, "/", "-")
+	}
+	base = strings.Trim(componentName().ReplaceAllString(base, "-"), "-.")
+	if base == "" {
+		base = "def"
+	}
+	name := base
+	for i := 2; c.used[name]; i++ {
+		name = fmt.Sprintf("%s-%d", base, i)
+	}
+	c.used[name], c.names[key] = true, name
+	cp, err := c.copy(t, false, depth+1)
+	if err != nil {
+		return "", err
+	}
+	c.defs[name] = cp
+	return name, nil
 }
 
-// closeAndBound closes an object schema (unevaluatedProperties false,
-// unless it already says how unevaluated members go) and bounds an
-// unbounded string (maxLength DefaultMaxLength).
-func closeAndBound(m map[string]any) {
-	ts := typesOf(m)
-	_, hasProps := m["properties"]
-	if (hasProps || slices.Contains(ts, "object")) && m["unevaluatedProperties"] == nil && m["additionalProperties"] == nil {
-		m["unevaluatedProperties"] = false
-	}
+// bound bounds a string schema without maxLength, enum or const.
+func bound(m map[string]any) {
 	_, hasEnum := m["enum"]
 	_, hasConst := m["const"]
-	if slices.Contains(ts, "string") && m["maxLength"] == nil && !hasEnum && !hasConst {
+	if slices.Contains(typesOf(m), "string") && m["maxLength"] == nil && !hasEnum && !hasConst {
 		m["maxLength"] = DefaultMaxLength
 	}
+}
+
+// closeValue closes the schema of a value that may be an object (its type
+// allows one, or it does not say) unless it already says how other
+// members go.
+func closeValue(m map[string]any) {
+	ts := typesOf(m)
+	if len(ts) > 0 && !slices.Contains(ts, "object") {
+		return
+	}
+	if len(ts) == 0 {
+		_, hasProps := m["properties"]
+		_, composed := m["$ref"]
+		for _, k := range branchList {
+			if _, ok := m[k]; ok {
+				composed = true
+			}
+		}
+		if !hasProps && !composed {
+			return // says nothing about objects: any value
+		}
+	}
+	if m["additionalProperties"] != nil || m["unevaluatedProperties"] != nil || m["patternProperties"] != nil {
+		return
+	}
+	m["unevaluatedProperties"] = false
 }
 
 // CloseAlong closes the objects on the way to each projected field in the
