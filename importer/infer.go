@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/redact"
 	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/semantic"
 )
@@ -113,6 +114,10 @@ type InferOptions struct {
 	// MaxMembers bounds the distinct member names of one object location
 	// (DefaultMaxMembers).
 	MaxMembers int
+	// Redactor judges which values are secrets (nil: the default policy):
+	// a location whose values include one gets no enum, so no secret a
+	// sample held is written into the schema.
+	Redactor *redact.Redactor
 }
 
 // Evidence is what Infer saw.
@@ -598,6 +603,21 @@ func (n *node) types() []string {
 	return t
 }
 
+// anySecret reports whether the redactor takes a secret out of one of the
+// values.
+func (in *inferrer) anySecret(values map[string]int) bool {
+	r := in.opts.Redactor
+	if r == nil {
+		r = &redact.Redactor{}
+	}
+	for v := range values {
+		if r.Text(v) != v {
+			return true
+		}
+	}
+	return false
+}
+
 // schema writes n's schema and its evidence (of: the parent object count,
 // for a member).
 func (in *inferrer) schema(n *node, parentObjs *int, ev *Evidence) map[string]any {
@@ -625,7 +645,7 @@ func (in *inferrer) schema(n *node, parentObjs *int, ev *Evidence) map[string]an
 			}
 		}
 		distinct := len(n.distinct)
-		if !n.overflow && distinct > 0 && n.strs >= EnumMinSamplesPerValue*distinct && nonNull == 1 {
+		if !n.overflow && distinct > 0 && n.strs >= EnumMinSamplesPerValue*distinct && nonNull == 1 && !in.anySecret(n.distinct) {
 			vals := make([]string, 0, distinct)
 			for s := range n.distinct {
 				vals = append(vals, s)

@@ -140,6 +140,21 @@ var _ = Describe("Infer", func() {
 			map[string]any{"maxItems": json.Number("80")}),
 	)
 
+	It("writes no enum of values the redactor calls secrets", func() {
+		token := "ghp_" + strings.Repeat("aB3", 12) // a GitHub token's shape, built here
+		var samples []string
+		for i := 0; i < 6; i++ {
+			samples = append(samples, `{"auth": "`+token+`", "kind": "a"}`)
+		}
+		sch := infer(samples...)
+		props := sch["properties"].(map[string]any)
+		Expect(props["auth"]).NotTo(HaveKey("enum"))
+		Expect(props["kind"]).To(HaveKeyWithValue("enum", []any{"a"}), "an ordinary value still becomes an enum")
+		b, err := json.Marshal(sch)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(b)).NotTo(ContainSubstring(token))
+	})
+
 	It("refuses a sample that is not strict JSON, naming it", func() {
 		_, _, err := importer.Infer([][]byte{[]byte(`{"a":1}`), []byte(`{"a":1,"a":2}`)}, importer.InferOptions{Names: []string{"one.json", "two.json"}})
 		Expect(err).To(MatchError(ContainSubstring("two.json: not strict JSON: parse.duplicate_member")))

@@ -2,8 +2,10 @@ package importer_test
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -47,6 +49,35 @@ var _ = Describe("Write", func() {
 		Expect(filepath.Join(o.SchemasDir, "thing")).NotTo(BeAnExistingFile())
 		Expect(filepath.Join(o.FixturesDir, "thing", "1.0", "accepted", "example.json")).NotTo(BeAnExistingFile())
 		Expect(os.ReadFile(golden)).To(Equal([]byte("{}\n")))
+	})
+
+	It("writes no secret: example bodies, descriptions, comments and schema annotations go through the redactor", func() {
+		token := "ghp_" + strings.Repeat("aB3", 12) // a GitHub token's shape, built here
+		doc := spec("3.0.3", `{"$ref": "#/components/schemas/Order"}`,
+			`"Order": {"type": "object", "description": "try with `+token+`", "properties": {"id": {"type": "string", "maxLength": 8}, "note": {"type": "string", "default": "`+token+`"}}}`)
+		doc.Info.Title = "Shop " + token
+		op := doc.Paths.Find("/thing").Get
+		op.Summary = "Get it with " + token
+		op.Responses.Status(200).Value.Content.Get("application/json").Example = map[string]any{"id": "o-1", "note": "token " + token}
+		d, err := importer.DraftFromOpenAPI(doc, importer.OpenAPIOptions{Operation: "getThing", Tool: "thing", API: "test"})
+		Expect(err).NotTo(HaveOccurred())
+		w, err := importer.Write(context.Background(), d, o)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(w.Notes).To(ContainElement(ContainSubstring("example example: 1 secret(s) redacted")))
+		n := 0
+		for _, root := range []string{o.SchemasDir, o.FixturesDir} {
+			Expect(filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+				Expect(err).NotTo(HaveOccurred())
+				if e.Type().IsRegular() {
+					n++
+					b, err := os.ReadFile(p)
+					Expect(err).NotTo(HaveOccurred())
+					Expect(string(b)).NotTo(ContainSubstring(token[:20]), p)
+				}
+				return nil
+			})).To(Succeed())
+		}
+		Expect(n).To(BeNumerically(">=", 7))
 	})
 
 	It("refuses a contract that would not load, writing nothing", func() {
