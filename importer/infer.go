@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockdev/airlock/internal/strictjson"
-	"github.com/airlockdev/airlock/redact"
 	"github.com/airlockdev/airlock/jsonpointer"
+	"github.com/airlockdev/airlock/redact"
 	"github.com/airlockdev/airlock/semantic"
 )
 
