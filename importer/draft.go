@@ -198,6 +198,18 @@ func Write(ctx context.Context, d *Draft, o WriteOptions) (*Written, error) {
 	}
 	contractFiles := []File{{Path: schemaName, Data: upstream}}
 	tree := fileio.NewTree(o.SchemasDir)
+	// The schemas tree stays locked from reading the manifest to writing
+	// it, so imports adding versions at once do not lose one another's. A
+	// tree that does not exist yet has no manifest to lose: two first
+	// imports race on creating it, and the loser's manifest differs
+	// (ErrExists) or is the same.
+	var lock *fileio.Writer
+	if st, err := os.Stat(o.SchemasDir); err == nil && st.IsDir() {
+		if lock, err = tree.Lock(ctx); err != nil {
+			return nil, err
+		}
+		defer lock.Close()
+	}
 	manifestPath := filepath.Join(w.Contract, gate.ManifestFile)
 	var old []byte
 	if tree.Exists(manifestPath) {
@@ -266,26 +278,25 @@ func Write(ctx context.Context, d *Draft, o WriteOptions) (*Written, error) {
 			return nil, err
 		}
 	}
+	fixturesLock := (*fileio.Writer)(nil)
+	if sameFolder(o.SchemasDir, o.FixturesDir) {
+		fixturesLock = lock
+	}
 	for _, step := range []struct {
 		root    string
 		folders map[string][]File
-	}{{o.SchemasDir, comps}, {o.FixturesDir, fixtures}, {o.SchemasDir, contract}} {
-		if err := writeFolders(ctx, step.root, step.folders, w); err != nil {
+		lock    *fileio.Writer
+	}{{o.SchemasDir, comps, lock}, {o.FixturesDir, fixtures, fixturesLock}, {o.SchemasDir, contract, lock}} {
+		if err := writeFolders(ctx, step.root, step.folders, w, step.lock); err != nil {
 			return nil, err
 		}
 	}
 	if old == nil {
-		if err := writeFolders(ctx, o.SchemasDir, map[string][]File{w.Contract: {{Path: gate.ManifestFile, Data: newManifest}}}, w); err != nil {
+		if err := writeFolders(ctx, o.SchemasDir, map[string][]File{w.Contract: {{Path: gate.ManifestFile, Data: newManifest}}}, w, lock); err != nil {
 			return nil, err
 		}
 	} else {
-		lock, err := tree.Lock(ctx)
-		if err != nil {
-			return nil, err
-		}
-		err = lock.WriteFileAtomic(ctx, manifestPath, newManifest)
-		lock.Close()
-		if err != nil {
+		if err := lock.WriteFileAtomic(ctx, manifestPath, newManifest); err != nil {
 			return nil, err
 		}
 		w.Files = append(w.Files, manifestPath)
@@ -424,6 +435,13 @@ func componentsByFolder(schemasDir string, comps []File) map[string][]File {
 	return out
 }
 
+// sameFolder reports whether a and b name one folder.
+func sameFolder(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
 // checkFolders fails, naming the file, when a file to write exists with
 // other content (ErrExists).
 func checkFolders(root string, folders map[string][]File) error {
@@ -449,27 +467,30 @@ func checkFolders(root string, folders map[string][]File) error {
 
 // writeFolders creates each folder's files under root (folders relative to
 // root unless already beneath it), all or none per folder, leaving files
-// that exist with the same bytes alone.
-func writeFolders(ctx context.Context, root string, folders map[string][]File, w *Written) error {
+// that exist with the same bytes alone, under lock (the root's Writer), or
+// a lock of its own when lock is nil.
+func writeFolders(ctx context.Context, root string, folders map[string][]File, w *Written, lock *fileio.Writer) error {
 	if len(folders) == 0 {
 		return nil
 	}
-	// The root is the user's own folder (--schemas, --fixtures): made if
-	// missing; beneath it, no link is followed.
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return fmt.Errorf("%w: %w", fileio.ErrUnwritable, err)
-	}
 	tree := fileio.NewTree(root)
+	if lock == nil {
+		// The root is the user's own folder (--schemas, --fixtures): made
+		// if missing; beneath it, no link is followed.
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return fmt.Errorf("%w: %w", fileio.ErrUnwritable, err)
+		}
+		var err error
+		if lock, err = tree.Lock(ctx); err != nil {
+			return err
+		}
+		defer lock.Close()
+	}
 	dirs := make([]string, 0, len(folders))
 	for d := range folders {
 		dirs = append(dirs, d)
 	}
 	sort.Strings(dirs)
-	lock, err := tree.Lock(ctx)
-	if err != nil {
-		return err
-	}
-	defer lock.Close()
 	for _, dir := range dirs {
 		osDir := dir
 		if rel, err := filepath.Rel(root, dir); err != nil || strings.HasPrefix(rel, "..") {

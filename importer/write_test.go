@@ -2,14 +2,17 @@ package importer_test
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/importer"
 )
 
@@ -36,6 +39,29 @@ var _ = Describe("Write", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(w.Files).To(Equal([]string{manifest}), "only what was missing")
 		Expect(w.Fixtures).To(HaveLen(1))
+	})
+
+	It("keeps every version when imports add versions at once (the manifest is read and written under the tree's lock)", func() {
+		_, err := importer.Write(context.Background(), d, o)
+		Expect(err).NotTo(HaveOccurred())
+		var wg sync.WaitGroup
+		errs := make([]error, 6)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c := *d
+				c.Version.Name = fmt.Sprintf("v%d", i)
+				_, errs[i] = importer.Write(context.Background(), &c, o)
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			Expect(err).NotTo(HaveOccurred())
+		}
+		c, err := gate.LoadDir(filepath.Join(o.SchemasDir, "thing"), gate.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.UpstreamVersions()).To(ConsistOf("1.0", "v0", "v1", "v2", "v3", "v4", "v5"))
 	})
 
 	It("writes nothing when one file to write differs from one already there", func() {
