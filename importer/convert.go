@@ -1,6 +1,8 @@
 package importer
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -103,12 +105,18 @@ func (c *converter) component(ref string, s *openapi3.Schema) string {
 	if u, err := url.PathUnescape(name); err == nil {
 		name = u
 	}
+	// A name the file system cannot take as it is gets the first 8 hex
+	// digits of its SHA-256: the file's name is then the same whichever
+	// operation reaches the component first, and two names that clean up
+	// alike (été, t) stay apart.
+	raw := name
 	name = strings.Trim(componentName().ReplaceAllString(name, "-"), "-.")
-	if name == "" {
-		name = "schema"
-	}
 	if len(name) > 100 {
 		name = name[:100]
+	}
+	if name != raw {
+		sum := sha256.Sum256([]byte(raw))
+		name = strings.TrimLeft(name+"-"+hex.EncodeToString(sum[:4]), "-")
 	}
 	file := path.Join(c.compDir, name+".schema.json")
 	for i := 2; c.used[file]; i++ {

@@ -156,6 +156,15 @@ var _ = Describe("the conversion of an OpenAPI schema to JSON Schema 2020-12", f
 		Expect(c["Ref.schema.json"]).NotTo(HaveKey("unevaluatedProperties"))
 	})
 
+	It("names a component file the same whatever the operation: a name that must be cleaned gets a hash of itself", func() {
+		d := draft(spec("3.0.3", `{"type": "object", "properties": {"id": {"type": "string"}, "a": {"$ref": "#/components/schemas/été"}, "b": {"$ref": "#/components/schemas/t"}, "c": {"$ref": "#/components/schemas/a b"}}}`,
+			`"été": {"type": "string"}, "t": {"type": "string"}, "a b": {"type": "string"}`), importer.Field{Name: "id", Pointer: "/id"})
+		c := converted(d)
+		Expect(c).To(HaveKey("t.schema.json"))
+		Expect(c).To(HaveKey(MatchRegexp(`^t-[0-9a-f]{8}\.schema\.json$`)))
+		Expect(c).To(HaveKey(MatchRegexp(`^a-b-[0-9a-f]{8}\.schema\.json$`)))
+	})
+
 	It("with --closed closes every object schema but an allOf branch, in a folder of its own", func() {
 		doc := spec("3.0.3", `{"$ref": "#/components/schemas/Cat"}`,
 			`"Pet": {"type": "object", "properties": {"name": {"type": "string"}}},
