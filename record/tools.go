@@ -26,11 +26,11 @@ const (
 	DefaultToolsTimeout = 30 * time.Second
 	// MaxTools is the most tools a listing holds; a server that offers
 	// more is listed up to it (ToolList.Truncated).
-	MaxTools = 1000
+	MaxTools = mcpclient.MaxTools
 	// MaxToolPages is the most tools/list requests of one listing, so a
 	// server that answers with empty pages and a new cursor forever ends
 	// too (ToolList.Truncated).
-	MaxToolPages = 100
+	MaxToolPages = mcpclient.MaxPages
 	// MaxSchemaBytes is the largest inputSchema or outputSchema, in bytes
 	// of compact JSON, that a listing keeps; a larger one is left out and
 	// only its size kept (ListedTool.InputSchemaBytes, OutputSchemaBytes).

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -92,19 +93,52 @@ func Connect(ctx context.Context, srv Server, name, version string, wire *Wire, 
 	return &Session{ClientSession: session, Wire: wire}, nil
 }
 
+// The bounds of a tools/list read (OutputSchemas).
+const (
+	MaxPages = 100
+	MaxTools = 1000
+)
+
+// Errors of OutputSchemas.
+var (
+	ErrTooManyTools = errors.New("the server lists too many tools")
+	ErrCursorLoop   = errors.New("the server sent a tools/list cursor it had sent before (a loop)")
+)
+
 // OutputSchemas reads every page of tools/list: the tools as the SDK
 // decodes them and, by name, each tool's outputSchema as sent (member
 // order, number spelling; absent or null when it declares none). A tool
 // whose page the SDK answered from its cache, which never crossed the
 // wire, has its decoded outputSchema re-encoded (nil: none).
+//
+// At most MaxPages pages and MaxTools tools are read (more is an error,
+// ErrTooManyTools); a cursor the server sent before is an error
+// (ErrCursorLoop), not a loop until the timeout.
 func (s *Session) OutputSchemas(ctx context.Context) ([]*mcp.Tool, map[string]json.RawMessage, error) {
 	s.Wire.Take("tools/list")
 	var tools []*mcp.Tool
-	for t, err := range s.Tools(ctx, nil) {
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 0; ; page++ {
+		if page == MaxPages {
+			return nil, nil, fmt.Errorf("%w: more than %d pages", ErrTooManyTools, MaxPages)
+		}
+		res, err := s.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			return nil, nil, err
 		}
-		tools = append(tools, t)
+		tools = append(tools, res.Tools...)
+		if len(tools) > MaxTools {
+			return nil, nil, fmt.Errorf("%w: more than %d tools", ErrTooManyTools, MaxTools)
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		if seen[res.NextCursor] {
+			return nil, nil, fmt.Errorf("%w (page %d)", ErrCursorLoop, page+1)
+		}
+		seen[res.NextCursor] = true
+		cursor = res.NextCursor
 	}
 	raw := map[string]json.RawMessage{}
 	for _, page := range s.Wire.Take("tools/list") {
