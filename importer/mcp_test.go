@@ -202,3 +202,23 @@ func TestImportMCPRefusals(t *testing.T) {
 		t.Errorf("no server: %v", err)
 	}
 }
+
+// loopServer is an MCP server over stdio (node) whose tools/list always
+// answers with the same nextCursor.
+const loopServer = `const rl = require('readline').createInterface({input: process.stdin});
+rl.on('line', (l) => {
+  const m = JSON.parse(l);
+  if (m.id === undefined) return;
+  let r = {};
+  if (m.method === 'initialize') r = {protocolVersion: m.params.protocolVersion, capabilities: {tools: {}}, serverInfo: {name: 'loop', version: '1'}};
+  if (m.method === 'tools/list') r = {tools: [{name: 't' + m.id, inputSchema: {type: 'object'}}], nextCursor: 'same'};
+  process.stdout.write(JSON.stringify({jsonrpc: '2.0', id: m.id, result: r}) + '\n');
+});`
+
+func TestImportMCPCursorLoop(t *testing.T) {
+	testtree.MCPServerEntry(t, "server-everything", "AIRLOCK_MCP_EVERYTHING") // node and the servers come together: skipped (or failed under CI=true) alike
+	_, err := importer.MCP(context.Background(), importer.MCPOptions{Tool: "x", MCPTool: "t1", Command: []string{"node", "-e", loopServer}, Timeout: 30 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "a tools/list cursor it had sent before") {
+		t.Fatalf("a server repeating its cursor: %v", err)
+	}
+}
