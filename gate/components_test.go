@@ -84,12 +84,6 @@ var _ = Describe("shared components", func() {
 		}
 		return dir
 	}
-	configError := func(err error) *gate.ConfigError {
-		GinkgoHelper()
-		var ce *gate.ConfigError
-		Expect(errors.As(err, &ce)).To(BeTrue(), "want a *gate.ConfigError, got %T: %v", err, err)
-		return ce
-	}
 
 	It("checks a response against a component: admitted, and refused at the keyword inside it", func() {
 		dir := setup(`{"$ref": "../_components/github/v1/pull-request.schema.json"}`, pullsComponents)
@@ -298,3 +292,12 @@ var _ = Describe("shared components", func() {
 		})
 	})
 })
+
+// configError is err as a *gate.ConfigError, failing the spec when it is
+// not one.
+func configError(err error) *gate.ConfigError {
+	GinkgoHelper()
+	var ce *gate.ConfigError
+	Expect(errors.As(err, &ce)).To(BeTrue(), "want a *gate.ConfigError, got %T: %v", err, err)
+	return ce
+}

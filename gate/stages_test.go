@@ -1202,12 +1202,6 @@ var _ = Describe("contract loading", func() {
 		_, err := gate.LoadDir(dir, probeOptions)
 		return dir, err
 	}
-	configError := func(err error) *gate.ConfigError {
-		GinkgoHelper()
-		var ce *gate.ConfigError
-		Expect(errors.As(err, &ce)).To(BeTrue(), "want a *gate.ConfigError, got %T: %v", err, err)
-		return ce
-	}
 
 	It("loads the minimal manifest", func() {
 		_, err := load("probe", minimalManifest, nil)

@@ -252,9 +252,7 @@ func (c *converter) schema(s *openapi3.Schema, from string) map[string]any {
 	if s.MinLength > 0 {
 		out["minLength"] = s.MinLength
 	}
-	if s.MaxLength != nil {
-		out["maxLength"] = *s.MaxLength
-	}
+	setUint(out, "maxLength", s.MaxLength)
 	if s.Pattern != "" {
 		if _, err := regexp.Compile(s.Pattern); err == nil {
 			out["pattern"] = s.Pattern
@@ -270,9 +268,7 @@ func (c *converter) schema(s *openapi3.Schema, from string) map[string]any {
 	if s.MinItems > 0 {
 		out["minItems"] = s.MinItems
 	}
-	if s.MaxItems != nil {
-		out["maxItems"] = *s.MaxItems
-	}
+	setUint(out, "maxItems", s.MaxItems)
 	if s.UniqueItems {
 		out["uniqueItems"] = true
 	}
@@ -282,23 +278,15 @@ func (c *converter) schema(s *openapi3.Schema, from string) map[string]any {
 	if s.Contains != nil {
 		out["contains"] = c.ref(s.Contains, from)
 	}
-	if s.MinContains != nil {
-		out["minContains"] = *s.MinContains
-	}
-	if s.MaxContains != nil {
-		out["maxContains"] = *s.MaxContains
-	}
+	setUint(out, "minContains", s.MinContains)
+	setUint(out, "maxContains", s.MaxContains)
 	if b := c.boolSchema(s.UnevaluatedItems, from); b != nil {
 		out["unevaluatedItems"] = b
 	}
 
 	// Objects.
 	if len(s.Properties) > 0 {
-		props := map[string]any{}
-		for name, p := range s.Properties {
-			props[name] = c.ref(p, from)
-		}
-		out["properties"] = props
+		out["properties"] = c.refMap(s.Properties, from)
 	}
 	if len(s.Required) > 0 {
 		var req []any
@@ -316,18 +304,12 @@ func (c *converter) schema(s *openapi3.Schema, from string) map[string]any {
 	if s.MinProps > 0 {
 		out["minProperties"] = s.MinProps
 	}
-	if s.MaxProps != nil {
-		out["maxProperties"] = *s.MaxProps
-	}
+	setUint(out, "maxProperties", s.MaxProps)
 	if b := c.boolSchema(s.AdditionalProperties, from); b != nil {
 		out["additionalProperties"] = b
 	}
 	if len(s.PatternProperties) > 0 {
-		pp := map[string]any{}
-		for k, v := range s.PatternProperties {
-			pp[k] = c.ref(v, from)
-		}
-		out["patternProperties"] = pp
+		out["patternProperties"] = c.refMap(s.PatternProperties, from)
 	}
 	if s.PropertyNames != nil {
 		out["propertyNames"] = c.ref(s.PropertyNames, from)
@@ -340,11 +322,7 @@ func (c *converter) schema(s *openapi3.Schema, from string) map[string]any {
 		out["dependentRequired"] = dr
 	}
 	if len(s.DependentSchemas) > 0 {
-		ds := map[string]any{}
-		for k, v := range s.DependentSchemas {
-			ds[k] = c.ref(v, from)
-		}
-		out["dependentSchemas"] = ds
+		out["dependentSchemas"] = c.refMap(s.DependentSchemas, from)
 	}
 	if b := c.boolSchema(s.UnevaluatedProperties, from); b != nil {
 		out["unevaluatedProperties"] = b
@@ -376,11 +354,7 @@ func (c *converter) schema(s *openapi3.Schema, from string) map[string]any {
 		out["else"] = c.ref(s.Else, from)
 	}
 	if len(s.Defs) > 0 {
-		defs := map[string]any{}
-		for k, v := range s.Defs {
-			defs[k] = c.ref(v, from)
-		}
-		out["$defs"] = defs
+		out["$defs"] = c.refMap(s.Defs, from)
 	}
 
 	// Values and annotations.
@@ -457,6 +431,22 @@ func toAnyList(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// refMap converts a map of schemas (properties, $defs, …).
+func (c *converter) refMap(m openapi3.Schemas, from string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = c.ref(v, from)
+	}
+	return out
+}
+
+// setUint sets out[key] to *v when v is set.
+func setUint(out map[string]any, key string, v *uint64) {
+	if v != nil {
+		out[key] = *v
+	}
 }
 
 func (c *converter) refs(rs openapi3.SchemaRefs, from string) []any {
