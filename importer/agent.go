@@ -105,7 +105,9 @@ func (c *agentCopier) field(file, p string) (any, bool, error) {
 		if len(next) == 0 {
 			return nil, false, fmt.Errorf("the upstream schema declares no member %q on the way", t)
 		}
-		at = next
+		if at, err = c.s.distinct(next); err != nil {
+			return nil, false, err
+		}
 	}
 	// Branches that declare the member alike give one schema.
 	var alts []any

@@ -118,11 +118,13 @@ func (c *converter) component(ref string, s *openapi3.Schema) string {
 		sum := sha256.Sum256([]byte(raw))
 		name = strings.TrimLeft(name+"-"+hex.EncodeToString(sum[:4]), "-")
 	}
+	// Names are compared without case: Pet and pet are one file name on
+	// the file systems of macOS and Windows.
 	file := path.Join(c.compDir, name+".schema.json")
-	for i := 2; c.used[file]; i++ {
+	for i := 2; c.used[strings.ToLower(file)]; i++ {
 		file = path.Join(c.compDir, fmt.Sprintf("%s-%d.schema.json", name, i))
 	}
-	c.used[file] = true
+	c.used[strings.ToLower(file)] = true
 	c.byRef[ref], c.byPtr[s] = file, file
 	c.queue = append(c.queue, pending{s, file})
 	return file

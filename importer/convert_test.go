@@ -150,7 +150,7 @@ var _ = Describe("the conversion of an OpenAPI schema to JSON Schema 2020-12", f
 			importer.Field{Name: "head_sha", Pointer: "/head/sha"}, importer.Field{Name: "repo", Pointer: "/head/repo/name"})
 		c := converted(d)
 		Expect(jsonOf(c["upstream"])).To(MatchJSON(`{"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": "../_components/test/1.0/PR.schema.json", "unevaluatedProperties": false,
-		  "properties": {"head": {"$ref": "../_components/test/1.0/PR.schema.json#/properties/head", "unevaluatedProperties": false,
+		  "properties": {"head": {"$ref": "../_components/test/1.0/Ref.schema.json", "unevaluatedProperties": false,
 		    "properties": {"repo": {"$ref": "../_components/test/1.0/Ref.schema.json#/properties/repo", "unevaluatedProperties": false}}}}}`))
 		Expect(c["PR.schema.json"]).NotTo(HaveKey("unevaluatedProperties"))
 		Expect(c["Ref.schema.json"]).NotTo(HaveKey("unevaluatedProperties"))
@@ -191,10 +191,11 @@ var _ = Describe("the conversion of an OpenAPI schema to JSON Schema 2020-12", f
 		d := draft(spec("3.0.3", `{"type": "object", "properties": {"f": {"$ref": "#/components/schemas/L7"}, "tree": {"$ref": "#/components/schemas/Node"}}}`, comps),
 			importer.Field{Name: "f", Pointer: "/f"}, importer.Field{Name: "tree", Pointer: "/tree"})
 		defs := d.Agent["$defs"].(map[string]any)
-		Expect(defs).To(HaveLen(9)) // L0…L7, Node
+		Expect(defs).To(HaveLen(8)) // L0…L6, Node: the field's own schema (L7) is copied in place
 		Expect(jsonOf(defs["Node"])).To(MatchJSON(`{"type": "object", "properties": {"name": {"type": "string", "maxLength": 4096},
 		  "children": {"type": "array", "items": {"$ref": "#/$defs/Node", "unevaluatedProperties": false}}}}`))
-		Expect(jsonOf(d.Agent["properties"].(map[string]any)["tree"])).To(MatchJSON(`{"$ref": "#/$defs/Node", "unevaluatedProperties": false}`))
+		Expect(jsonOf(d.Agent["properties"].(map[string]any)["tree"])).To(MatchJSON(`{"type": "object", "unevaluatedProperties": false, "properties": {"name": {"type": "string", "maxLength": 4096},
+		  "children": {"type": "array", "items": {"$ref": "#/$defs/Node", "unevaluatedProperties": false}}}}`))
 		Expect(len(jsonOf(d.Agent))).To(BeNumerically("<", 4000))
 
 		dir := GinkgoT().TempDir()
@@ -211,6 +212,20 @@ var _ = Describe("the conversion of an OpenAPI schema to JSON Schema 2020-12", f
 		// A member the agent schema does not name, deep in the tree: refused
 		// by the agent schema (the upstream's own objects are open).
 		Expect(check(`{"f": "x", "tree": {"name": "a", "children": [{"name": "b", "extra": 1}]}}`).Reason).To(Equal("projection.agent_schema"))
+	})
+
+	It("walks a projected pointer through branches that all refer to one schema once per level", func() {
+		// Each level is ten branches that all declare a as the level below:
+		// 10^8 ways down /a/a/…, one schema per level.
+		comps := `"P0": {"type": "string"}`
+		for i := 1; i <= 8; i++ {
+			branch := fmt.Sprintf(`{"type": "object", "required": ["a"], "properties": {"a": {"$ref": "#/components/schemas/P%d"}}}`, i-1)
+			comps += fmt.Sprintf(`, "P%d": {"anyOf": [%s]}`, i, strings.TrimSuffix(strings.Repeat(branch+",", 10), ","))
+		}
+		d := draft(spec("3.0.3", `{"$ref": "#/components/schemas/P8"}`, comps), importer.Field{Name: "x", Pointer: "/a/a/a/a/a/a/a/a"})
+		Expect(jsonOf(d.Agent["properties"])).To(MatchJSON(`{"x": {"type": "string", "maxLength": 4096}}`))
+		Expect(d.Agent["required"]).To(Equal([]any{"x"}))
+		Expect(len(jsonOf(d.Version.Schema))).To(BeNumerically("<", 4000))
 	})
 
 	It("says which operations are closest when the operation is unknown", func() {

@@ -169,6 +169,19 @@ const requestID = "req.import"
 // (fileio.Writer.CreateAll); a rerun after a kill finds identical files
 // and writes what is missing.
 func Write(ctx context.Context, d *Draft, o WriteOptions) (*Written, error) {
+	for attempt := 0; ; attempt++ {
+		w, err := write(ctx, d, o, attempt < 3)
+		if !errors.Is(err, errManifestAppeared) {
+			return w, err
+		}
+	}
+}
+
+// errManifestAppeared is write's answer when the contract's manifest was
+// made by another import between planning and locking: plan again.
+var errManifestAppeared = errors.New("the manifest appeared while the import was planned")
+
+func write(ctx context.Context, d *Draft, o WriteOptions, mayRetry bool) (*Written, error) {
 	if o.SchemasDir == "" {
 		o.SchemasDir = "schemas"
 	}
@@ -198,9 +211,9 @@ func Write(ctx context.Context, d *Draft, o WriteOptions) (*Written, error) {
 	tree := fileio.NewTree(o.SchemasDir)
 	// The schemas tree stays locked from reading the manifest to writing
 	// it, so imports adding versions at once do not lose one another's. A
-	// tree that does not exist yet has no manifest to lose: two first
-	// imports race on creating it, and the loser's manifest differs
-	// (ErrExists) or is the same.
+	// tree that does not exist yet is made and locked only once the draft
+	// is proven (a refused draft leaves nothing); if a manifest appeared
+	// meanwhile, the import is planned again.
 	var lock *fileio.Writer
 	if st, err := os.Stat(o.SchemasDir); err == nil && st.IsDir() {
 		if lock, err = tree.Lock(ctx); err != nil {
@@ -266,6 +279,18 @@ func Write(ctx context.Context, d *Draft, o WriteOptions) (*Written, error) {
 	// is written the contract folder has no contract (LoadAllDir and runs
 	// skip it), so a kill at any moment leaves no contract without its
 	// fixtures, and the same import run again writes only what is missing.
+	if lock == nil {
+		if err := os.MkdirAll(o.SchemasDir, 0o755); err != nil {
+			return nil, fmt.Errorf("%w: %w", fileio.ErrUnwritable, err)
+		}
+		if lock, err = tree.Lock(ctx); err != nil {
+			return nil, err
+		}
+		defer lock.Close()
+		if tree.Exists(manifestPath) && mayRetry {
+			return nil, errManifestAppeared
+		}
+	}
 	comps := componentsByFolder(o.SchemasDir, d.Components)
 	contract := map[string][]File{w.Contract: contractFiles}
 	for _, step := range []struct {

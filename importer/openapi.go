@@ -22,6 +22,7 @@ import (
 
 	"github.com/airlockdev/airlock/internal/fileio"
 	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/redact"
 )
 
 // MaxDescription is the largest OpenAPI description read, in bytes (64 MiB).
@@ -332,11 +333,20 @@ func DraftFromOpenAPI(doc *openapi3.T, o OpenAPIOptions) (*Draft, error) {
 		}
 		return nil, fmt.Errorf("operation %s, response %s: %w (%s)", op, status, ErrNoJSONSchema, what)
 	}
+	// Names taken from the description become folder names and $refs,
+	// where no redaction reaches: one the redactor calls a secret is not
+	// taken.
+	secret := func(s string) bool { return (&redact.Redactor{}).Text(s) != s }
+	var notes []string
 	version := o.UpstreamVersion
 	if version == "" {
 		version = "v1"
 		if doc.Info != nil && versionName().MatchString(doc.Info.Version) {
-			version = doc.Info.Version
+			if secret(doc.Info.Version) {
+				notes = append(notes, "the description's info.version looks like a secret: the upstream version is named v1 (pass --upstream-version)")
+			} else {
+				version = doc.Info.Version
+			}
 		}
 	}
 	if !versionName().MatchString(version) {
@@ -344,7 +354,11 @@ func DraftFromOpenAPI(doc *openapi3.T, o OpenAPIOptions) (*Draft, error) {
 	}
 	api := o.API
 	if api == "" && doc.Info != nil {
-		api = slug(doc.Info.Title)
+		if secret(doc.Info.Title) {
+			notes = append(notes, "the description's title holds what looks like a secret: the components folder is named api (pass --api)")
+		} else {
+			api = slug(doc.Info.Title)
+		}
 	}
 	if api == "" {
 		api = "api"
@@ -372,7 +386,6 @@ func DraftFromOpenAPI(doc *openapi3.T, o OpenAPIOptions) (*Draft, error) {
 	c.files[contractFile] = rootMap
 
 	s := Schemas(c.files)
-	var notes []string
 	if !strings.HasPrefix(status, "2") && !strings.EqualFold(status, "default") {
 		notes = append(notes, fmt.Sprintf("response %s is not a success, yet this contract admits it as one when the upstream sends it with status 200; to turn the upstream's %s into an error code for the agent, declare its shape under errors: (docs/contracts.md, \"Upstream errors\")", status, status))
 	}

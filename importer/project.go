@@ -161,6 +161,33 @@ func (s Schemas) member(l loc, token string) (found []loc, required bool, err er
 	return found, required, err
 }
 
+// MaxDeclarations bounds the places one member on a projected pointer may
+// be declared in (through allOf, anyOf and oneOf branches).
+const MaxDeclarations = 1000
+
+// distinct returns the declarations ls with $ref-only schemas followed and
+// repeats dropped: ten branches that all refer to one schema are one
+// declaration, so the walk down a pointer stays linear in the schemas it
+// reaches. More than MaxDeclarations is an error.
+func (s Schemas) distinct(ls []loc) ([]loc, error) {
+	seen := map[string]bool{}
+	var out []loc
+	for _, l := range ls {
+		d, err := s.deref(l)
+		if err != nil {
+			return nil, err
+		}
+		if k := d.file + "#" + d.ptr; !seen[k] {
+			seen[k] = true
+			out = append(out, d)
+		}
+	}
+	if len(out) > MaxDeclarations {
+		return nil, fmt.Errorf("%w: the member is declared in %d places (at most %d); project narrower fields", ErrAgentTooLarge, len(out), MaxDeclarations)
+	}
+	return out, nil
+}
+
 // deref follows a chain of $ref-only schemas (a $ref with no other
 // keyword that applies) from l.
 func (s Schemas) deref(l loc) (loc, error) {
@@ -445,6 +472,9 @@ func (s Schemas) CloseAlong(file string, fields []Field) ([]string, error) {
 			}
 			found, _, err := s.member(at, t)
 			if err != nil {
+				return nil, err
+			}
+			if found, err = s.distinct(found); err != nil {
 				return nil, err
 			}
 			if child == nil {

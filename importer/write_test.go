@@ -41,9 +41,13 @@ var _ = Describe("Write", func() {
 		Expect(w.Fixtures).To(HaveLen(1))
 	})
 
-	It("keeps every version when imports add versions at once (the manifest is read and written under the tree's lock)", func() {
-		_, err := importer.Write(context.Background(), d, o)
-		Expect(err).NotTo(HaveOccurred())
+	DescribeTable("keeps every version when imports add versions at once (the manifest is read and written under the tree's lock)", func(first bool) {
+		want := []string{"v0", "v1", "v2", "v3", "v4", "v5"}
+		if first {
+			_, err := importer.Write(context.Background(), d, o)
+			Expect(err).NotTo(HaveOccurred())
+			want = append(want, "1.0")
+		}
 		var wg sync.WaitGroup
 		errs := make([]error, 6)
 		for i := range errs {
@@ -61,8 +65,11 @@ var _ = Describe("Write", func() {
 		}
 		c, err := gate.LoadDir(filepath.Join(o.SchemasDir, "thing"), gate.Options{})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(c.UpstreamVersions()).To(ConsistOf("1.0", "v0", "v1", "v2", "v3", "v4", "v5"))
-	})
+		Expect(c.UpstreamVersions()).To(ConsistOf(want))
+	},
+		Entry("beside a contract that exists", true),
+		Entry("into a schemas folder that does not exist yet", false),
+	)
 
 	It("writes nothing when one file to write differs from one already there", func() {
 		golden := filepath.Join(o.FixturesDir, "thing", "1.0", "accepted", "example.agent.json")
@@ -82,14 +89,17 @@ var _ = Describe("Write", func() {
 		doc := spec("3.0.3", `{"$ref": "#/components/schemas/Order"}`,
 			`"Order": {"type": "object", "description": "try with `+token+`", "properties": {"id": {"type": "string", "maxLength": 8}, "note": {"type": "string", "default": "`+token+`"}}}`)
 		doc.Info.Title = "Shop " + token
+		doc.Info.Version = token
 		op := doc.Paths.Find("/thing").Get
 		op.Summary = "Get it with " + token
 		op.Responses.Status(200).Value.Content.Get("application/json").Example = map[string]any{"id": "o-1", "note": "token " + token}
-		d, err := importer.DraftFromOpenAPI(doc, importer.OpenAPIOptions{Operation: "getThing", Tool: "thing", API: "test"})
+		d, err := importer.DraftFromOpenAPI(doc, importer.OpenAPIOptions{Operation: "getThing", Tool: "thing"})
 		Expect(err).NotTo(HaveOccurred())
 		w, err := importer.Write(context.Background(), d, o)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(w.Notes).To(ContainElement(ContainSubstring("example example: 1 secret(s) redacted")))
+		Expect(w.Notes).To(ContainElement(ContainSubstring("title holds what looks like a secret")))
+		Expect(w.Notes).To(ContainElement(ContainSubstring("info.version looks like a secret")))
 		n := 0
 		for _, root := range []string{o.SchemasDir, o.FixturesDir} {
 			Expect(filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
