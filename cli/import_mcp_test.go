@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/airlockdev/airlock/internal/testtree"
 )
 
 // airlock import mcp's exit codes: 2 for usage and bad input (an unknown
@@ -40,19 +41,7 @@ func TestImportMCPExitCodes(t *testing.T) {
 		t.Errorf("a failed import left %s behind", s)
 	}
 
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not on PATH")
-	}
-	entry := os.Getenv("AIRLOCK_MCP_EVERYTHING")
-	if entry == "" {
-		entry, _ = filepath.Abs(filepath.Join("..", ".ci", "node", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
-	}
-	if _, err := os.Stat(entry); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true: server-everything is not installed (%s); make mcp-servers", entry)
-		}
-		t.Skipf("server-everything is not installed (%s); make mcp-servers", entry)
-	}
+	entry := testtree.MCPServerEntry(t, "server-everything", "AIRLOCK_MCP_EVERYTHING")
 	server := []string{"--", "node", entry, "stdio"}
 	code, _, errs := run(append([]string{"--tool", "t", "--mcp-tool", "get-structured-contnt"}, server...)...)
 	if code != ExitUsage || !strings.Contains(errs, "closest first: get-structured-content") {
