@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/testtree"
 )
 
 // Shared components: schemas/_components/<api>/<version>/<file>, written
@@ -52,17 +53,6 @@ var pullsComponents = map[string]string{
 }`,
 }
 
-// writeTree writes files (slash-separated paths below root) and returns root.
-func writeTree(root string, files map[string]string) string {
-	GinkgoHelper()
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		Expect(os.MkdirAll(filepath.Dir(p), 0o755)).To(Succeed())
-		Expect(os.WriteFile(p, []byte(content), 0o644)).To(Succeed())
-	}
-	return root
-}
-
 func pullsCall() gate.Call { return gate.Call{Request: probeCall().Request, Now: probeNow} }
 
 var _ = Describe("shared components", func() {
@@ -80,7 +70,7 @@ var _ = Describe("shared components", func() {
 			"contract.yaml": pullsManifest, "agent.schema.json": pullsAgent, "upstream.schema.json": upstream,
 		})
 		if components != nil {
-			writeTree(filepath.Join(schemas, "_components"), components)
+			testtree.WriteIn(GinkgoT(), filepath.Join(schemas, "_components"), components)
 		}
 		return dir
 	}
@@ -138,7 +128,7 @@ var _ = Describe("shared components", func() {
 	DescribeTable("refuses a $ref that leaves the components, as outside the contract",
 		func(ref string) {
 			dir := setup(`{"type": "object", "properties": {"id": {"$ref": "`+ref+`"}}}`, pullsComponents)
-			writeTree(root, map[string]string{"schemas/other/x.json": `{"type": "integer"}`, "etc/passwd": `{}`})
+			testtree.WriteIn(GinkgoT(), root, map[string]string{"schemas/other/x.json": `{"type": "integer"}`, "etc/passwd": `{}`})
 			_, err := gate.LoadDir(dir, gate.Options{})
 			ce := configError(err)
 			Expect(errors.Is(err, gate.ErrOutsideContract)).To(BeTrue(), "%v", err)
@@ -183,7 +173,7 @@ var _ = Describe("shared components", func() {
 				"github/v1/pull-request.schema.json": "{\"type\": \"object\",\n \"properties\": {\"user\": {\"$ref\": \"" + ref + "\"}}}",
 				"github/v2/simple-user.schema.json":  `{"type": "object"}`,
 			}
-			writeTree(schemas, map[string]string{"other/v1/x.schema.json": `{}`})
+			testtree.WriteIn(GinkgoT(), schemas, map[string]string{"other/v1/x.schema.json": `{}`})
 			dir := setup(`{"$ref": "../_components/github/v1/pull-request.schema.json"}`, comp)
 			_, err := gate.LoadDir(dir, gate.Options{})
 			ce := configError(err)
@@ -220,7 +210,7 @@ var _ = Describe("shared components", func() {
 
 	It("refuses a symbolic link to a component file", func() {
 		dir := setup(`{"$ref": "../_components/github/v1/pull-request.schema.json"}`, map[string]string{"github/v1/simple-user.schema.json": pullsComponents["github/v1/simple-user.schema.json"]})
-		writeTree(root, map[string]string{"elsewhere/pr.json": pullsComponents["github/v1/pull-request.schema.json"]})
+		testtree.WriteIn(GinkgoT(), root, map[string]string{"elsewhere/pr.json": pullsComponents["github/v1/pull-request.schema.json"]})
 		Expect(os.Symlink(filepath.Join(root, "elsewhere", "pr.json"), filepath.Join(schemas, "_components", "github", "v1", "pull-request.schema.json"))).To(Succeed())
 		_, err := gate.LoadDir(dir, gate.Options{})
 		Expect(errors.Is(err, fileio.ErrSymlink)).To(BeTrue(), "%v", err)
@@ -228,7 +218,7 @@ var _ = Describe("shared components", func() {
 
 	It("refuses a symbolic link in place of the _components folder", func() {
 		dir := setup(`{"type": "object"}`, nil)
-		writeTree(root, map[string]string{"elsewhere/github/v1/pull-request.schema.json": pullsComponents["github/v1/pull-request.schema.json"]})
+		testtree.WriteIn(GinkgoT(), root, map[string]string{"elsewhere/github/v1/pull-request.schema.json": pullsComponents["github/v1/pull-request.schema.json"]})
 		Expect(os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(schemas, "_components"))).To(Succeed())
 		_, err := gate.LoadDir(dir, gate.Options{})
 		Expect(configError(err).File).To(Equal(filepath.Join(schemas, "_components")))

@@ -2,30 +2,18 @@ package schemadiff_test
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/testtree"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/schemadiff"
 )
 
 var _ = Describe("shared components", func() {
-	// tree writes files (slash-separated paths below a fresh root) and
-	// returns the root.
-	tree := func(files map[string]string) string {
-		GinkgoHelper()
-		root := GinkgoT().TempDir()
-		for name, content := range files {
-			p := filepath.Join(root, filepath.FromSlash(name))
-			Expect(os.MkdirAll(filepath.Dir(p), 0o755)).To(Succeed())
-			Expect(os.WriteFile(p, []byte(content), 0o644)).To(Succeed())
-		}
-		return root
-	}
 	components := map[string]string{
 		"schemas/_components/github/v1/user.schema.json": `{"type": "object", "properties": {"id": {"type": "integer"}}}`,
 		"schemas/_components/github/v2/user.schema.json": `{"type": "object", "properties": {"id": {"type": "string"}}}`,
@@ -39,7 +27,7 @@ var _ = Describe("shared components", func() {
 		for k, v := range components {
 			files[k] = v
 		}
-		root := tree(files)
+		root := testtree.Tree(files)
 		d, err := schemadiff.Files(filepath.Join(root, "schemas/pulls/upstream.v1.schema.json"), filepath.Join(root, "schemas/pulls/upstream.v2.schema.json"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(d.Comparisons).To(HaveLen(1))
@@ -61,7 +49,7 @@ var _ = Describe("shared components", func() {
 			"schemas/_components/github/v1/owner.schema.json": `{"type": "object"}`,
 			"schemas/_components/gitlab/v1/user.schema.json":  `{"type": "object"}`,
 		}
-		root := tree(files)
+		root := testtree.Tree(files)
 		d, err := schemadiff.Files(filepath.Join(root, "schemas/pulls/upstream.v1.schema.json"), filepath.Join(root, "schemas/pulls/upstream.v2.schema.json"))
 		Expect(err).NotTo(HaveOccurred())
 		changes := d.Comparisons[0].Changes
@@ -93,7 +81,7 @@ upstream_versions:
 		for k, v := range components {
 			files[k] = v
 		}
-		root := tree(files)
+		root := testtree.Tree(files)
 		d, err := schemadiff.UpstreamVersions(filepath.Join(root, "schemas"), "pulls", "v1", "v2", gate.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		changes := d.Comparisons[0].Changes
@@ -103,7 +91,7 @@ upstream_versions:
 	})
 
 	It("refuses a component ref that leaves the components folder", func() {
-		root := tree(map[string]string{
+		root := testtree.Tree(map[string]string{
 			"schemas/pulls/old.json": `{"type": "object"}`,
 			"schemas/pulls/new.json": `{"$ref": "../_components/../other/x.json"}`,
 			"schemas/other/x.json":   `{"type": "object"}`,

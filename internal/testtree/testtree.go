@@ -73,7 +73,13 @@ type TB interface {
 // of t and returns the folder.
 func Write(t TB, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
+	return WriteIn(t, t.TempDir(), files)
+}
+
+// WriteIn writes files (slash path → content) under folder dir, making the
+// folders on the way, and returns dir.
+func WriteIn(t TB, dir string, files map[string]string) string {
+	t.Helper()
 	for p, content := range files {
 		full := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
