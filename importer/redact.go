@@ -20,8 +20,8 @@ func redactDraft(d *Draft, r *redact.Redactor) (*Draft, error) {
 	c.Notes = slices.Clone(d.Notes)
 	c.Version.Description = r.Text(d.Version.Description)
 	c.Version.Comment = textAll(d.Version.Comment, r)
-	c.Version.Schema, _ = redactAnnotations(deepCopy(d.Version.Schema), r).(map[string]any)
-	c.Agent, _ = redactAnnotations(deepCopy(d.Agent), r).(map[string]any)
+	c.Version.Schema, _ = redactSchema(d.Version.Schema, r, inSchema).(map[string]any)
+	c.Agent, _ = redactSchema(d.Agent, r, inSchema).(map[string]any)
 	c.Components = make([]File, len(d.Components))
 	for i, f := range d.Components {
 		var doc map[string]any
@@ -30,7 +30,7 @@ func redactDraft(d *Draft, r *redact.Redactor) (*Draft, error) {
 		if err := dec.Decode(&doc); err != nil {
 			return nil, fmt.Errorf("component %s: %w", f.Path, err)
 		}
-		data, err := schemaFile(redactAnnotations(doc, r).(map[string]any))
+		data, err := schemaFile(redactSchema(doc, r, inSchema).(map[string]any))
 		if err != nil {
 			return nil, err
 		}
@@ -66,56 +66,44 @@ func textAll(ss []string, r *redact.Redactor) []string {
 // for validation: their strings are redacted.
 var annotationKeys = []string{"description", "title", "$comment", "default", "examples"}
 
-// redactAnnotations redacts the strings under annotation keywords of every
-// schema object in v, in place, and returns v.
-func redactAnnotations(v any, r *redact.Redactor) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, x := range t {
-			if slices.Contains(annotationKeys, k) {
-				t[k] = redactStrings(x, r)
-			} else {
-				t[k] = redactAnnotations(x, r)
-			}
-		}
-	case []any:
-		for i, x := range t {
-			t[i] = redactAnnotations(x, r)
-		}
-	}
-	return v
-}
+// What a value of a schema document is, for redactSchema.
+type schemaPlace int
 
-// redactStrings redacts every string in v (Redactor.Text), in place.
-func redactStrings(v any, r *redact.Redactor) any {
+const (
+	inSchema     schemaPlace = iota // a schema, or a keyword's value
+	inNames                         // the names → schemas map of properties, $defs, …
+	inAnnotation                    // an annotation's value: every string redacted
+)
+
+// redactSchema returns a copy of v (decoded JSON at place) in which the
+// strings of annotation keywords are redacted (Redactor.Text). Member
+// names of properties, patternProperties, $defs and dependentSchemas are
+// names, not keywords: a property called "description" stays a schema.
+func redactSchema(v any, r *redact.Redactor, place schemaPlace) any {
 	switch t := v.(type) {
 	case string:
-		return r.Text(t)
-	case map[string]any:
-		for k, x := range t {
-			t[k] = redactStrings(x, r)
+		if place == inAnnotation {
+			return r.Text(t)
 		}
-	case []any:
-		for i, x := range t {
-			t[i] = redactStrings(x, r)
-		}
-	}
-	return v
-}
-
-// deepCopy copies decoded JSON (maps and slices; other values shared).
-func deepCopy(v any) any {
-	switch t := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, x := range t {
-			out[k] = deepCopy(x)
+			next := inSchema
+			switch {
+			case place == inAnnotation:
+				next = inAnnotation
+			case place == inSchema && slices.Contains(annotationKeys, k):
+				next = inAnnotation
+			case place == inSchema && slices.Contains(append(valueMap[:len(valueMap):len(valueMap)], "$defs", "dependentSchemas"), k):
+				next = inNames
+			}
+			out[k] = redactSchema(x, r, next)
 		}
 		return out
 	case []any:
 		out := make([]any, len(t))
 		for i, x := range t {
-			out[i] = deepCopy(x)
+			out[i] = redactSchema(x, r, place)
 		}
 		return out
 	}

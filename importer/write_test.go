@@ -87,7 +87,8 @@ var _ = Describe("Write", func() {
 	It("writes no secret: example bodies, descriptions, comments and schema annotations go through the redactor", func() {
 		token := "ghp_" + strings.Repeat("aB3", 12) // a GitHub token's shape, built here
 		doc := spec("3.0.3", `{"$ref": "#/components/schemas/Order"}`,
-			`"Order": {"type": "object", "description": "try with `+token+`", "properties": {"id": {"type": "string", "maxLength": 8}, "note": {"type": "string", "default": "`+token+`"}}}`)
+			`"Order": {"type": "object", "description": "try with `+token+`", "properties": {"id": {"type": "string", "maxLength": 8}, "note": {"type": "string", "default": "`+token+`"},
+			  "description": {"type": "string", "pattern": "^[a-z]+$", "description": "see `+token+`"}}}`)
 		doc.Info.Title = "Shop " + token
 		doc.Info.Version = token
 		op := doc.Paths.Find("/thing").Get
@@ -114,6 +115,21 @@ var _ = Describe("Write", func() {
 			})).To(Succeed())
 		}
 		Expect(n).To(BeNumerically(">=", 7))
+
+	})
+
+	It("redacts annotations only: a property named like one is a schema, and constraints are written as the description says", func() {
+		key := "AKIA" + strings.Repeat("Z7", 8) // an AWS key id's shape, built here
+		doc := spec("3.0.3", `{"$ref": "#/components/schemas/Order"}`,
+			`"Order": {"type": "object", "properties": {"id": {"type": "string", "maxLength": 8}, "default": {"type": "string", "const": "`+key+`", "description": "`+key+`"}}}`)
+		d, err := importer.DraftFromOpenAPI(doc, importer.OpenAPIOptions{Operation: "getThing", Tool: "thing", API: "test"})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = importer.Write(context.Background(), d, o)
+		Expect(err).NotTo(HaveOccurred())
+		comp, err := os.ReadFile(filepath.Join(o.SchemasDir, "_components", "test", "1.0", "Order.schema.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.Count(string(comp), key)).To(Equal(1), "the const stays, the description goes:\n%s", comp)
+		Expect(string(comp)).To(ContainSubstring(`"const": "` + key + `"`))
 	})
 
 	It("refuses a contract that would not load, writing nothing", func() {
