@@ -366,38 +366,25 @@ func (c *converter) schema(s *openapi3.Schema, from string) map[string]any {
 	if s.Const != nil {
 		out["const"] = s.Const
 	}
-	if s.Title != "" {
-		out["title"] = s.Title
-	}
-	if s.Description != "" {
-		out["description"] = s.Description
+	for k, v := range map[string]string{"title": s.Title, "description": s.Description, "$comment": s.Comment,
+		"contentMediaType": s.ContentMediaType, "contentEncoding": s.ContentEncoding} {
+		if v != "" {
+			out[k] = v
+		}
 	}
 	if s.Default != nil {
 		out["default"] = s.Default
 	}
-	if s.Deprecated {
-		out["deprecated"] = true
-	}
-	if s.ReadOnly {
-		out["readOnly"] = true
-	}
-	if s.WriteOnly {
-		out["writeOnly"] = true
-	}
-	if s.Comment != "" {
-		out["$comment"] = s.Comment
-	}
-	if s.ContentMediaType != "" {
-		out["contentMediaType"] = s.ContentMediaType
-	}
-	if s.ContentEncoding != "" {
-		out["contentEncoding"] = s.ContentEncoding
+	for k, v := range map[string]bool{"deprecated": s.Deprecated, "readOnly": s.ReadOnly, "writeOnly": s.WriteOnly} {
+		if v {
+			out[k] = true
+		}
 	}
 	if s.ContentSchema != nil {
 		out["contentSchema"] = c.ref(s.ContentSchema, from)
 	}
-	for _, k := range []string{"$id", "$anchor", "$dynamicRef", "$dynamicAnchor"} {
-		if v := map[string]string{"$id": s.SchemaID, "$anchor": s.Anchor, "$dynamicRef": s.DynamicRef, "$dynamicAnchor": s.DynamicAnchor}[k]; v != "" {
+	for k, v := range map[string]string{"$id": s.SchemaID, "$anchor": s.Anchor, "$dynamicRef": s.DynamicRef, "$dynamicAnchor": s.DynamicAnchor} {
+		if v != "" {
 			c.dropped[k]++
 		}
 	}
