@@ -161,7 +161,6 @@ func cutSpec(raw []byte, first string, size int) ([]byte, error) {
 	sort.Strings(rest)
 	order = append(order, rest...)
 
-	keptPaths := map[string]json.RawMessage{}
 	keptComps := map[string]map[string]json.RawMessage{}
 	total := len(doc["info"]) + 100
 	var reach func(b []byte)
@@ -183,15 +182,21 @@ func cutSpec(raw []byte, first string, size int) ([]byte, error) {
 			reach(c)
 		}
 	}
-	for _, p := range order {
-		if total >= size {
-			break
+	// keep adds items in order, with what they reach, while the size is
+	// not reached.
+	keep := func(items map[string]json.RawMessage, order []string) map[string]json.RawMessage {
+		kept := map[string]json.RawMessage{}
+		for _, k := range order {
+			if total >= size {
+				break
+			}
+			kept[k] = items[k]
+			total += len(items[k]) + len(k) + 4
+			reach(items[k])
 		}
-		keptPaths[p] = paths[p]
-		total += len(paths[p]) + len(p) + 4
-		reach(paths[p])
+		return kept
 	}
-	out := map[string]any{"openapi": doc["openapi"], "info": doc["info"], "paths": keptPaths, "components": keptComps}
+	out := map[string]any{"openapi": doc["openapi"], "info": doc["info"], "paths": keep(paths, order), "components": keptComps}
 	// The paths of GitHub's description reach about 4.3 MB; its webhooks
 	// (x-webhooks) come next, in order, while the size is not reached.
 	var hooks map[string]json.RawMessage
@@ -201,16 +206,7 @@ func cutSpec(raw []byte, first string, size int) ([]byte, error) {
 			names = append(names, h)
 		}
 		sort.Strings(names)
-		kept := map[string]json.RawMessage{}
-		for _, h := range names {
-			if total >= size {
-				break
-			}
-			kept[h] = hooks[h]
-			total += len(hooks[h]) + len(h) + 4
-			reach(hooks[h])
-		}
-		out["x-webhooks"] = kept
+		out["x-webhooks"] = keep(hooks, names)
 	}
 	return json.Marshal(out)
 }
