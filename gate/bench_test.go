@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/internal/testbody"
 	"github.com/airlockdev/airlock/internal/validator"
-
-	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/semantic"
 )
 
@@ -99,30 +99,7 @@ upstream_versions:
 `,
 }
 
-const benchRequestID = "req.B3nchm4rk"
-
-// benchBody returns an upstream value of at least size bytes: a page of
-// items with strings (some escaped, some non-ASCII), integers, decimals,
-// nulls and small arrays.
-func benchBody(size int) []byte {
-	states := []string{"open", "closed", "triaged"}
-	authors := []string{"mlopez", "akim", "r.okafor", "j-nguyen"}
-	b := []byte(`{"request_id":"` + benchRequestID + `","items":[`)
-	for i := 0; len(b) < size-40; i++ {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = fmt.Appendf(b, `{"id":"ISS-%d","title":"Gate refuses \"%d\" — retry with café config #%d",`, 1000+i, i, i%97)
-		b = fmt.Appendf(b, `"state":%q,"author":%q,"created_at":"2025-06-%02dT%02d:%02d:07.25Z",`, states[i%3], authors[i%4], 1+i%28, i%24, i%60)
-		b = fmt.Appendf(b, `"labels":["area/gate","kind/bug","p%d"],"comments":%d,"score":%d.%02d,"assignee":`, i%4, i*7%300, i%100, i*13%100)
-		if i%2 == 0 {
-			b = append(b, "null}"...)
-		} else {
-			b = fmt.Appendf(b, "%q}", authors[(i+1)%4])
-		}
-	}
-	return append(b, `],"next_cursor":"c.AAAAAQ"}`...)
-}
+const benchRequestID = testbody.RequestID
 
 func writeBenchContract(tb testing.TB) string {
 	return writeBenchFiles(tb, benchTool, benchFiles)
@@ -156,7 +133,7 @@ func BenchmarkCheck(b *testing.B) {
 		Now:     time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC),
 	}
 	for _, size := range []int{2 << 10, 200 << 10} {
-		body := benchBody(size)
+		body := testbody.List(size)
 		name := strconv.Itoa(size>>10) + "KB"
 
 		// Both sides must accept the body, or the comparison is void.
@@ -222,9 +199,9 @@ func benchInputs() []benchInput {
 	var in []benchInput
 	for _, size := range []int{2 << 10, 200 << 10} {
 		name := strconv.Itoa(size>>10) + "KB"
-		in = append(in, benchInput{Name: name, File: name + ".json", Valid: true, Timed: true, body: benchBody(size)})
+		in = append(in, benchInput{Name: name, File: name + ".json", Valid: true, Timed: true, body: testbody.List(size)})
 	}
-	bad := bytes.Replace(benchBody(2<<10), []byte(`"state":"closed"`), []byte(`"state":"reopened"`), 1)
+	bad := bytes.Replace(testbody.List(2<<10), []byte(`"state":"closed"`), []byte(`"state":"reopened"`), 1)
 	return append(in, benchInput{Name: "2KB-refused", File: "2KB-refused.json", body: bad})
 }
 
@@ -388,7 +365,7 @@ func BenchmarkWorstCase(b *testing.B) {
 		admitted bool
 	}{
 		{"refused", worst, worstBody(worstSize), false},
-		{"admitted", plain, benchBody(worstSize), true},
+		{"admitted", plain, testbody.List(worstSize), true},
 	} {
 		// One check takes seconds today: the verdict is checked inside the
 		// timed loop (a few comparisons) rather than by a run of its own.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/testbody"
 	"github.com/airlockdev/airlock/semantic"
 )
 
@@ -44,7 +45,7 @@ func TestPeakRSS(t *testing.T) {
 		admitted bool
 	}{
 		{"refused", writeBenchFiles(t, worstTool, worstFiles()), worstBody(worstSize), false},
-		{"admitted", writeBenchContract(t), benchBody(worstSize), true},
+		{"admitted", writeBenchContract(t), testbody.List(worstSize), true},
 	} {
 		if err := os.WriteFile(filepath.Join(side.dir, "body.json"), side.body, 0o644); err != nil {
 			t.Fatal(err)

@@ -61,6 +61,7 @@ var allowed = map[string][]string{
 	"internal/testtree":         {"runner", "reports", "fixture"},
 	"internal/testtree/bigtree": {"fixture"},
 	"internal/planted":          {},
+	"internal/testbody":         {},
 	"internal/conformance":      {"internal/schema", "internal/strictjson"},
 	"scripts/benchratio":        {},
 	"scripts/gendiffrules":      {"schemadiff"},

@@ -11,30 +11,8 @@ import (
 	"time"
 
 	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/internal/testbody"
 )
-
-// listBody returns about size bytes of a paged list of issues, the shape of
-// gate's bench_list body: objects of nine members with strings (one
-// escaped, one non-ASCII), integers, decimals, nulls and a small array.
-func listBody(size int) []byte {
-	states := []string{"open", "closed", "triaged"}
-	authors := []string{"mlopez", "akim", "r.okafor", "j-nguyen"}
-	b := []byte(`{"request_id":"req.B3nchm4rk","items":[`)
-	for i := 0; len(b) < size-40; i++ {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = fmt.Appendf(b, `{"id":"ISS-%d","title":"Gate refuses \"%d\" — retry with café config #%d",`, 1000+i, i, i%97)
-		b = fmt.Appendf(b, `"state":%q,"author":%q,"created_at":"2025-06-%02dT%02d:%02d:07.25Z",`, states[i%3], authors[i%4], 1+i%28, i%24, i%60)
-		b = fmt.Appendf(b, `"labels":["area/gate","kind/bug","p%d"],"comments":%d,"score":%d.%02d,"assignee":`, i%4, i*7%300, i%100, i*13%100)
-		if i%2 == 0 {
-			b = append(b, "null}"...)
-		} else {
-			b = fmt.Appendf(b, "%q}", authors[(i+1)%4])
-		}
-	}
-	return append(b, `],"next_cursor":"c.AAAAAQ"}`...)
-}
 
 // wideBody returns about size bytes (at least some 3 KB) of another API
 // page: an array of small objects with snake_case and camelCase names, and
@@ -67,7 +45,7 @@ func BenchmarkParse(b *testing.B) {
 	bodies := []struct {
 		name string
 		make func(int) []byte
-	}{{"list", listBody}, {"wide", wideBody}}
+	}{{"list", testbody.List}, {"wide", wideBody}}
 	for _, body := range bodies {
 		for _, size := range []int{2 << 10, 200 << 10} {
 			data := body.make(size)
@@ -143,7 +121,7 @@ func BenchmarkParsePeak(b *testing.B) {
 	bodies := []struct {
 		name string
 		make func(int) []byte
-	}{{"members", membersBody}, {"MEMBERS", upperMembersBody}, {"list", listBody}}
+	}{{"members", membersBody}, {"MEMBERS", upperMembersBody}, {"list", testbody.List}}
 	for _, body := range bodies {
 		data := body.make(16 << 20)
 		for _, gogc := range []int{100, 5} {

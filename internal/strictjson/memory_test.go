@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/internal/testbody"
 )
 
 // decodeStd is body as encoding/json decodes it with UseNumber: the values
@@ -44,7 +45,7 @@ func manyMembers(size int) []byte {
 
 var _ = Describe("the values of a parse", func() {
 	It("stay as they are while later parses run", func() {
-		first := listBody(8 << 10)
+		first := testbody.List(8 << 10)
 		v, err := strictjson.Parse(first, strictjson.Limits{FoldCollisions: true})
 		Expect(err).NotTo(HaveOccurred())
 		for range 3 {
@@ -82,7 +83,7 @@ var _ = Describe("the memory a parse allocates", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(after.TotalAlloc - before.TotalAlloc).To(BeNumerically("<=", 72*len(body)+64<<10))
 		},
-		Entry("a list page", listBody(size)),
+		Entry("a list page", testbody.List(size)),
 		Entry("a page with a wide object", wideBody(size)),
 		Entry("one-member objects", repeated(size, func(int) string { return `{"":0}` })),
 		Entry("nested one-member objects", repeated(size, func(int) string { return `{"":{"":{"":{"":{"":{}}}}}}` })),
