@@ -56,20 +56,26 @@ func prove(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture.P
 	tool := set.Contracts[f.Tool].Tool()
 	results := make([]MutantResult, 0, len(mutants))
 	for _, mu := range mutants {
-		status, ct := p.Expect.Status, p.Expect.ContentType
-		if mu.Status != 0 {
-			status = mu.Status
-		}
-		if mu.ContentType != "" {
-			ct = mu.ContentType
-		}
-		v, err := set.Check(ctx, f, p.Expect, mu.Body, status, ct, "")
+		v, err := mu.Check(ctx, set, f, p)
 		if err != nil {
 			return nil, err
 		}
 		results = append(results, classify(f, tool, p.Expect.Request.ID, mu, v))
 	}
 	return results, nil
+}
+
+// Check asks the gate about the mutant, in place of fixture f (prepared as
+// p): its body, with its status and content type where it sets them.
+func (mu Mutant) Check(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture.Prepared) (*gate.Verdict, error) {
+	status, ct := p.Expect.Status, p.Expect.ContentType
+	if mu.Status != 0 {
+		status = mu.Status
+	}
+	if mu.ContentType != "" {
+		ct = mu.ContentType
+	}
+	return set.Check(ctx, f, p.Expect, mu.Body, status, ct, "")
 }
 
 // classify is the proof of one mutant of f from its verdict for tool under

@@ -138,14 +138,7 @@ func TestDifferentialBundled(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: a mutant of a fixture the set did not discover", f.Body)
 		}
-		status, ct := p.Expect.Status, p.Expect.ContentType
-		if mu.Status != 0 {
-			status = mu.Status
-		}
-		if mu.ContentType != "" {
-			ct = mu.ContentType
-		}
-		v, err := set.Check(ctx, f, p.Expect, mu.Body, status, ct, "")
+		v, err := mu.Check(ctx, set, f, p)
 		if err != nil {
 			t.Fatal(err)
 		}
