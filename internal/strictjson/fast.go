@@ -167,6 +167,14 @@ func (s *scanner) delimited() bool {
 	return false
 }
 
+// digits returns the index after the run of ASCII digits that starts at i.
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
 // number reads a number token (RFC 8259 §6) within the length limit and
 // the number policy (numberProblem).
 func (s *scanner) number(name span) bool {
@@ -180,34 +188,27 @@ func (s *scanner) number(name span) bool {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+		i = digits(b, i)
 	default:
 		return false
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		d := digits(b, i+1)
+		if d == i+1 {
 			return false
 		}
+		i = d
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
 		i++
 		if i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
-		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		d := digits(b, i)
+		if d == i {
 			return false
 		}
+		i = d
 	}
 	s.i = i
 	if !s.delimited() || i-start > s.lim.MaxNumberLength {
