@@ -21,10 +21,14 @@ const (
 	FamilyValues    = "values"
 	FamilyBytes     = "bytes"
 	FamilySemantic  = "semantic"
+	// FamilyProjection generates no mutant: a mutant of any family that
+	// the projection stage refuses (the agent-facing schema, the text
+	// policy) is counted as a kill of this family (docs/mutate.md).
+	FamilyProjection = "projection"
 )
 
 // Families lists the mutation families in report order.
-var Families = []string{FamilyStructure, FamilyValues, FamilyBytes, FamilySemantic}
+var Families = []string{FamilyStructure, FamilyValues, FamilyBytes, FamilySemantic, FamilyProjection}
 
 // Mutant is one near-miss derived from an admitted fixture.
 type Mutant struct {
@@ -92,6 +96,14 @@ type mutator struct {
 	canaryID string
 	n        int
 	out      []Mutant
+
+	// mm: what equivalence (equivalent.go) and hint locations (hint.go)
+	// read: the contract and upstream version, and whether a rule other
+	// than binding, context, membership or freshness (count, cel, custom)
+	// may read any value.
+	contract    *gate.Contract
+	version     string
+	opaqueRules bool
 }
 
 // facts are the schema's facts about the location loc of the value; none

@@ -55,6 +55,10 @@ type Options struct {
 	// MaxPerFixture caps the mutants of one fixture; 0 means
 	// DefaultMaxMutants, a negative value means no cap.
 	MaxPerFixture int
+	// Strict counts Unseen mutants against the score and as failures
+	// (MutantResult.Fails); the caller fails on stale baseline entries
+	// too (Report.Stale). Default false: unseen mutants are reported apart.
+	Strict bool
 }
 
 // Report is the result of Mutate.
@@ -66,13 +70,21 @@ type Report struct {
 	// Broken lists the selected contracts that did not load, sorted by
 	// tool (fixture.Set.Broken): their fixtures were not mutated.
 	Broken []fixture.Broken
+	// Stale lists the baseline entries that silence nothing any more, by
+	// tool, in file order (applyBaseline says when an entry is judged).
+	Stale []StaleEntry
+	// Strict is Options.Strict.
+	Strict bool
 }
 
-// Survivors returns the results that are not Killed.
+// Survivors returns the results that fail (MutantResult.Fails): those
+// that reach the agent, wrong reasons and leaks, and under Strict the
+// unseen ones. Killed, baselined and equivalent mutants are not in it,
+// nor unseen ones unless Strict.
 func (r *Report) Survivors() []MutantResult {
 	var out []MutantResult
 	for _, x := range r.Results {
-		if x.Outcome != Killed {
+		if x.Fails(r.Strict) {
 			out = append(out, x)
 		}
 	}
@@ -119,9 +131,8 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 
-	rep := &Report{Broken: set.Broken}
+	rep := &Report{Broken: set.Broken, Strict: opts.Strict}
 	var errs []error
-	var board scoreBoard
 	for i, o := range outs {
 		switch {
 		case o.err != nil:
@@ -129,7 +140,6 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 		case o.skipped != "":
 			rep.Skipped = append(rep.Skipped, fixtures[i].Body+": "+o.skipped)
 		default:
-			board.add(fixtures[i].Tool, fixtures[i].UpstreamVersion, o.results)
 			rep.Results = append(rep.Results, o.results...)
 		}
 	}
@@ -139,7 +149,12 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 	if len(rep.Results) == 0 && len(rep.Broken) == 0 {
 		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: fmt.Sprintf("no mutant generated: none of the %d selected fixtures was admitted (%s)", len(fixtures), strings.Join(rep.Skipped, "; "))}
 	}
-	rep.Scores = board.scores()
+	// mm: the baseline, the hints' lines and the scores, over every result.
+	if err := applyBaseline(set, fixtures, opts, rep); err != nil {
+		return nil, err
+	}
+	placeHints(set, rep.Results)
+	rep.Scores = scoresOf(rep.Results, opts.Strict)
 	return rep, nil
 }
 
@@ -169,7 +184,7 @@ func mutateFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, opt
 	}
 	m.generate()
 	mutants := limitMutants(m.out, opts.MaxPerFixture, opts.Seed, fixtureKey(f))
-	results, err := prove(ctx, set, f, p, mutants)
+	results, err := prove(ctx, set, f, p, &judge{orig: orig, m: m}, mutants) // mm: the judge
 	if err != nil {
 		return nil, "", err
 	}
@@ -210,6 +225,7 @@ func newMutator(c *gate.Contract, f fixture.Fixture, orig *gate.Verdict, req sem
 	}
 	scope, _ := jsonpointer.Parse(prefix)
 	var rules []RuleSpecView
+	opaque := false
 	for _, r := range uv.Rules {
 		switch {
 		case r.Binding != nil:
@@ -220,6 +236,8 @@ func newMutator(c *gate.Contract, f fixture.Fixture, orig *gate.Verdict, req sem
 			rules = append(rules, RuleSpecView{r.Name, prefix + r.Membership.Pointer, true})
 		case r.Freshness != nil:
 			rules = append(rules, RuleSpecView{r.Name, prefix + r.Freshness.Pointer, false})
+		default:
+			opaque = true // mm: count, cel, custom
 		}
 	}
 	h := fnv.New32a()
@@ -234,32 +252,76 @@ func newMutator(c *gate.Contract, f fixture.Fixture, orig *gate.Verdict, req sem
 		scope:    scope,
 		schema:   schema,
 		canaryID: fmt.Sprintf("%08x", h.Sum32()),
+		// mm: equivalence and hint locations
+		contract: c, version: f.UpstreamVersion, opaqueRules: opaque,
 	}, nil
 }
 
 // Cases turns mutation results into testcases of the "mutation" suite, and
 // each broken contract into its tool's reports.ContractError case (suite
-// reports.SuiteContract, status reports.Errored), in tool order.
+// reports.SuiteContract, status reports.Errored), in tool order. A result
+// that fails (MutantResult.Fails) is Failed, its message naming the
+// outcome, the problem and where the hint's keyword goes (file:line:
+// pointer), its detail the hint, that place, the survivor's value and the
+// diff; unseen (unless Strict) and baselined mutants pass with Actual
+// "admitted (unseen)" or "admitted (baselined)"; equivalent mutants were
+// not run and have no case. Under Strict each stale baseline entry is a
+// Failed case named "baseline:<mutant id>" on its fixture's class, its
+// file the baseline file.
 func (r *Report) Cases() []reports.Case {
 	out := make([]reports.Case, 0, len(r.Results)+len(r.Broken))
 	for _, b := range r.Broken {
 		out = append(out, reports.ContractError(b.Tool, gate.ManifestFile, b.Err.File, b.Err.Error()))
 	}
 	for _, x := range r.Results {
+		if x.Outcome == Equivalent {
+			continue
+		}
 		c := reports.Case{
 			Tool: x.Fixture.Tool, UpstreamVersion: x.Fixture.UpstreamVersion, Kind: x.Fixture.Kind,
 			Suite: Suite, Name: x.Fixture.Name + "#" + x.Mutant.ID, File: x.Fixture.Body,
 			Status: reports.Passed, Expected: strings.Join(x.Mutant.Expect, " | "), Actual: x.Actual,
 		}
-		if x.Outcome != Killed {
+		switch {
+		case x.Fails(r.Strict):
 			c.Status = reports.Failed
 			c.Message = string(x.Outcome) + ": " + x.Problem
-			c.Detail = "hint: " + x.Mutant.Hint + "\n-original +mutant\n" + x.Diff()
+			if x.Location != nil {
+				c.Message += " (at " + x.Location.String() + ")"
+			}
+			c.Detail = x.HintText() + "\n-original +mutant\n" + x.Diff()
+		case x.Outcome == Unseen || x.Outcome == Baselined:
+			c.Actual = "admitted (" + string(x.Outcome) + ")"
 		}
 		out = append(out, c)
 	}
+	if r.Strict {
+		for _, st := range r.Stale {
+			parts := strings.Split(st.Fixture, "/") // checked by ReadBaseline
+			out = append(out, reports.Case{
+				Tool: parts[0], UpstreamVersion: parts[1], Kind: parts[2], Suite: Suite,
+				Name: parts[3] + "#baseline:" + st.Mutant, File: st.File, Status: reports.Failed,
+				Expected: "a surviving mutant", Actual: st.Why,
+				Message: fmt.Sprintf("stale baseline entry at %s:%d: %s", st.File, st.Line, st.Why),
+			})
+		}
+	}
 	slices.SortStableFunc(out, func(a, b reports.Case) int { return strings.Compare(a.Tool, b.Tool) })
 	return out
+}
+
+// HintText is the hint of an admitted mutant in full, one item a line:
+// the keyword or rule to add, where it goes (file:line: pointer, and the
+// instance location it constrains) and the survivor's value.
+func (r MutantResult) HintText() string {
+	s := "hint: " + r.Mutant.Hint
+	if h := r.Location; h != nil {
+		s += "\nwhere: " + h.String() + " (instance " + h.Instance + ")"
+		if h.Value != "" {
+			s += "\nvalue: " + h.Value
+		}
+	}
+	return s
 }
 
 // rawValue is the decoded body mutants are made from: the value the gate

@@ -50,8 +50,12 @@ upstream_versions:
 )
 
 func mutateTree(dir string) *mutate.Report {
+	return mutateTreeStrict(dir, false)
+}
+
+func mutateTreeStrict(dir string, strict bool) *mutate.Report {
 	rep, err := mutate.Mutate(context.Background(), mutate.Options{
-		SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"),
+		SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"), Strict: strict,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	return rep
@@ -94,7 +98,7 @@ var _ = Describe("airlock mutate", func() {
 		Expect(rep.Survivors()).To(BeEmpty())
 	})
 
-	It("shows the survivors of an open contract, each with the hint that closes it", func() {
+	It("shows the survivors of an open contract, each with the hint that closes it: those that reach the agent, and under --strict the unseen ones", func() {
 		files := testtree.Project()
 		files["schemas/note_status/contract.yaml"] = openManifest
 		files["schemas/note_status/upstream.schema.json"] = openUpstream
@@ -104,10 +108,19 @@ var _ = Describe("airlock mutate", func() {
 				delete(files, k)
 			}
 		}
-		rep := mutateTree(testtree.Tree(files))
+		dir := testtree.Tree(files)
+		var reaching []string
+		for _, r := range mutateTree(dir).Survivors() {
+			Expect(r.Outcome).To(Equal(mutate.Survived), "%s: %s", r.Mutant.ID, r.Problem)
+			reaching = append(reaching, r.Mutant.ID)
+		}
+		// Only the projected note_id reaches the agent; request_id and an
+		// added member change nothing the agent sees.
+		Expect(reaching).To(ConsistOf("values.empty_string@/note_id", "values.overlong_string@/note_id"))
+		rep := mutateTreeStrict(dir, true)
 		survivors := map[string]string{}
 		for _, r := range rep.Survivors() {
-			Expect(r.Outcome).To(Equal(mutate.Survived), "%s: %s", r.Mutant.ID, r.Problem)
+			Expect(r.Outcome).To(BeElementOf(mutate.Survived, mutate.Unseen), "%s: %s", r.Mutant.ID, r.Problem)
 			survivors[r.Mutant.ID] = r.Mutant.Hint
 		}
 		ids := make([]string, 0, len(survivors))
@@ -161,8 +174,9 @@ var _ = Describe("airlock mutate", func() {
 				seen = true
 				Expect(r.Outcome).To(Equal(mutate.Killed), r.Problem)
 				Expect(r.Actual).To(Equal(gate.ReasonTextPolicy))
-			case "values.overlong_string@/request_id": // not projected: no text policy
-				Expect(r.Outcome).To(Equal(mutate.Survived))
+				Expect(r.Family).To(Equal(mutate.FamilyProjection))
+			case "values.overlong_string@/request_id": // not projected: no text policy, and unseen
+				Expect(r.Outcome).To(Equal(mutate.Unseen))
 			}
 		}
 		Expect(seen).To(BeTrue())
@@ -178,7 +192,7 @@ var _ = Describe("airlock mutate", func() {
 				delete(files, k)
 			}
 		}
-		rep := mutateTree(testtree.Tree(files))
+		rep := mutateTreeStrict(testtree.Tree(files), true) // an added member is unseen
 		var ids []string
 		for _, r := range rep.Survivors() {
 			if r.Mutant.Kind == "case_folded_name" {

@@ -13,18 +13,36 @@ import (
 )
 
 // The proof: each mutant goes through the whole gate under its fixture's
-// request and clock, and is classified by what came out.
+// request and clock, and is classified by what came out (docs/mutate.md,
+// Classification).
 
 // Outcome classifies one mutant's proof.
 type Outcome string
 
-// Mutant outcomes. Only Killed counts toward the score.
+// Mutant outcomes. Killed counts for the score; Survived, WrongReason and
+// Leaked against it (they fail a run); Unseen counts against it only under
+// Options.Strict; Baselined and Equivalent never count.
 const (
-	// Killed: refused for a reason of the family it was built to trip, its
-	// output exactly the failure envelope, its canary nowhere in it.
+	// Killed: refused for a reason of the family it was built to trip, or
+	// by the projection stage (the agent-facing schema or the text policy:
+	// counted in the projection family), its output exactly the failure
+	// envelope, its canary nowhere in it.
 	Killed Outcome = "killed"
-	// Survived: admitted. A hole in the contract.
+	// Survived: admitted, and it reaches the agent: the agent output
+	// differs from the fixture's, or carries the mutant's canary. A hole in
+	// the contract.
 	Survived Outcome = "survived"
+	// Unseen: admitted, and the agent output is byte for byte the
+	// fixture's: the change lies in a field nothing projects. Reported
+	// apart; a failure only under Options.Strict.
+	Unseen Outcome = "unseen"
+	// Baselined: admitted (survived or unseen), and listed in the
+	// contract's mutate.baseline.yaml with a reason (MutantResult.Baseline).
+	Baselined Outcome = "baselined"
+	// Equivalent: not run. The mutant is the fixture, or its new value is
+	// one the schema allows by its own terms at that location
+	// (equivalent.go); MutantResult.Problem says which.
+	Equivalent Outcome = "equivalent"
 	// WrongReason: refused, but by another stage or reason.
 	WrongReason Outcome = "wrong_reason"
 	// Leaked: refused, but the output is not the exact failure envelope or
@@ -37,10 +55,21 @@ type MutantResult struct {
 	Fixture fixture.Fixture
 	Mutant  Mutant
 	Outcome Outcome
-	// Actual is "admitted" or the gate's reason.
+	// Actual is "admitted", the gate's reason, or "not run" (Equivalent).
 	Actual string
-	// Problem says what failed, for anything but Killed.
+	// Problem says what failed, for anything but Killed; for Equivalent,
+	// why the mutant was dropped; for Baselined, how it was admitted
+	// (survived or unseen).
 	Problem string
+	// Family is the family the result counts in: the mutant's, or
+	// FamilyProjection for a mutant the projection stage refused.
+	Family string
+	// Location is where the keyword of the hint goes, for an admitted
+	// mutant (Survived, Unseen, Baselined) whose hint names a schema
+	// keyword or a manifest rule; nil otherwise.
+	Location *HintLocation
+	// Baseline is the entry that accepted this survivor (Baselined only).
+	Baseline *BaselineEntry
 }
 
 // Diff is a go-cmp diff of the original against the mutant.
@@ -48,19 +77,52 @@ func (r MutantResult) Diff() string {
 	return cmp.Diff(r.Mutant.Before, r.Mutant.After)
 }
 
+// admitted reports whether the gate admitted the mutant.
+func (r MutantResult) admitted() bool {
+	return r.Outcome == Survived || r.Outcome == Unseen || r.Outcome == Baselined
+}
+
+// Fails reports whether the result fails a run: Survived, WrongReason and
+// Leaked always, Unseen when strict.
+func (r MutantResult) Fails(strict bool) bool {
+	switch r.Outcome {
+	case Survived, WrongReason, Leaked:
+		return true
+	case Unseen:
+		return strict
+	}
+	return false
+}
+
+// judge is what the proof of one fixture's mutants needs beyond the gate
+// (mm: classification, equivalence, hint locations): the fixture's own
+// verdict, and its mutator for the schema facts.
+type judge struct {
+	orig *gate.Verdict
+	m    *mutator
+}
+
 // prove checks each mutant of f through the gate, with the fixture's
 // expectation (request, clock, status, content type) and the mutant's
 // status and content type where it sets them, and classifies the verdicts
-// in the mutants' order.
-func prove(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture.Prepared, mutants []Mutant) ([]MutantResult, error) {
+// in the mutants' order. An equivalent mutant is not checked.
+func prove(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture.Prepared, j *judge, mutants []Mutant) ([]MutantResult, error) {
 	tool := set.Contracts[f.Tool].Tool()
 	results := make([]MutantResult, 0, len(mutants))
 	for _, mu := range mutants {
+		if why := j.m.equivalent(mu); why != "" { // mm: dropped before running
+			results = append(results, MutantResult{Fixture: f, Mutant: mu, Outcome: Equivalent, Actual: "not run", Problem: why, Family: mu.Family})
+			continue
+		}
 		v, err := mu.Check(ctx, set, f, p)
 		if err != nil {
 			return nil, err
 		}
-		results = append(results, classify(f, tool, p.Expect.Request.ID, mu, v))
+		r := classify(f, tool, p.Expect.Request.ID, mu, v, j.orig.Output)
+		if r.admitted() { // mm: hint locations for survivors only
+			r.Location = j.m.locate(mu)
+		}
+		results = append(results, r)
 	}
 	return results, nil
 }
@@ -79,26 +141,35 @@ func (mu Mutant) Check(ctx context.Context, set *fixture.Set, f fixture.Fixture,
 }
 
 // classify is the proof of one mutant of f from its verdict for tool under
-// the request requestID: Survived when admitted; Leaked when the refusal's
-// output is not exactly the failure envelope for the tool and request, or
-// carries the canary; WrongReason
-// when refused for a reason the mutant does not expect; else Killed.
-func classify(f fixture.Fixture, tool, requestID string, mu Mutant, v *gate.Verdict) MutantResult {
-	r := MutantResult{Fixture: f, Mutant: mu, Actual: "admitted", Outcome: Killed}
+// the request requestID, against orig, the agent output of the fixture
+// itself:
+//   - admitted: Survived when the output differs from orig or carries the
+//     canary (it reaches the agent), else Unseen;
+//   - refused: Leaked when the output is not exactly the failure envelope
+//     for the tool and request, or carries the canary; Killed when the
+//     reason is one the mutant expects, or any reason of the projection
+//     stage (counted in FamilyProjection); else WrongReason.
+func classify(f fixture.Fixture, tool, requestID string, mu Mutant, v *gate.Verdict, orig []byte) MutantResult {
+	r := MutantResult{Fixture: f, Mutant: mu, Actual: "admitted", Outcome: Killed, Family: mu.Family}
+	canary := mu.Canary != "" && bytes.Contains(v.Output, []byte(mu.Canary))
 	switch {
+	case v.Admitted && (canary || !bytes.Equal(v.Output, orig)):
+		r.Outcome, r.Problem = Survived, "admitted and reaches the agent: "+mu.Hint+" would refuse it"
+		if canary {
+			r.Problem += "; its canary reached the agent output"
+		}
 	case v.Admitted:
-		r.Outcome, r.Problem = Survived, "admitted: "+mu.Hint+" would refuse it"
+		r.Outcome, r.Problem = Unseen, "admitted, but the agent output is the fixture's: nothing projected changed"
 	case !fixture.IsVerdictFailure(v.Output, tool, requestID, v):
 		r.Actual, r.Outcome, r.Problem = v.Reason, Leaked, "refused output is not exactly the failure envelope"
-	case mu.Canary != "" && bytes.Contains(v.Output, []byte(mu.Canary)):
+	case canary:
 		r.Actual, r.Outcome, r.Problem = v.Reason, Leaked, "the canary "+mu.Canary+" reached the agent output"
+	case v.Stage == gate.StageProjection:
+		r.Actual, r.Family = v.Reason, FamilyProjection
 	case !mu.expects(v.Reason):
 		r.Actual, r.Outcome, r.Problem = v.Reason, WrongReason, fmt.Sprintf("refused by %s, expected %s", v.Reason, strings.Join(mu.Expect, " or "))
 	default:
 		r.Actual = v.Reason
-	}
-	if v.Admitted && mu.Canary != "" && bytes.Contains(v.Output, []byte(mu.Canary)) {
-		r.Problem += "; its canary reached the agent output"
 	}
 	return r
 }

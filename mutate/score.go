@@ -1,59 +1,83 @@
 package mutate
 
-// Score is the mutation score of one contract and upstream version.
+// Score is the mutation score of one contract and upstream version
+// (docs/mutate.md, Score).
 type Score struct {
 	Tool, UpstreamVersion string
-	Generated, Killed     int
-	// ByFamily counts generated and killed mutants per family:
-	// ByFamily["values"] = [generated, killed]. A family that generated
-	// nothing has no entry; list families in Families order.
+	// Generated counts the mutants run through the gate (every outcome but
+	// Equivalent); Killed those killed.
+	Generated, Killed int
+	// Scored is what Ratio divides by: Generated less Baselined, and less
+	// Unseen unless the score is Strict.
+	Scored int
+	// Survived counts the mutants that reach the agent (not baselined);
+	// Unseen the admitted mutants whose agent output is the fixture's (not
+	// baselined); Baselined those a baseline entry accepts; Equivalent
+	// those dropped before running. Failed counts WrongReason and Leaked.
+	Survived, Unseen, Baselined, Equivalent, Failed int
+	// Strict is Options.Strict: Unseen counts against the score.
+	Strict bool
+	// ByFamily counts scored and killed mutants per family:
+	// ByFamily["values"] = [scored, killed]. A mutant counts in the family
+	// of its result (MutantResult.Family: a projection-stage refusal counts
+	// in FamilyProjection). A family that scored nothing has no entry; list
+	// families in Families order.
 	ByFamily map[string][2]int
 }
 
-// Ratio is killed / generated (1 when nothing was generated).
+// Ratio is Killed / Scored (1 when nothing was scored).
 func (s Score) Ratio() float64 {
-	if s.Generated == 0 {
+	if s.Scored == 0 {
 		return 1
 	}
-	return float64(s.Killed) / float64(s.Generated)
+	return float64(s.Killed) / float64(s.Scored)
 }
 
-// scoreBoard adds up results per tool and upstream version, keeping the
-// order in which each pair was first seen.
-type scoreBoard struct {
-	byKey map[[2]string]*Score
-	order [][2]string
-}
-
-// add counts the results of one fixture of tool and upstream version.
-func (b *scoreBoard) add(tool, version string, results []MutantResult) {
-	k := [2]string{tool, version}
-	if b.byKey == nil {
-		b.byKey = map[[2]string]*Score{}
-	}
-	s := b.byKey[k]
-	if s == nil {
-		s = &Score{Tool: tool, UpstreamVersion: version, ByFamily: map[string][2]int{}}
-		b.byKey[k] = s
-		b.order = append(b.order, k)
-	}
+// scoresOf adds up results per tool and upstream version, in the order in
+// which each pair is first seen.
+func scoresOf(results []MutantResult, strict bool) []Score {
+	byKey := map[[2]string]*Score{}
+	var order [][2]string
 	for _, r := range results {
-		fam := s.ByFamily[r.Mutant.Family]
+		k := [2]string{r.Fixture.Tool, r.Fixture.UpstreamVersion}
+		s := byKey[k]
+		if s == nil {
+			s = &Score{Tool: k[0], UpstreamVersion: k[1], Strict: strict, ByFamily: map[string][2]int{}}
+			byKey[k] = s
+			order = append(order, k)
+		}
+		switch r.Outcome {
+		case Equivalent:
+			s.Equivalent++
+			continue
+		case Baselined:
+			s.Generated++
+			s.Baselined++
+			continue
+		case Unseen:
+			s.Unseen++
+			if !strict {
+				s.Generated++
+				continue
+			}
+		case Survived:
+			s.Survived++
+		case WrongReason, Leaked:
+			s.Failed++
+		}
 		s.Generated++
+		s.Scored++
+		fam := s.ByFamily[r.Family]
 		fam[0]++
 		if r.Outcome == Killed {
 			s.Killed++
 			fam[1]++
 		}
-		s.ByFamily[r.Mutant.Family] = fam
+		s.ByFamily[r.Family] = fam
 	}
-}
-
-// scores lists the scores in first-seen order.
-func (b *scoreBoard) scores() []Score {
-	out := make([]Score, 0, len(b.order))
-	for _, k := range b.order {
-		out = append(out, *b.byKey[k])
+	out := make([]Score, 0, len(order))
+	for _, k := range order {
+		out = append(out, *byKey[k])
 	}
 	return out
 }

@@ -42,7 +42,7 @@ var allowed = map[string][]string{
 	"reports": {"internal/sanitize"},
 	"fixture": {"gate", "semantic", "redact", "internal/fileio", "internal/schema", "internal/strictjson", "internal/strictyaml"},
 	"runner":  {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/strictjson"},
-	"mutate":  {"fixture", "gate", "reports", "semantic", "jsonpointer", "internal/fileio", "internal/introspect", "internal/schema", "internal/schemawalk", "internal/strictjson"},
+	"mutate":  {"fixture", "gate", "reports", "semantic", "jsonpointer", "internal/config", "internal/fileio", "internal/introspect", "internal/schema", "internal/schemawalk", "internal/strictjson", "internal/strictyaml"},
 	"record": {"fixture", "gate", "semantic", "redact", "internal/fileio", "internal/mcpclient", "internal/sanitize", "internal/strictjson",
 		"internal/strictyaml"},
 	"schemadiff": {"gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/schema", "internal/schemawalk"},

@@ -1,0 +1,324 @@
+package mutate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/airlockdev/airlock/fixture"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/config"
+	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/strictyaml"
+)
+
+// The baseline: a contract's accepted survivors, each with a reason,
+// in schemas/<tool>/mutate.baseline.yaml beside contract.yaml, so that
+// whoever reviews the contract reviews them (docs/mutate.md, Baseline).
+// The gate and airlock lint read only the files a manifest names; this
+// one is airlock mutate's alone.
+
+// BaselineFile is the name of a contract folder's baseline file.
+const BaselineFile = "mutate.baseline.yaml"
+
+// BaselineEntry is one accepted survivor.
+type BaselineEntry struct {
+	// Fixture is the fixture's place in its tree,
+	// tool/upstream-version/kind/name (kind accepted or historical; name
+	// without extension), as mutant ids and canaries use it.
+	Fixture string `yaml:"fixture"`
+	// Mutant is the mutant's id ("values.empty_string@/data/title").
+	Mutant string `yaml:"mutant"`
+	// Reason says why the survivor is accepted; it may not be empty.
+	Reason string `yaml:"reason"`
+	// File and Line are where the entry is (the file as configuration
+	// errors name it; 1-based line of its first key).
+	File string `yaml:"-"`
+	Line int    `yaml:"-"`
+}
+
+// baselineDoc is the file: one key.
+type baselineDoc struct {
+	Survivors []BaselineEntry `yaml:"survivors"`
+}
+
+// StaleEntry is a baseline entry that silences nothing any more.
+type StaleEntry struct {
+	BaselineEntry
+	// Why: the fixture is gone, the mutant is no longer generated, or it
+	// is now killed (or refused otherwise, or equivalent).
+	Why string
+}
+
+// String is "file:line: fixture mutant: why".
+func (s StaleEntry) String() string {
+	return fmt.Sprintf("%s:%d: %s %s: %s", s.File, s.Line, s.Fixture, s.Mutant, s.Why)
+}
+
+// ReadBaseline reads and checks one baseline file (data, named file in
+// errors) of contract tool: strict YAML (internal/strictyaml: unknown and
+// duplicate keys, anchors and sizes past its bounds refused), one key
+// "survivors", a list of entries whose fixture is
+// tool/upstream-version/kind/name with tool the contract's and kind
+// accepted or historical, whose mutant is not empty, whose reason is not
+// blank, and no two of which name the same fixture and mutant. Errors are
+// *gate.ConfigError values naming the file, line and key.
+func ReadBaseline(file, tool string, data []byte) ([]BaselineEntry, error) {
+	var doc baselineDoc
+	if err := strictyaml.Decode(file, data, nil, &doc); err != nil {
+		return nil, err
+	}
+	pos := strictyaml.NewPositions(data)
+	bad := func(key, format string, args ...any) error {
+		line, col := pos.KeyPosition(key)
+		return &gate.ConfigError{File: file, Line: line, Column: col, Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+	seen := map[[2]string]int{}
+	for i := range doc.Survivors {
+		e := &doc.Survivors[i]
+		at := "/survivors/" + strconv.Itoa(i)
+		e.File = file
+		e.Line, _ = pos.KeyPosition(at)
+		parts := strings.Split(e.Fixture, "/")
+		switch {
+		case e.Fixture == "":
+			return nil, bad(at, "an entry needs fixture: tool/upstream-version/kind/name")
+		case len(parts) != 4 || slices.Contains(parts, ""):
+			return nil, bad(at+"/fixture", "fixture %q is not tool/upstream-version/kind/name", e.Fixture)
+		case parts[0] != tool:
+			return nil, bad(at+"/fixture", "fixture %q is not a fixture of %s (this is %s's baseline)", e.Fixture, parts[0], tool)
+		case parts[2] != fixture.KindAccepted && parts[2] != fixture.KindHistorical:
+			return nil, bad(at+"/fixture", "fixture %q: kind %q is never mutated; only accepted and historical fixtures are", e.Fixture, parts[2])
+		case e.Mutant == "":
+			return nil, bad(at, "an entry needs mutant: the mutant's id, as airlock mutate prints it")
+		case strings.TrimSpace(e.Reason) == "":
+			return nil, bad(at, "an entry needs a reason: say why this survivor is accepted")
+		}
+		k := [2]string{e.Fixture, e.Mutant}
+		if j, dup := seen[k]; dup {
+			return nil, bad(at, "fixture %q mutant %q is listed twice (first at line %d)", e.Fixture, e.Mutant, doc.Survivors[j].Line)
+		}
+		seen[k] = i
+	}
+	return doc.Survivors, nil
+}
+
+// loadBaseline reads contract c's baseline file; none when the folder has
+// no such file.
+func loadBaseline(c *gate.Contract) ([]BaselineEntry, error) {
+	fsys, dir, shown := introspect.Source(c)
+	file := showFile(shown, BaselineFile)
+	data, err := fileio.ReadFS(fsys, path.Join(dir, BaselineFile), config.MaxFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &gate.ConfigError{File: file, Msg: "cannot read the baseline: " + err.Error(), Err: err}
+	}
+	return ReadBaseline(file, c.Tool(), data)
+}
+
+// applyBaseline marks the admitted results a baseline entry names as
+// Baselined and returns the stale entries, in file order per tool. Only
+// entries inside the selection are judged: a tool mutated, an upstream
+// version and kind the filter selects. An entry is stale when its fixture was not
+// among the mutated ones (gone, or not admitted), or when its mutant was
+// run and not admitted, or dropped as equivalent, or, when every mutant of
+// its fixture was run (no --max-per-fixture sample), not generated.
+func applyBaseline(set *fixture.Set, fixtures []fixture.Fixture, opts Options, rep *Report) error {
+	byFixture := map[string][]int{}
+	for i, r := range rep.Results {
+		k := fixtureKey(r.Fixture)
+		byFixture[k] = append(byFixture[k], i)
+	}
+	mutated := map[string]bool{}
+	for _, f := range fixtures {
+		mutated[fixtureKey(f)] = true
+	}
+	for _, c := range set.List {
+		entries, err := loadBaseline(c)
+		if err != nil {
+			return err
+		}
+		for i := range entries {
+			e := &entries[i]
+			parts := strings.Split(e.Fixture, "/")
+			if len(opts.Filter.UpstreamVersions) > 0 && !slices.Contains(opts.Filter.UpstreamVersions, parts[1]) ||
+				len(opts.Filter.Kinds) > 0 && !slices.Contains(opts.Filter.Kinds, parts[2]) {
+				continue
+			}
+			idx, ok := byFixture[e.Fixture]
+			if !ok {
+				why := "no such fixture"
+				if mutated[e.Fixture] {
+					why = "the fixture was not admitted, so nothing of it was mutated"
+				}
+				rep.Stale = append(rep.Stale, StaleEntry{*e, why})
+				continue
+			}
+			found := false
+			for _, j := range idx {
+				r := &rep.Results[j]
+				if r.Mutant.ID != e.Mutant {
+					continue
+				}
+				found = true
+				switch r.Outcome {
+				case Survived, Unseen:
+					r.Problem = string(r.Outcome) + "; baselined: " + e.Reason
+					r.Outcome, r.Baseline = Baselined, e
+				case Baselined:
+				default:
+					rep.Stale = append(rep.Stale, StaleEntry{*e, "the mutant is now " + string(r.Outcome)})
+				}
+			}
+			if !found && (opts.MaxPerFixture < 0 || len(idx) < opts.MaxPerFixture) {
+				rep.Stale = append(rep.Stale, StaleEntry{*e, "no such mutant is generated from the fixture any more"})
+			}
+		}
+	}
+	return nil
+}
+
+// AddToBaseline appends the admitted results that fail (Survived, and
+// Unseen when strict) to the baseline file of their contract, each with
+// reason, and returns the entries added. An entry that exists (same
+// fixture and mutant) is never written again or changed. Each file is
+// written whole through a temporary file and a rename, under the contract
+// folder's lock (fileio), and only after the new text was read back as a
+// valid baseline: the existing text, comments included, is kept byte for
+// byte and the entries are appended to its survivors list (which must be
+// a block list, or absent). A blank reason is an error; so is an existing
+// file that is not a valid baseline (*gate.ConfigError).
+func AddToBaseline(ctx context.Context, opts Options, results []MutantResult, reason string, strict bool) ([]BaselineEntry, error) {
+	if strings.TrimSpace(reason) == "" {
+		return nil, errors.New("a baseline entry needs a reason")
+	}
+	set, err := fixture.Open(opts.SchemasDir, "", fixture.Filter{Tools: opts.Filter.Tools}, opts.Gate)
+	if err != nil {
+		return nil, err
+	}
+	byTool := map[string][]MutantResult{}
+	var tools []string
+	for _, r := range results {
+		if r.Outcome != Survived && !(strict && r.Outcome == Unseen) {
+			continue
+		}
+		if _, ok := byTool[r.Fixture.Tool]; !ok {
+			tools = append(tools, r.Fixture.Tool)
+		}
+		byTool[r.Fixture.Tool] = append(byTool[r.Fixture.Tool], r)
+	}
+	var added []BaselineEntry
+	for _, tool := range tools {
+		c := set.Contracts[tool]
+		if c == nil {
+			continue
+		}
+		got, err := addToFile(ctx, c, byTool[tool], reason)
+		added = append(added, got...)
+		if err != nil {
+			return added, err
+		}
+	}
+	return added, nil
+}
+
+// addToFile appends the results of contract c to its baseline file.
+func addToFile(ctx context.Context, c *gate.Contract, results []MutantResult, reason string) ([]BaselineEntry, error) {
+	_, _, shown := introspect.Source(c)
+	file := showFile(shown, BaselineFile)
+	osPath := filepath.Join(shown, BaselineFile)
+	w, err := fileio.NewTree(shown).Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	old, err := fileio.NewTree(shown).ReadFile(osPath, config.MaxFile)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, &gate.ConfigError{File: file, Msg: "cannot read the baseline: " + err.Error(), Err: err}
+	}
+	existing, err := ReadBaseline(file, c.Tool(), old)
+	if err != nil {
+		return nil, err
+	}
+	have := map[[2]string]bool{}
+	for _, e := range existing {
+		have[[2]string{e.Fixture, e.Mutant}] = true
+	}
+	var add []BaselineEntry
+	for _, r := range results {
+		k := [2]string{fixtureKey(r.Fixture), r.Mutant.ID}
+		if have[k] {
+			continue
+		}
+		have[k] = true
+		add = append(add, BaselineEntry{Fixture: k[0], Mutant: k[1], Reason: reason})
+	}
+	if len(add) == 0 {
+		return nil, nil
+	}
+	text, err := appendEntries(file, old, add)
+	if err != nil {
+		return nil, err
+	}
+	back, err := ReadBaseline(file, c.Tool(), text)
+	if err != nil || len(back) != len(existing)+len(add) {
+		return nil, &gate.ConfigError{File: file, Msg: "cannot append to the survivors list as it is written; write it as a block list (\"survivors:\" then \"- fixture: …\" lines) at the end of the file", Err: err}
+	}
+	if err := w.WriteFileAtomic(ctx, osPath, text); err != nil {
+		return nil, err
+	}
+	for i := range add {
+		add[i] = back[len(existing)+i]
+	}
+	return add, nil
+}
+
+// baselineHeader starts a new baseline file.
+const baselineHeader = `# Accepted mutation survivors of this contract (airlock mutate; docs/mutate.md).
+# Each entry needs a reason; review them like code.
+survivors:
+`
+
+// appendEntries returns old with the entries appended to its survivors
+// list, indented like the list's first item ("- " at column 1 when the
+// list is empty or absent); a file without the key gets it.
+func appendEntries(file string, old []byte, add []BaselineEntry) ([]byte, error) {
+	var b bytes.Buffer
+	indent := ""
+	switch {
+	case len(bytes.TrimSpace(old)) == 0:
+		b.WriteString(baselineHeader)
+	default:
+		b.Write(old)
+		if !bytes.HasSuffix(old, []byte("\n")) {
+			b.WriteByte('\n')
+		}
+		pos := strictyaml.NewPositions(old)
+		if line, col := pos.KeyPosition("/survivors/0"); line > 0 && col > 0 {
+			lines := bytes.Split(old, []byte("\n"))
+			if line <= len(lines) {
+				l := lines[line-1]
+				if dash := bytes.LastIndexByte(l[:min(col-1, len(l))], '-'); dash >= 0 {
+					indent = strings.Repeat(" ", dash)
+				}
+			}
+		} else if line, _ := pos.KeyPosition("/survivors"); line == 0 {
+			b.WriteString("survivors:\n")
+		}
+	}
+	for _, e := range add {
+		fmt.Fprintf(&b, "%s- fixture: %s\n%s  mutant: %s\n%s  reason: %s\n",
+			indent, strconv.Quote(e.Fixture), indent, strconv.Quote(e.Mutant), indent, strconv.Quote(e.Reason))
+	}
+	return b.Bytes(), nil
+}

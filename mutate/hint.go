@@ -1,0 +1,187 @@
+package mutate
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/airlockdev/airlock/fixture"
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/config"
+	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/schemawalk"
+	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/internal/strictyaml"
+	"github.com/airlockdev/airlock/jsonpointer"
+)
+
+// Hint locations: for an admitted mutant, where the keyword of its hint
+// goes (docs/mutate.md, Hints). They are found only for admitted mutants,
+// after the proof, so generating mutants stays cheap; lines are placed in
+// one pass per file over all results (placeHints).
+
+// HintLocation is where a survivor's hint applies.
+type HintLocation struct {
+	// File is the schema file (or contract.yaml, for a rule) named as
+	// configuration errors name it: the contract folder as given, then
+	// the file's name ("schemas/note_status/upstream.schema.json").
+	File string
+	// Line is the 1-based line of Pointer in File; 0 when unknown.
+	Line int
+	// Pointer is the RFC 6901 JSON Pointer inside File where the keyword
+	// goes: the keyword location of the subschema that applies at
+	// Instance (the first one schemawalk.At reaches: the member's own
+	// subschema before its $ref targets), or for a semantic rule the
+	// manifest key of the upstream version's rules (or of the version,
+	// when it has none).
+	Pointer string
+	// Instance is the RFC 6901 instance location the keyword constrains:
+	// the mutated value's, or for a mutant that adds a member (an
+	// unexpected property, a success with an error, a case-folded name)
+	// or swaps a discriminator, the enclosing object's. When no subschema
+	// applies there, the nearest enclosing location that has one.
+	Instance string
+	// Value is the survivor's new value as JSON text, at most 64
+	// characters (schemawalk.ValueText); "" for a bytes mutant. Reports
+	// print it through reports.Line (control characters escaped).
+	Value string
+
+	tool, name string // the contract and the file's name in its folder, for placeHints
+	manifest   bool   // File is contract.yaml
+}
+
+// String is "file:line: pointer" (":line" left out when unknown).
+func (h *HintLocation) String() string {
+	if h == nil {
+		return ""
+	}
+	s := h.File
+	if h.Line > 0 {
+		s += fmt.Sprintf(":%d", h.Line)
+	}
+	return s + ": " + h.Pointer
+}
+
+// parentKinds are the mutations whose keyword goes on the object that
+// holds the mutated location, not on the location itself.
+var parentKinds = []string{"unexpected_property", "success_with_error", "case_folded_name", "discriminator_swapped"}
+
+// locate returns where the keyword that would refuse mu goes, or nil
+// when its hint is the gate's own (bytes family) or no schema or rule of
+// the contract applies.
+func (m *mutator) locate(mu Mutant) *HintLocation {
+	if m.contract == nil {
+		return nil
+	}
+	value := ""
+	if mu.Family != FamilyBytes {
+		value = schemawalk.ValueText(mu.After)
+	}
+	if mu.Family == FamilySemantic {
+		_, _, shown := introspect.Source(m.contract)
+		key := "/upstream_versions/" + jsonpointer.EscapeToken(m.version)
+		if len(introspect.Manifest(m.contract).UpstreamVersions[m.version].Rules) > 0 {
+			key += "/rules"
+		}
+		return &HintLocation{File: showFile(shown, gate.ManifestFile), Pointer: key, Instance: mu.Pointer, Value: value,
+			tool: m.contract.Tool(), name: gate.ManifestFile, manifest: true}
+	}
+	if mu.Family == FamilyBytes && mu.Kind != "case_folded_name" || m.schema == nil {
+		return nil
+	}
+	loc, err := jsonpointer.Parse(mu.Pointer)
+	if err != nil || !hasPrefix(loc, m.scope) {
+		return nil
+	}
+	if slices.Contains(parentKinds, mu.Kind) && len(loc) > len(m.scope) {
+		loc = loc[:len(loc)-1]
+	}
+	inScope, _ := m.scope.Lookup(m.value)
+	dir := introspect.SchemaDir(m.contract)
+	for rel := loc[len(m.scope):]; ; rel = rel[:len(rel)-1] {
+		if at := schemawalk.At(m.schema, inScope, rel); len(at) > 0 {
+			p, ok := dir.Locate(at[0].Location, "")
+			if !ok {
+				return nil
+			}
+			inst := append(slices.Clone(m.scope), rel...)
+			return &HintLocation{File: p.File, Pointer: p.Pointer, Instance: inst.String(), Value: value,
+				tool: m.contract.Tool(), name: p.Name}
+		}
+		if len(rel) == 0 {
+			return nil
+		}
+	}
+}
+
+// showFile names a file of a contract folder shown as shown, as
+// schema.Dir.Show does.
+func showFile(shown, name string) string {
+	return strings.TrimSuffix(shown, "/") + "/" + name
+}
+
+// placeHints sets the line of every hint location of results, reading
+// each file once: a schema file's text as the gate read it
+// (strictjson.PointerOffsets finds every pointer in one pass), the
+// manifest through the contract's own file system (strictyaml.Positions).
+// A location whose line cannot be found keeps Line 0.
+func placeHints(set *fixture.Set, results []MutantResult) {
+	type fileKey struct {
+		tool, name string
+		manifest   bool
+	}
+	byFile := map[fileKey][]*HintLocation{}
+	var order []fileKey
+	for i := range results {
+		h := results[i].Location
+		if h == nil {
+			continue
+		}
+		k := fileKey{h.tool, h.name, h.manifest}
+		if _, seen := byFile[k]; !seen {
+			order = append(order, k)
+		}
+		byFile[k] = append(byFile[k], h)
+	}
+	for _, k := range order {
+		c := set.Contracts[k.tool]
+		if c == nil {
+			continue
+		}
+		hs := byFile[k]
+		if k.manifest {
+			fsys, dir, _ := introspect.Source(c)
+			raw, err := fileio.ReadFS(fsys, path.Join(dir, k.name), config.MaxFile)
+			if err != nil {
+				continue
+			}
+			pos := strictyaml.NewPositions(raw)
+			for _, h := range hs {
+				h.Line, _ = pos.KeyPosition(h.Pointer)
+			}
+			continue
+		}
+		raw := introspect.SchemaDir(c).Bytes(k.name)
+		ptrs := make([]string, 0, len(hs))
+		for _, h := range hs {
+			ptrs = append(ptrs, h.Pointer)
+		}
+		offs := strictjson.PointerOffsets(raw, ptrs)
+		// Lines in one sweep over the text, offsets in order.
+		slices.SortStableFunc(hs, func(a, b *HintLocation) int { return cmp.Compare(offs[a.Pointer], offs[b.Pointer]) })
+		line, pos := 1, int64(0)
+		for _, h := range hs {
+			off, ok := offs[h.Pointer]
+			if !ok || off > int64(len(raw)) {
+				continue
+			}
+			line += bytes.Count(raw[pos:off], []byte("\n"))
+			pos = off
+			h.Line = line
+		}
+	}
+}
