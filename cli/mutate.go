@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,50 +15,80 @@ import (
 
 func newMutateCmd(e *env) *cobra.Command {
 	var (
-		opts     mutate.Options
-		writeDir string
-		writeAll bool
-		maxShown int
+		opts        mutate.Options
+		writeDir    string
+		writeAll    bool
+		maxShown    int
+		baselineAdd bool
+		reason      string
 	)
 	cmd := &cobra.Command{
 		Use:   "mutate [flags]",
 		Short: "Derive near-miss mutants from accepted fixtures and prove each is refused",
-		Long: `mutate derives near-misses from every accepted and historical fixture the gate admits:
-structure (an unexpected property carrying an instruction, null or an array in place of an
-object, a success that also carries an error, a swapped discriminator), values (emptied,
-overlong, near-enum, scalar turned into an object, out-of-range numbers, invalid and stale
-date-times), bytes (duplicate and case-folded member names, truncation, BOM, invalid UTF-8,
-a lone surrogate, trailing data, nesting and size past the limits, an HTML page, an empty
-body) and semantic (a bound value swapped). Each mutant must be refused for the family it
-was built to trip, with exactly the failure envelope as agent output and its canary token
-nowhere in it. An admitted mutant is a survivor: a hole in the contract.
+		Long: `mutate derives near-misses from every accepted and historical fixture the gate admits
+(families structure, values, bytes and semantic; docs/mutate.md lists every mutation) and
+runs each through the gate. A mutant is killed when it is refused for the family it was
+built to trip, or by the projection stage (the agent-facing schema or the text policy:
+counted in the projection family), with exactly the failure envelope as agent output and
+its canary token nowhere in it.
 
-It prints the mutation score per contract and upstream version, then each survivor with a
-hint and a diff. --write DIR writes the survivors (--all: every mutant) as near-miss
-fixtures with sidecars, never overwriting a file.
+An admitted mutant is a survivor when it reaches the agent (the agent output differs from
+the fixture's, or carries its canary): a hole in the contract. An admitted mutant whose
+agent output is the fixture's is unseen: reported apart, and counted against the score
+and failing only with --strict. A mutant that is the fixture, or whose new value the
+schema names at that place (enum, const, type null), is equivalent: not run, counted apart.
+
+Accepted survivors are listed with a reason in schemas/<tool>/mutate.baseline.yaml: they
+are reported as baselined and do not fail. A baseline entry that silences nothing any more
+is a warning (with --strict, a failure). --baseline-add --reason TEXT appends the current
+survivors (with --strict, also the unseen ones) to their contract's baseline, never
+changing an entry that exists.
+
+It prints the score per contract and upstream version, then each survivor with its hint:
+the keyword or rule that would refuse it, the file, line and JSON Pointer where it goes,
+and the survivor's value, then a diff. --write DIR writes the survivors (--all: every
+mutant run) as near-miss fixtures with sidecars, never overwriting a file.
 
 A contract that does not load fails its tool alone: it is an ERROR line with the
 configuration error, the other tools are mutated completely, and mutate exits 2 after
 printing (and writing) everything. With --tool, only the named contracts are loaded.
 
-Exit codes: 0 no survivors, 1 survivors or mis-refused mutants, 2 usage or configuration
-error (also: a broken contract, which wins over 1), 3 internal error.`,
+Exit codes: 0 no survivors, 1 survivors that reach the agent, mis-refused or leaking
+mutants (with --strict: also unseen mutants and stale baseline entries), 2 usage or
+configuration error (a bad baseline file too; a broken contract wins over 1), 3 internal
+error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Gate = e.gate
 			if err := e.namedFile("--write", writeDir); err != nil {
 				return err
 			}
+			if baselineAdd && strings.TrimSpace(reason) == "" {
+				return usageErr("--baseline-add needs --reason: say why these survivors are accepted")
+			}
+			if !baselineAdd && reason != "" {
+				return usageErr("--reason goes with --baseline-add")
+			}
 			rep, err := mutate.Mutate(cmd.Context(), opts)
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
+			if baselineAdd {
+				added, err := mutate.AddToBaseline(cmd.Context(), opts, rep.Results, reason, opts.Strict)
+				for _, a := range added {
+					fmt.Fprintf(out, "baselined %s:%d: %s %s\n", reports.Line(a.File), a.Line, reports.Line(a.Fixture), reports.Line(a.Mutant))
+				}
+				if err != nil {
+					return err
+				}
+				rep.Accept(added)
+			}
 			writeMutationReport(out, rep, maxShown)
 			if writeDir != "" {
 				results := rep.Survivors()
 				if writeAll {
-					results = rep.Results
+					results = slices.DeleteFunc(slices.Clone(rep.Results), func(x mutate.MutantResult) bool { return x.Outcome == mutate.Equivalent })
 				}
 				written, skipped, err := mutate.WriteMutants(cmd.Context(), opts, writeDir, results)
 				for _, w := range written {
@@ -76,6 +107,9 @@ error (also: a broken contract, which wins over 1), 3 internal error.`,
 			if n := len(rep.Survivors()); n > 0 {
 				return &exitError{code: ExitFindings, err: fmt.Errorf("%d mutants not killed", n)}
 			}
+			if opts.Strict && len(rep.Stale) > 0 {
+				return &exitError{code: ExitFindings, err: fmt.Errorf("%d stale baseline entries (--strict)", len(rep.Stale))}
+			}
 			return nil
 		},
 	}
@@ -87,33 +121,46 @@ error (also: a broken contract, which wins over 1), 3 internal error.`,
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed for choosing mutants under the per-fixture cap")
 	f.IntVar(&opts.MaxPerFixture, "max-per-fixture", mutate.DefaultMaxMutants, "cap of mutants per fixture (negative: no cap)")
 	f.IntVar(&opts.Workers, "workers", 0, "fixtures mutated at once (default: one per CPU)")
+	f.BoolVar(&opts.Strict, "strict", false, "count unseen mutants (admitted, agent output unchanged) against the score and fail on them and on stale baseline entries")
+	f.BoolVar(&baselineAdd, "baseline-add", false, "append the current survivors to schemas/<tool>/"+mutate.BaselineFile+" (needs --reason)")
+	f.StringVar(&reason, "reason", "", "with --baseline-add, why the survivors are accepted (written into every new entry)")
 	f.StringVar(&writeDir, "write", "", "write survivors as near-miss fixtures under DIR (DIR/<tool>/<version>/near-miss/)")
-	f.BoolVar(&writeAll, "all", false, "with --write, write every mutant, not only survivors")
+	f.BoolVar(&writeAll, "all", false, "with --write, write every mutant run, not only survivors")
 	f.IntVar(&maxShown, "max-shown", 20, "survivors listed in full")
 	return cmd
 }
 
 // writeMutationReport prints an ERROR line per broken contract, scores,
-// then survivors with hints and diffs, then the totals.
+// stale baseline entries, then survivors with hints, places and diffs,
+// then the totals.
 func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 	for _, b := range rep.Broken {
 		fmt.Fprintf(w, "ERROR %s: contract configuration error: %s\n", reports.Ident(b.Tool), reports.Line(b.Err.Error()))
 	}
-	total, killed := 0, 0
+	var total mutate.Score
 	for _, s := range rep.Scores {
-		total += s.Generated
-		killed += s.Killed
+		total.Generated += s.Generated
+		total.Scored += s.Scored
+		total.Killed += s.Killed
+		total.Survived += s.Survived
+		total.Unseen += s.Unseen
+		total.Baselined += s.Baselined
+		total.Equivalent += s.Equivalent
+		total.Failed += s.Failed
 		fams := make([]string, 0, len(s.ByFamily))
 		for _, fam := range mutate.Families {
 			if c, ok := s.ByFamily[fam]; ok {
 				fams = append(fams, fmt.Sprintf("%s %d/%d", fam, c[1], c[0]))
 			}
 		}
-		fmt.Fprintf(w, "%-16s %-12s score %6.2f%% (%d/%d)  %s\n",
-			reports.Line(s.Tool), reports.Line(s.UpstreamVersion), 100*s.Ratio(), s.Killed, s.Generated, strings.Join(fams, ", "))
+		fmt.Fprintf(w, "%-16s %-12s score %6.2f%% (%d/%d)  %s; unseen %d, baselined %d, equivalent %d\n",
+			reports.Line(s.Tool), reports.Line(s.UpstreamVersion), 100*s.Ratio(), s.Killed, s.Scored, strings.Join(fams, ", "), s.Unseen, s.Baselined, s.Equivalent)
 	}
 	for _, s := range rep.Skipped {
 		fmt.Fprintln(w, "skipped:", reports.Line(s))
+	}
+	for _, st := range rep.Stale {
+		fmt.Fprintln(w, "warning: stale baseline entry", reports.Line(st.String()))
 	}
 	surv := rep.Survivors()
 	hints := map[string]int{}
@@ -124,6 +171,12 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 		}
 		fmt.Fprintf(w, "\n%s %s\n  mutation: %s (%s)\n  actual:   %s\n  hint:     %s\n",
 			strings.ToUpper(string(x.Outcome)), reports.Line(x.Fixture.Body), reports.Line(x.Mutant.ID), x.Mutant.Family, reports.Line(x.Actual), reports.Line(x.Mutant.Hint))
+		if h := x.Location; h != nil {
+			fmt.Fprintf(w, "  where:    %s (instance %s)\n", reports.Line(h.String()), reports.Line(mutate.ShowPointer(h.Instance)))
+			if h.Value != "" {
+				fmt.Fprintf(w, "  value:    %s\n", reports.Line(h.Value))
+			}
+		}
 		if x.Problem != "" {
 			fmt.Fprintf(w, "  problem:  %s\n", reports.Line(x.Problem))
 		}
@@ -147,8 +200,20 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 			fmt.Fprintf(w, "  %4d  %s\n", hints[k], reports.Line(k))
 		}
 	}
-	if total > 0 {
-		fmt.Fprintf(w, "\n%d mutants: %d killed, %d not killed, score %.2f%%", total, killed, total-killed, 100*float64(killed)/float64(total))
+	if total.Generated+total.Equivalent > 0 {
+		notKilled := total.Scored - total.Killed
+		ratio := 100.0
+		if total.Scored > 0 {
+			ratio = 100 * float64(total.Killed) / float64(total.Scored)
+		}
+		fmt.Fprintf(w, "\n%d mutants run: %d killed, %d not killed, score %.2f%%; %d unseen, %d baselined, %d equivalent (not run)",
+			total.Generated, total.Killed, notKilled, ratio, total.Unseen, total.Baselined, total.Equivalent)
+		if rep.Strict {
+			fmt.Fprint(w, " (--strict: unseen counted)")
+		}
+		if n := len(rep.Stale); n > 0 {
+			fmt.Fprintf(w, "; %d stale baseline entries", n)
+		}
 	} else {
 		fmt.Fprint(w, "\n0 mutants: no score (nothing was mutated)") // not 100%: nothing was shown to be killed
 	}

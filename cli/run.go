@@ -28,6 +28,9 @@ type runOptions struct {
 	withMutants         bool
 	failUnchecked       bool
 	strict              bool
+	// stale are the mutation baseline's stale entries (--mutate), printed
+	// as warnings; with --strict they are failed cases too.
+	stale []mutate.StaleEntry
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -46,6 +49,10 @@ only, never bodies or sidecars, and prints what changed.
 After the summary, one line counts what airlock lint finds in the same contracts and
 fixtures ("lint: 0 errors, 3 warnings, 0 notes"). They do not fail the run, errors
 included; --strict makes any of them fail it (exit 1, with a line saying so).
+
+--mutate adds the mutation suite (airlock mutate, docs/mutate.md), reading each contract's
+mutate.baseline.yaml; --strict also fails its unseen mutants (admitted, agent output
+unchanged) and its stale baseline entries.
 
 A contract that does not load (a dangling $ref, a bad manifest) fails its tool alone: it is
 an ERROR line on the console and an error testcase (suite contract) in the reports, the
@@ -74,7 +81,7 @@ func (o *runOptions) register(f *pflag.FlagSet) {
 	f.StringSliceVar(&o.opts.Filter.Kinds, "kind", nil, "only these kinds: accepted, near-miss, error, historical, recorded")
 	f.StringSliceVar(&o.opts.Suites, "suite", nil, "only these suites: parse, schema, semantic, projection, no-leak, mutation (with --mutate)")
 	f.BoolVar(&o.failUnchecked, "fail-unchecked", false, "exit 1 when any testcase is unchecked (a near-miss without a reason, a recorded fixture without an expectation)")
-	f.BoolVar(&o.strict, "strict", false, "exit 1 when airlock lint finds anything in the selected contracts (warnings included)")
+	f.BoolVar(&o.strict, "strict", false, "exit 1 when airlock lint finds anything in the selected contracts (warnings included); with --mutate, unseen mutants and stale baseline entries fail too")
 	f.BoolVar(&o.withMutants, "mutate", false, "add the mutation suite: mutants of every admitted fixture (see airlock mutate)")
 	f.BoolVar(&o.opts.Update, "update", false, "write or refresh golden agent outputs of admitted fixtures")
 	f.IntVar(&o.opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
@@ -100,6 +107,9 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 	useColor := o.color == "always" || o.color == "auto" && isTerminal(out)
 	if err := reports.WriteConsole(out, &res.Run, reports.ConsoleOptions{Color: useColor}); err != nil {
 		return internalErr(err)
+	}
+	for _, st := range o.stale {
+		fmt.Fprintln(out, "warning: stale baseline entry", reports.Line(st.String()))
 	}
 	if o.junitFile != "" {
 		if err := writeReport(cmd.Context(), o.junitFile, func(w io.Writer) error { return reports.WriteJUnit(w, &res.Run) }); err != nil {
@@ -162,11 +172,12 @@ func (o *runOptions) results(ctx context.Context, e *env) (*runner.Result, error
 	if wantMutation {
 		rep, err := mutate.Mutate(ctx, mutate.Options{
 			SchemasDir: opts.SchemasDir, FixturesDir: opts.FixturesDir, Filter: opts.Filter,
-			Workers: opts.Workers, Gate: e.gate,
+			Workers: opts.Workers, Gate: e.gate, Strict: o.strict, // mm: --strict counts unseen mutants
 		})
 		if err != nil {
 			return nil, err
 		}
+		o.stale = rep.Stale
 		if ranRunner {
 			// runner.Run reported the broken contracts already.
 			res.Run.Cases = append(res.Run.Cases, slices.DeleteFunc(rep.Cases(), func(c reports.Case) bool { return c.Status == reports.Errored })...)

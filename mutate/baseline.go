@@ -90,17 +90,17 @@ func ReadBaseline(file, tool string, data []byte) ([]BaselineEntry, error) {
 		parts := strings.Split(e.Fixture, "/")
 		switch {
 		case e.Fixture == "":
-			return nil, bad(at, "an entry needs fixture: tool/upstream-version/kind/name")
+			return nil, bad(at+"/fixture", "an entry needs fixture: tool/upstream-version/kind/name")
 		case len(parts) != 4 || slices.Contains(parts, ""):
 			return nil, bad(at+"/fixture", "fixture %q is not tool/upstream-version/kind/name", e.Fixture)
 		case parts[0] != tool:
-			return nil, bad(at+"/fixture", "fixture %q is not a fixture of %s (this is %s's baseline)", e.Fixture, parts[0], tool)
+			return nil, bad(at+"/fixture", "fixture %q names tool %q; every entry of this file names %q, the contract whose folder holds it", e.Fixture, parts[0], tool)
 		case parts[2] != fixture.KindAccepted && parts[2] != fixture.KindHistorical:
 			return nil, bad(at+"/fixture", "fixture %q: kind %q is never mutated; only accepted and historical fixtures are", e.Fixture, parts[2])
 		case e.Mutant == "":
-			return nil, bad(at, "an entry needs mutant: the mutant's id, as airlock mutate prints it")
+			return nil, bad(at+"/mutant", "an entry needs mutant: the mutant's id, as airlock mutate prints it")
 		case strings.TrimSpace(e.Reason) == "":
-			return nil, bad(at, "an entry needs a reason: say why this survivor is accepted")
+			return nil, bad(at+"/reason", "an entry needs a reason: say why this survivor is accepted")
 		}
 		k := [2]string{e.Fixture, e.Mutant}
 		if j, dup := seen[k]; dup {
@@ -321,4 +321,21 @@ func appendEntries(file string, old []byte, add []BaselineEntry) ([]byte, error)
 			indent, strconv.Quote(e.Fixture), indent, strconv.Quote(e.Mutant), indent, strconv.Quote(e.Reason))
 	}
 	return b.Bytes(), nil
+}
+
+// Accept marks the results the entries name (Survived or Unseen) as
+// Baselined, as a reread of the baseline would, and recomputes the
+// scores: what airlock mutate --baseline-add reports after writing them.
+func (r *Report) Accept(entries []BaselineEntry) {
+	for i := range entries {
+		e := &entries[i]
+		for j := range r.Results {
+			x := &r.Results[j]
+			if (x.Outcome == Survived || x.Outcome == Unseen) && x.Mutant.ID == e.Mutant && fixtureKey(x.Fixture) == e.Fixture {
+				x.Problem = string(x.Outcome) + "; baselined: " + e.Reason
+				x.Outcome, x.Baseline = Baselined, e
+			}
+		}
+	}
+	r.Scores = scoresOf(r.Results, r.Strict)
 }

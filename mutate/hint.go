@@ -63,7 +63,16 @@ func (h *HintLocation) String() string {
 	if h.Line > 0 {
 		s += fmt.Sprintf(":%d", h.Line)
 	}
-	return s + ": " + h.Pointer
+	return s + ": " + ShowPointer(h.Pointer)
+}
+
+// ShowPointer prints an RFC 6901 JSON Pointer for a reader: itself, or
+// "(root)" for the empty pointer, which names the whole document.
+func ShowPointer(p string) string {
+	if p == "" {
+		return "(root)"
+	}
+	return p
 }
 
 // parentKinds are the mutations whose keyword goes on the object that

@@ -316,7 +316,7 @@ func (r *Report) Cases() []reports.Case {
 func (r MutantResult) HintText() string {
 	s := "hint: " + r.Mutant.Hint
 	if h := r.Location; h != nil {
-		s += "\nwhere: " + h.String() + " (instance " + h.Instance + ")"
+		s += "\nwhere: " + h.String() + " (instance " + ShowPointer(h.Instance) + ")"
 		if h.Value != "" {
 			s += "\nvalue: " + h.Value
 		}
