@@ -306,3 +306,21 @@ var _ = Describe("the mutation baseline", func() {
 		Expect(after).To(Equal(text))
 	})
 })
+
+var _ = Describe("hint locations on an MCP contract", func() {
+	It("names the instance location inside structuredContent, as the schema sees it", func() {
+		dir := testtree.Tree(map[string]string{
+			"schemas/weather/contract.yaml":        "tool: weather\nversion: \"1\"\nprotocol: mcp\nagent_schema: agent.schema.json\nupstream_versions:\n  v1:\n    schema: upstream.schema.json\n    projection: {conditions: /conditions}\n",
+			"schemas/weather/upstream.schema.json": "{\"type\": \"object\", \"additionalProperties\": false,\n \"properties\": {\"conditions\": {\"type\": \"string\"}}}",
+			"schemas/weather/agent.schema.json":    `{"type": "object", "additionalProperties": false, "properties": {"conditions": {"type": "string"}}}`,
+			"fixtures/weather/defaults.meta.yaml":  "request: {id: req-1}\nstatus: 0\n",
+			"fixtures/weather/v1/accepted/a.json":  `{"content":[{"type":"text","text":"{\"conditions\":\"Cloudy\"}"}],"structuredContent":{"conditions":"Cloudy"}}`,
+		})
+		r := byID(mutateTree(dir))["values.empty_string@/structuredContent/conditions"]
+		Expect(r.Outcome).To(Equal(mutate.Survived), r.Problem)
+		Expect(r.Location).NotTo(BeNil())
+		Expect(r.Location.Instance).To(Equal("/conditions"))
+		Expect(r.Location.Pointer).To(Equal("/properties/conditions"))
+		Expect(r.Location.Line).To(Equal(2))
+	})
+})

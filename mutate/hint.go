@@ -39,8 +39,10 @@ type HintLocation struct {
 	// manifest key of the upstream version's rules (or of the version,
 	// when it has none).
 	Pointer string
-	// Instance is the RFC 6901 instance location the keyword constrains:
-	// the mutated value's, or for a mutant that adds a member (an
+	// Instance is the RFC 6901 instance location the keyword constrains,
+	// in the value the upstream schema validates (for an MCP contract,
+	// inside structuredContent or the text block's JSON text, as the
+	// manifest's pointers are): the mutated value's, or for a mutant that adds a member (an
 	// unexpected property, a success with an error, a case-folded name)
 	// or swaps a discriminator, the enclosing object's. When no subschema
 	// applies there, the nearest enclosing location that has one.
@@ -96,7 +98,11 @@ func (m *mutator) locate(mu Mutant) *HintLocation {
 		if len(introspect.Manifest(m.contract).UpstreamVersions[m.version].Rules) > 0 {
 			key += "/rules"
 		}
-		return &HintLocation{File: showFile(shown, gate.ManifestFile), Pointer: key, Instance: mu.Pointer, Value: value,
+		inst := mu.Pointer
+		if loc, err := jsonpointer.Parse(mu.Pointer); err == nil && hasPrefix(loc, m.scope) {
+			inst = loc[len(m.scope):].String()
+		}
+		return &HintLocation{File: showFile(shown, gate.ManifestFile), Pointer: key, Instance: inst, Value: value,
 			tool: m.contract.Tool(), name: gate.ManifestFile, manifest: true}
 	}
 	if mu.Family == FamilyBytes && mu.Kind != "case_folded_name" || m.schema == nil {
@@ -117,8 +123,7 @@ func (m *mutator) locate(mu Mutant) *HintLocation {
 			if !ok {
 				return nil
 			}
-			inst := append(slices.Clone(m.scope), rel...)
-			return &HintLocation{File: p.File, Pointer: p.Pointer, Instance: inst.String(), Value: value,
+			return &HintLocation{File: p.File, Pointer: p.Pointer, Instance: rel.String(), Value: value,
 				tool: m.contract.Tool(), name: p.Name}
 		}
 		if len(rel) == 0 {

@@ -4,9 +4,14 @@
 // (the value's shape), values (one scalar), bytes (below the JSON value:
 // the parse and transport stages) and semantic (a value bound to the
 // request); the proof (proof.go: through the whole gate, refused for the
-// family's reason, the output exactly the failure envelope, the mutant's
-// canary nowhere in it); the score per contract and upstream version
-// (score.go); and writing mutants as near-miss fixtures (write.go).
+// family's reason or by the projection stage, the output exactly the
+// failure envelope, the mutant's canary nowhere in it; an admitted mutant
+// either reaches the agent or is unseen); equivalence (equivalent.go:
+// mutants that are the fixture, or whose value the schema names, are not
+// run); the baseline of accepted survivors (baseline.go); where each
+// survivor's hint goes (hint.go); the score per contract and upstream
+// version (score.go); and writing mutants as near-miss fixtures
+// (write.go). docs/mutate.md is the user's account of all of it.
 //
 // Mutants are a pure function of the fixture's bytes, its place in the
 // fixture tree, the contract and the seed: the same inputs give the same
