@@ -17,6 +17,7 @@ import (
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/manifest"
+	"github.com/airlockdev/airlock/mutate"
 	"github.com/airlockdev/airlock/record"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/semantic"
@@ -223,7 +224,7 @@ func writeAudit(stderr io.Writer, file string, record []byte) error {
 
 func newSchemaCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "schema contract|fixture-meta|results|diff|drift",
+		Use:   "schema contract|fixture-meta|results|diff|drift|lint|mutate-baseline",
 		Short: "Print a published JSON Schema of airlock's own formats",
 		Long: `schema prints one of airlock's published JSON Schemas (also in schemas/):
   contract       schemas/<tool>/contract.yaml
@@ -231,7 +232,8 @@ func newSchemaCmd() *cobra.Command {
   results        airlock run --json output
   diff           airlock diff --format json output
   drift          airlock drift --json output
-  lint           airlock lint --format json output`,
+  lint           airlock lint --format json output
+  mutate-baseline  schemas/<tool>/mutate.baseline.yaml (docs/mutate.md)`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var doc []byte
@@ -248,8 +250,10 @@ func newSchemaCmd() *cobra.Command {
 				doc = reports.DriftSchema()
 			case "lint":
 				doc = reports.LintSchema()
+			case "mutate-baseline":
+				doc = mutate.BaselineSchema()
 			default:
-				return usageErr("unknown schema %q (have: contract, fixture-meta, results, diff, drift, lint)", args[0])
+				return usageErr("unknown schema %q (have: contract, fixture-meta, results, diff, drift, lint, mutate-baseline)", args[0])
 			}
 			_, err := cmd.OutOrStdout().Write(doc)
 			return err

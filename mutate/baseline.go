@@ -3,6 +3,7 @@ package mutate
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,6 +29,15 @@ import (
 
 // BaselineFile is the name of a contract folder's baseline file.
 const BaselineFile = "mutate.baseline.yaml"
+
+//go:embed baseline.schema.json
+var baselineSchemaJSON []byte
+
+// BaselineSchema returns the published JSON Schema of a baseline file, the
+// same bytes as schemas/mutate-baseline.schema.json: for editors. ReadBaseline
+// checks the same rules and more (the tool, duplicates) with its own
+// messages.
+func BaselineSchema() []byte { return slices.Clone(baselineSchemaJSON) }
 
 // BaselineEntry is one accepted survivor.
 type BaselineEntry struct {
