@@ -81,7 +81,7 @@ func (m *mutator) equivalent(mu Mutant) string {
 		return ""
 	}
 	for _, r := range m.rules {
-		if rp, err := jsonpointer.Parse(r.Pointer); err != nil || hasPrefix(rp, loc) || hasPrefix(loc, rp) {
+		if rp, err := jsonpointer.Parse(r.Pointer); err != nil || overlaps(rp, loc) {
 			return ""
 		}
 	}
@@ -100,6 +100,18 @@ func (m *mutator) equivalent(mu Mutant) string {
 		return "" // refused elsewhere: run it
 	}
 	return "the schema allows " + schemawalk.ValueText(mu.After) + " at " + mu.Pointer + " by its own terms (" + keyword + ")"
+}
+
+// overlaps reports whether a rule reading at pointer rule may read the
+// value at loc: one lies at or under the other, a "*" token of rule
+// matching any token (every array element).
+func overlaps(rule, loc jsonpointer.Pointer) bool {
+	for i := range min(len(rule), len(loc)) {
+		if rule[i] != loc[i] && rule[i] != "*" {
+			return false
+		}
+	}
+	return true
 }
 
 // unconditionalAt returns the subschemas of root that apply to the
