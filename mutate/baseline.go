@@ -144,10 +144,12 @@ func loadBaseline(c *gate.Contract) ([]BaselineEntry, error) {
 // run and not admitted, or dropped as equivalent, or, when every mutant of
 // its fixture was run (no --max-per-fixture sample), not generated.
 func applyBaseline(set *fixture.Set, fixtures []fixture.Fixture, opts Options, rep *Report) error {
-	byFixture := map[string][]int{}
+	perFixture := map[string]int{}    // results of each fixture
+	byMutant := map[[2]string][]int{} // results of each fixture and mutant id
 	for i, r := range rep.Results {
 		k := fixtureKey(r.Fixture)
-		byFixture[k] = append(byFixture[k], i)
+		perFixture[k]++
+		byMutant[[2]string{k, r.Mutant.ID}] = append(byMutant[[2]string{k, r.Mutant.ID}], i)
 	}
 	mutated := map[string]bool{}
 	for _, f := range fixtures {
@@ -165,7 +167,7 @@ func applyBaseline(set *fixture.Set, fixtures []fixture.Fixture, opts Options, r
 				len(opts.Filter.Kinds) > 0 && !slices.Contains(opts.Filter.Kinds, parts[2]) {
 				continue
 			}
-			idx, ok := byFixture[e.Fixture]
+			n, ok := perFixture[e.Fixture]
 			if !ok {
 				why := "no such fixture"
 				if mutated[e.Fixture] {
@@ -174,13 +176,9 @@ func applyBaseline(set *fixture.Set, fixtures []fixture.Fixture, opts Options, r
 				rep.Stale = append(rep.Stale, StaleEntry{*e, why})
 				continue
 			}
-			found := false
+			idx := byMutant[[2]string{e.Fixture, e.Mutant}]
 			for _, j := range idx {
 				r := &rep.Results[j]
-				if r.Mutant.ID != e.Mutant {
-					continue
-				}
-				found = true
 				switch r.Outcome {
 				case Survived, Unseen:
 					r.Problem = string(r.Outcome) + "; baselined: " + e.Reason
@@ -190,7 +188,7 @@ func applyBaseline(set *fixture.Set, fixtures []fixture.Fixture, opts Options, r
 					rep.Stale = append(rep.Stale, StaleEntry{*e, "the mutant is now " + string(r.Outcome)})
 				}
 			}
-			if !found && (opts.MaxPerFixture < 0 || len(idx) < opts.MaxPerFixture) {
+			if len(idx) == 0 && (opts.MaxPerFixture < 0 || n < opts.MaxPerFixture) {
 				rep.Stale = append(rep.Stale, StaleEntry{*e, "no such mutant is generated from the fixture any more"})
 			}
 		}
