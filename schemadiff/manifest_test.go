@@ -91,7 +91,7 @@ var manifestCases = []manifestCase{
 	{tool: "review_status", old: []edit{{"agent_schema: agent.schema.json\n", "agent_schema: agent.schema.json\nformats: {uri: annotate}\n"}},
 		rule: schemadiff.RuleManifestFormatPolicyTightened, level: reports.Compatible},
 	{tool: "review_status", old: []edit{{"agent_schema: agent.schema.json\n", "agent_schema: agent.schema.json\ntext:\n  default: {max_length: 200}\n"}},
-		new: []edit{{"agent_schema: agent.schema.json\n", "agent_schema: agent.schema.json\ntext:\n  default: {max_length: 400}\n"}},
+		new:  []edit{{"agent_schema: agent.schema.json\n", "agent_schema: agent.schema.json\ntext:\n  default: {max_length: 400}\n"}},
 		rule: schemadiff.RuleManifestTextPolicyLoosened, level: reports.Breaking},
 	{tool: "review_status", new: []edit{{"agent_schema: agent.schema.json\n", "agent_schema: agent.schema.json\ntext:\n  fields:\n    reviewed_by: {bidi: true}\n"}},
 		rule: schemadiff.RuleManifestTextPolicyLoosened, level: reports.Breaking},
