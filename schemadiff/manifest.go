@@ -149,7 +149,7 @@ const (
 	RuleManifestAgentErrorSchemaChanged = "manifest-agent-error-schema-changed"
 )
 
-const mayRefuse = " The gate refuses more than before: it may refuse real traffic (the gate-impact view runs the recorded, historical and accepted fixtures to show it)."
+const mayRefuse = " The gate refuses more than before, so it may refuse real traffic (see the gate-impact view)."
 
 var (
 	manifestContractAdded = Rule{ID: RuleManifestContractAdded, Level: reports.ContractChange,
