@@ -237,7 +237,7 @@ func WriteDiffText(w io.Writer, d *Diff) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%s: %s → %s\n", cmp.Name, cmp.Old, cmp.New)
+		fmt.Fprintf(&b, "%s: %s → %s\n", cmp.Name, fileOrNone(cmp.Old), fileOrNone(cmp.New))
 		if len(cmp.Changes) == 0 {
 			b.WriteString("  no changes\n")
 		}
@@ -267,7 +267,7 @@ func WriteDiffMarkdown(w io.Writer, d *Diff) error {
 		fmt.Fprintf(&b, "\n%s\n", mdText(d.Evidence))
 	}
 	for _, cmp := range d.Comparisons {
-		fmt.Fprintf(&b, "\n## %s\n\n%s → %s\n\n", mdText(cmp.Name), mdCode(cmp.Old), mdCode(cmp.New))
+		fmt.Fprintf(&b, "\n## %s\n\n%s → %s\n\n", mdText(cmp.Name), mdCode(fileOrNone(cmp.Old)), mdCode(fileOrNone(cmp.New)))
 		writeChangeTable(&b, cmp.Changes)
 	}
 	_, err := io.WriteString(w, b.String())
@@ -357,6 +357,15 @@ func diffTotals(d *Diff) string {
 		s += fmt.Sprintf(", %d with gate impact", d.GateImpact())
 	}
 	return s
+}
+
+// fileOrNone shows the missing side of a contract added or removed, "",
+// as "(none)".
+func fileOrNone(f string) string {
+	if f == "" {
+		return "(none)"
+	}
+	return f
 }
 
 // instanceText shows the root instance location, "", as "(root)".

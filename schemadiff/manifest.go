@@ -250,24 +250,43 @@ func compareVersionsManifest(o, n *ManifestView, e *ManifestEmitter) {
 		e.Emit(manifestProtocolChanged, presentKey(o.M.Protocol != "", "/protocol", ""), presentKey(n.M.Protocol != "", "/protocol", ""), side(n.M.Protocol != ""), "",
 			"protocol changed from %s to %s", op, np)
 	}
-	if o.M.Result != n.M.Result || !equalIntPtr(o.M.TextBlock, n.M.TextBlock) {
+	if effectiveResult(o.M.Result) != effectiveResult(n.M.Result) || !equalIntPtr(o.M.TextBlock, n.M.TextBlock) {
 		e.Emit(manifestProtocolChanged, presentKey(o.M.Result != "", "/result", ""), presentKey(n.M.Result != "", "/result", ""), side(n.M.Result != "" || n.M.TextBlock != nil), "",
-			"the MCP result mode changed from %s to %s", resultText(o.M.Result, o.M.TextBlock), resultText(n.M.Result, n.M.TextBlock))
+			"the MCP result mode changed from %s to %s", resultText(effectiveResult(o.M.Result), o.M.TextBlock), resultText(effectiveResult(n.M.Result), n.M.TextBlock))
 	}
 	for _, v := range bothVersions(o, n) {
 		ov, nv := o.M.UpstreamVersions[v], n.M.UpstreamVersions[v]
-		if ov.Result != nv.Result || !equalIntPtr(ov.TextBlock, nv.TextBlock) {
+		// A version's own result replaces the manifest's; its text block
+		// too (docs/contracts.md#mcp-results). The manifest-level change is
+		// reported above, so only a difference of the version's own keys
+		// is reported here.
+		ore, nre := cmpOr(ov.Result, effectiveResult(o.M.Result)), cmpOr(nv.Result, effectiveResult(n.M.Result))
+		if (ov.Result != "" || nv.Result != "") && ore != nre || !equalIntPtr(ov.TextBlock, nv.TextBlock) {
 			e.Emit(manifestProtocolChanged, presentKey(ov.Result != "", key("upstream_versions", v, "result"), versionKey(v)),
 				presentKey(nv.Result != "", key("upstream_versions", v, "result"), versionKey(v)), side(nv.Result != "" || nv.TextBlock != nil), "",
-				"upstream %s: the MCP result mode changed from %s to %s", v, resultText(ov.Result, ov.TextBlock), resultText(nv.Result, nv.TextBlock))
+				"upstream %s: the MCP result mode changed from %s to %s", v, resultText(ore, ov.TextBlock), resultText(nre, nv.TextBlock))
 		}
 	}
 }
 
-func resultText(result string, block *int) string {
-	if result == "" {
-		result = "the contract's"
+// cmpOr is a, or b when a is empty.
+func cmpOr(a, b string) string {
+	if a == "" {
+		return b
 	}
+	return a
+}
+
+// effectiveResult is a result mode with its default filled in: an
+// unset one is structured (or, for an upstream version, the manifest's).
+func effectiveResult(r string) string {
+	if r == "" {
+		return "structured"
+	}
+	return r
+}
+
+func resultText(result string, block *int) string {
 	if block != nil {
 		return fmt.Sprintf("%s (text block %d)", result, *block)
 	}
