@@ -528,13 +528,11 @@ func compareRules(o, n *ManifestView, e *ManifestEmitter) {
 		or, nr := o.M.UpstreamVersions[v].Rules, n.M.UpstreamVersions[v].Rules
 		rk := key("upstream_versions", v, "rules")
 		ork, nrk := presentKey(or != nil, rk, versionKey(v)), presentKey(nr != nil, rk, versionKey(v))
-		index := func(rules []manifest.RuleSpec, name string) int {
-			return slices.IndexFunc(rules, func(r manifest.RuleSpec) bool { return r.Name == name })
-		}
+		oldAt, newAt := byName(or, func(r manifest.RuleSpec) string { return r.Name }), byName(nr, func(r manifest.RuleSpec) string { return r.Name })
 		for i, r := range or {
 			kind, ptr := ruleKind(r)
-			j := index(nr, r.Name)
-			if j < 0 {
+			j, found := newAt[r.Name]
+			if !found {
 				e.Emit(manifestRuleRemoved, key("upstream_versions", v, "rules", fmt.Sprint(i)), nrk, InOld, ptr,
 					"upstream %s: %s rule %q%s was removed: the gate no longer checks it", v, kind, r.Name, onPointer(ptr))
 				continue
@@ -568,7 +566,7 @@ func compareRules(o, n *ManifestView, e *ManifestEmitter) {
 			}
 		}
 		for j, r := range nr {
-			if index(or, r.Name) >= 0 {
+			if _, ok := oldAt[r.Name]; ok {
 				continue
 			}
 			kind, ptr := ruleKind(r)
@@ -576,6 +574,19 @@ func compareRules(o, n *ManifestView, e *ManifestEmitter) {
 				"upstream %s: %s rule %q%s was added", v, kind, r.Name, onPointer(ptr))
 		}
 	}
+}
+
+// byName maps each name (rule and error contract names are unique in an
+// upstream version: load refuses a repeat) to its first index, so matching
+// two lists costs time linear in their length.
+func byName[T any](list []T, name func(T) string) map[string]int {
+	out := make(map[string]int, len(list))
+	for i, x := range list {
+		if _, ok := out[name(x)]; !ok {
+			out[name(x)] = i
+		}
+	}
+	return out
 }
 
 // ageLooser reports whether max_age a admits a stamp b refuses (0 is no
@@ -610,12 +621,11 @@ func compareErrors(o, n *ManifestView, e *ManifestEmitter) {
 		oe, ne := o.M.UpstreamVersions[v].Errors, n.M.UpstreamVersions[v].Errors
 		ek := key("upstream_versions", v, "errors")
 		oek, nek := presentKey(oe != nil, ek, versionKey(v)), presentKey(ne != nil, ek, versionKey(v))
-		index := func(list []manifest.ErrorSpec, name string) int {
-			return slices.IndexFunc(list, func(s manifest.ErrorSpec) bool { return s.Name == name })
-		}
+		name := func(s manifest.ErrorSpec) string { return s.Name }
+		oldAt, newAt := byName(oe, name), byName(ne, name)
 		for i, s := range oe {
-			j := index(ne, s.Name)
-			if j < 0 {
+			j, found := newAt[s.Name]
+			if !found {
 				e.Emit(manifestErrorContractRemoved, key("upstream_versions", v, "errors", fmt.Sprint(i)), nek, InOld, "",
 					"upstream %s: error contract %q (%s) was removed", v, s.Name, s.Code)
 				continue
@@ -630,7 +640,7 @@ func compareErrors(o, n *ManifestView, e *ManifestEmitter) {
 			}
 		}
 		for j, s := range ne {
-			if index(oe, s.Name) < 0 {
+			if _, ok := oldAt[s.Name]; !ok {
 				e.Emit(manifestErrorContractAdded, oek, key("upstream_versions", v, "errors", fmt.Sprint(j)), InNew, "",
 					"upstream %s: error contract %q (%s) was added", v, s.Name, s.Code)
 			}
@@ -727,11 +737,15 @@ func side(inNew bool) Side {
 	return InOld
 }
 
-// minus is the elements of a not in b (both sorted).
+// minus is the elements of a not in b, in a's order.
 func minus(a, b []string) []string {
+	in := make(map[string]bool, len(b))
+	for _, s := range b {
+		in[s] = true
+	}
 	var out []string
 	for _, s := range a {
-		if !slices.Contains(b, s) {
+		if !in[s] {
 			out = append(out, s)
 		}
 	}

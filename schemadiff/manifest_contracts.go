@@ -223,11 +223,13 @@ func agentFields(p ContractPair) []string {
 // fields and rules, and the fixture evidence of every narrowing.
 func impact(ctx context.Context, d *reports.Diff, done []pairResult, fixturesDir string) error {
 	for _, r := range done {
+		fields := agentFields(r.pair)
 		for i, v := range r.versions {
 			cmp := &d.Comparisons[r.first+i]
 			if i == len(r.versions)-1 {
 				continue // the manifest: its changes are judged by level
 			}
+			proj, rules := projected(r.pair, v), rulePointers([]*ManifestView{r.old, r.new}, v)
 			for j := range cmp.Changes {
 				c := &cmp.Changes[j]
 				inst, err := jsonpointer.Parse(c.Instance)
@@ -237,18 +239,18 @@ func impact(ctx context.Context, d *reports.Diff, done []pairResult, fixturesDir
 				im := &reports.Impact{}
 				if i == 0 {
 					// The agent schema: every field under the location.
-					for _, f := range agentFields(r.pair) {
+					for _, f := range fields {
 						if touches(inst, jsonpointer.Pointer{f}) {
 							im.Projected = append(im.Projected, f)
 						}
 					}
 				} else {
-					for f, ptrs := range projected(r.pair, v) {
+					for f, ptrs := range proj {
 						if slices.ContainsFunc(ptrs, func(p jsonpointer.Pointer) bool { return touches(inst, p) }) {
 							im.Projected = append(im.Projected, f)
 						}
 					}
-					for name, ptrs := range rulePointers([]*ManifestView{r.old, r.new}, v) {
+					for name, ptrs := range rules {
 						if slices.ContainsFunc(ptrs, func(p jsonpointer.Pointer) bool { return touches(inst, p) }) {
 							im.Rules = append(im.Rules, name)
 						}
