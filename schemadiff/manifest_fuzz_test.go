@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -18,8 +20,9 @@ var bundledTools = []string{"deploy_status", "job_run", "review_status", "user_p
 // FuzzContractSelfDiff checks the property that a contract diffed against
 // itself is empty: no schema change and no manifest change, whatever the
 // manifest says. It fuzzes the manifest YAML of a bundled contract (tool
-// picks which; its schema files stay as bundled); a manifest that does not
-// load is skipped. The contract is loaded twice, so the two sides share
+// picks which; its schema files stay as bundled), seeded with the bundled
+// manifests and the manifests of the rule table (manifestCases); a manifest
+// that does not load is skipped. The contract is loaded twice, so the two sides share
 // nothing but their bytes.
 func FuzzContractSelfDiff(f *testing.F) {
 	files := fstest.MapFS{}
@@ -42,6 +45,16 @@ func FuzzContractSelfDiff(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
+	}
+	// The manifests of the rule table seed it too: every optional section
+	// (formats, text, statuses, errors, content types) near a loadable form.
+	for _, c := range manifestCases {
+		i := slices.Index(bundledTools, c.tool)
+		m := string(files[path.Join("schemas", c.tool, gate.ManifestFile)].Data)
+		for _, e := range append(slices.Clone(c.old), c.new...) {
+			m = strings.Replace(m, e.from, e.to, 1)
+		}
+		f.Add(uint8(i), []byte(m))
 	}
 	f.Fuzz(func(t *testing.T, pick uint8, manifest []byte) {
 		tool := bundledTools[int(pick)%len(bundledTools)]
