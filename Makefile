@@ -48,7 +48,7 @@ test: lint test-deps build
 	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime 2000x ./internal/validator
 	$(GO) test -run '^$$' -fuzz '^FuzzPattern$$' -fuzztime 5000x ./internal/validator
 	$(GO) test -run '^$$' -fuzz '^FuzzTape$$' -fuzztime 5000x ./internal/strictjson
-	$(GO) test -run '^$$' -fuzz '^FuzzContractSelfDiff$$' -fuzztime 2000x ./schemadiff
+	$(GO) test -run '^$$' -fuzz '^FuzzContractSelfDiff$$' -fuzztime 2000x -fuzzminimizetime 100x ./schemadiff
 	cd examples/connector && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # What the tests use beyond Go: the pinned MCP servers from npm. Without npm
@@ -246,7 +246,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) ./internal/validator
 	$(GO) test -run '^$$' -fuzz '^FuzzPattern$$' -fuzztime $(FUZZTIME) ./internal/validator
 	$(GO) test -run '^$$' -fuzz '^FuzzTape$$' -fuzztime $(FUZZTIME) ./internal/strictjson
-	$(GO) test -run '^$$' -fuzz '^FuzzContractSelfDiff$$' -fuzztime $(FUZZTIME) ./schemadiff
+	$(GO) test -run '^$$' -fuzz '^FuzzContractSelfDiff$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./schemadiff
 
 # Refresh the published copies of airlock's own schemas.
 schemas: build
