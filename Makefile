@@ -34,8 +34,9 @@ lint:
 # connector, a module of its own that requires airlock by its path. FuzzText
 # runs a fixed 10,000 inputs, FuzzDifferential (the compiled validator
 # against jsonschema/v6) 2,000, FuzzPattern (its pattern matcher against
-# Go's regexp) 5,000 and FuzzTape (the parse onto a tape, fast path
-# included, against the strict parser) 5,000 (counts, not times: no
+# Go's regexp) 5,000, FuzzTape (the parse onto a tape, fast path
+# included, against the strict parser) 5,000 and FuzzContractSelfDiff (a
+# contract diffed against itself is empty) 2,000 (counts, not times: no
 # deadline to miss on a loaded machine) beyond their seed corpora. The kill
 # test (cmd/airlock) SIGKILLs bin/airlock, built without the race detector;
 # the memory battery (cmd/airlock) runs bin/airlock check on ~16 MiB hostile
@@ -47,6 +48,7 @@ test: lint test-deps build
 	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime 2000x ./internal/validator
 	$(GO) test -run '^$$' -fuzz '^FuzzPattern$$' -fuzztime 5000x ./internal/validator
 	$(GO) test -run '^$$' -fuzz '^FuzzTape$$' -fuzztime 5000x ./internal/strictjson
+	$(GO) test -run '^$$' -fuzz '^FuzzContractSelfDiff$$' -fuzztime 2000x -fuzzminimizetime 100x ./schemadiff
 	cd examples/connector && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # What the tests use beyond Go: the pinned MCP servers from npm. Without npm
@@ -244,6 +246,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) ./internal/validator
 	$(GO) test -run '^$$' -fuzz '^FuzzPattern$$' -fuzztime $(FUZZTIME) ./internal/validator
 	$(GO) test -run '^$$' -fuzz '^FuzzTape$$' -fuzztime $(FUZZTIME) ./internal/strictjson
+	$(GO) test -run '^$$' -fuzz '^FuzzContractSelfDiff$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./schemadiff
 
 # Refresh the published copies of airlock's own schemas.
 schemas: build

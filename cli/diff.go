@@ -15,25 +15,42 @@ import (
 )
 
 func newDiffCmd(e *env) *cobra.Command {
-	var tool, schemasDir, format string
+	var tool, schemasDir, format, base, failOn, fixturesDir string
 	cmd := &cobra.Command{
-		Use:   "diff OLD NEW | diff --tool NAME OLD_VERSION NEW_VERSION",
-		Short: "Classify every change between two schemas as breaking, contract-change or compatible",
+		Use:   "diff OLD NEW | diff --tool NAME OLD_VERSION NEW_VERSION | diff --base REF",
+		Short: "Classify every change between two schemas or contracts as breaking, contract-change or compatible",
 		Long: `diff compares two JSON Schemas from the consumer's side: the agent or adapter reads what
 the upstream sends, so whatever lets it send something the old schema refused is breaking.
+Between two contracts it compares the manifests too, from the gate's side: whatever makes
+the gate admit what it refused (a semantic rule removed or loosened, a limit raised, content
+types widened, the format or text policy loosened) is breaking.
 
   airlock diff OLD.json NEW.json             two schema files; each may $ref the *.json
                                              files of its own folder, nothing else
   airlock diff OLD_DIR NEW_DIR               two contract folders: the agent-facing schemas,
-                                             then each upstream version present in both
+                                             each upstream version present in both, then
+                                             the manifests
+  airlock diff --base REF [--tool NAME]      every contract of --schemas in the working tree
+                                             against the same folders at git revision REF
+                                             (read with git, never checked out); contracts
+                                             added or removed are reported too
   airlock diff --tool NAME OLD_VER NEW_VER   two upstream versions of SCHEMAS/NAME's contract
 
 Each change has a stable rule id (docs/diff.md), a level, the JSON Pointer of the change in
-each schema and a sentence. --format text (default), json (schemas/diff.schema.json) or markdown.
+each schema (or manifest, with the manifest's file and line) and a sentence. Between two
+contracts each change also has its gate impact: the projected fields and semantic rules its
+instance location touches and, for a narrowing, how many accepted, historical and recorded
+fixtures of --fixtures (default fixtures; an absent folder gives no fixture evidence, as the
+output says) the old contract admits and the new one refuses.
+--format text (default), json (schemas/diff.schema.json) or markdown.
 
-Exit codes: 0 no breaking change, 1 a breaking change, 2 usage or configuration error,
-3 internal error.`,
-		Args: cobra.ExactArgs(2),
+--fail-on breaking (default): exit 1 on a breaking change. --fail-on gate-impact: exit 1
+on a change that touches a projected field or a rule's pointer, a narrowing that refuses
+fixtures, or a breaking manifest change.
+
+Exit codes: 0 nothing to fail on, 1 findings (per --fail-on), 2 usage or configuration
+error (not a git work tree, an unknown revision), 3 internal error.`,
+		Args: cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			write, ok := map[string]func(io.Writer, *reports.Diff) error{
 				"text": reports.WriteDiffText, "json": reports.WriteDiffJSON, "markdown": reports.WriteDiffMarkdown,
@@ -41,21 +58,39 @@ Exit codes: 0 no breaking change, 1 a breaking change, 2 usage or configuration 
 			if !ok {
 				return usageErr("--format %q: want text, json or markdown", format)
 			}
+			if failOn != "breaking" && failOn != "gate-impact" {
+				return usageErr("--fail-on %q: want breaking or gate-impact", failOn)
+			}
+			if tool != "" && !semantic.ValidName(tool) {
+				return usageErr("--tool %q is not a tool name (^[a-z][a-z0-9_]{0,63}$)", tool)
+			}
+			copts := schemadiff.ContractOptions{Gate: e.gate, Fixtures: fixturesDir}
 			var d *reports.Diff
 			var err error
-			if tool != "" {
-				if !semantic.ValidName(tool) {
-					return usageErr("--tool %q is not a tool name (^[a-z][a-z0-9_]{0,63}$)", tool)
+			switch {
+			case base != "":
+				if len(args) != 0 {
+					return usageErr("--base compares the working tree's contracts with a git revision: give no OLD and NEW (got %d argument(s))", len(args))
 				}
+				var tools []string
+				if tool != "" {
+					tools = []string{tool}
+				}
+				d, err = schemadiff.Base(cmd.Context(), schemasDir, base, tools, copts)
+			case len(args) != 2:
+				return usageErr("diff takes OLD and NEW (two schema files, two contract folders or, with --tool, two upstream versions), or --base REF")
+			case failOn == "gate-impact" && (tool != "" || !diffArgIsDir(args[0])):
+				return usageErr("--fail-on gate-impact needs two contracts (two contract folders or --base): schema files and upstream versions have no gate-impact view")
+			case tool != "":
 				if _, serr := os.Stat(filepath.Join(schemasDir, tool, gate.ManifestFile)); serr != nil {
 					return usageErr("no contract for tool %q: %s does not exist", tool, filepath.Join(schemasDir, tool, gate.ManifestFile))
 				}
 				d, err = schemadiff.UpstreamVersions(schemasDir, tool, args[0], args[1], e.gate)
-			} else {
+			default:
 				oldDir, newDir := diffArgIsDir(args[0]), diffArgIsDir(args[1])
 				switch {
 				case oldDir && newDir:
-					d, err = schemadiff.Contracts(args[0], args[1], e.gate)
+					d, err = schemadiff.Contracts(cmd.Context(), args[0], args[1], copts)
 				case oldDir != newDir:
 					return usageErr("compare two schema files or two contract folders, not one of each (%s, %s)", args[0], args[1])
 				default:
@@ -73,15 +108,21 @@ Exit codes: 0 no breaking change, 1 a breaking change, 2 usage or configuration 
 			if err := write(cmd.OutOrStdout(), d); err != nil {
 				return internalErr(err)
 			}
-			if n := d.Count(reports.Breaking); n > 0 {
+			if n := d.Count(reports.Breaking); n > 0 && failOn == "breaking" {
 				return &exitError{code: ExitFindings, err: fmt.Errorf("%d breaking change(s)", n)}
+			}
+			if n := d.GateImpact(); n > 0 && failOn == "gate-impact" {
+				return &exitError{code: ExitFindings, err: fmt.Errorf("%d change(s) with gate impact", n)}
 			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&tool, "tool", "", "compare two upstream versions of this tool's contract")
-	f.StringVar(&schemasDir, "schemas", "schemas", "directory holding one folder per tool contract (with --tool)")
+	f.StringVar(&tool, "tool", "", "compare two upstream versions of this tool's contract; with --base, compare only this tool's contract")
+	f.StringVar(&schemasDir, "schemas", "schemas", "directory holding one folder per tool contract (with --tool or --base)")
+	f.StringVar(&base, "base", "", "compare the contracts of --schemas with the same folders at this git revision (a branch, tag or commit)")
+	f.StringVar(&failOn, "fail-on", "breaking", "exit 1 on: breaking (a breaking change) or gate-impact (a change with gate impact)")
+	f.StringVar(&fixturesDir, "fixtures", "fixtures", "fixture tree whose accepted, historical and recorded fixtures give narrowings their evidence (contract diffs)")
 	f.StringVar(&format, "format", "text", "output format: text, json or markdown")
 	return cmd
 }

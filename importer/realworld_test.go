@@ -206,6 +206,57 @@ var _ = Describe("import openapi on public descriptions", func() {
 		}
 	})
 
+	It("diffs two imports of secret-scanning/get-alert (GHES 3.17, then 3.19, as one upstream version) as whole contracts", func() {
+		// Two revisions of one contract, as a pull request that re-imports
+		// the newer description would make: schemas and manifest compared.
+		var dirs []string
+		for _, rel := range []string{"octokit-openapi-23.0.2/generated/ghes-3.17.json", "octokit-openapi-23.0.2/generated/ghes-3.19.json"} {
+			spec := description(rel)
+			root := GinkgoT().TempDir()
+			o := importer.WriteOptions{SchemasDir: filepath.Join(root, "schemas"), FixturesDir: filepath.Join(root, "fixtures")}
+			d, err := importer.DraftFromOpenAPI(loadSpec(spec), importer.OpenAPIOptions{Spec: spec, Operation: "secret-scanning/get-alert", Tool: "secret_alert", API: "github", UpstreamVersion: "ghes"})
+			Expect(err).NotTo(HaveOccurred())
+			_, err = importer.Write(context.Background(), d, o)
+			Expect(err).NotTo(HaveOccurred())
+			dirs = append(dirs, filepath.Join(o.SchemasDir, "secret_alert"))
+		}
+		diff, err := schemadiff.Contracts(context.Background(), dirs[0], dirs[1], schemadiff.ContractOptions{Fixtures: filepath.Join(filepath.Dir(filepath.Dir(dirs[1])), "fixtures")})
+		Expect(err).NotTo(HaveOccurred())
+		names := []string{}
+		for _, cmp := range diff.Comparisons {
+			names = append(names, cmp.Name)
+		}
+		Expect(names).To(Equal([]string{"secret_alert agent schema", "secret_alert upstream ghes", "secret_alert manifest"}))
+		// The upstream schema changed between the releases; every schema
+		// change has a gate-impact view, and the imported fixtures ran.
+		Expect(diff.Comparisons[1].Changes).NotTo(BeEmpty())
+		for _, c := range diff.Comparisons[1].Changes {
+			Expect(c.Impact).NotTo(BeNil(), "%s at %s", c.Rule, c.Instance)
+		}
+		Expect(diff.Evidence).To(HavePrefix("gate impact: "))
+		// 3.19 added has_more_locations, which the import projects: the
+		// manifest family reports the new agent field at its line. Every
+		// manifest change is a registered manifest rule at a line.
+		var projected bool
+		for _, c := range diff.Comparisons[2].Changes {
+			projected = projected || c.Rule == schemadiff.RuleManifestProjectionFieldAdded && c.Instance == "/has_more_locations"
+			r, ok := schemadiff.Lookup(c.Rule)
+			Expect(ok).To(BeTrue())
+			Expect(r.Manifest).NotTo(BeNil())
+			Expect(c.Line).To(BeNumerically(">", 0))
+		}
+		Expect(projected).To(BeTrue(), "manifest changes: %v", diff.Comparisons[2].Changes)
+		// And the newer import diffed against itself is empty.
+		self, err := schemadiff.Contracts(context.Background(), dirs[1], dirs[1], schemadiff.ContractOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		for _, cmp := range self.Comparisons {
+			Expect(cmp.Changes).To(BeEmpty(), cmp.Name)
+		}
+		var b strings.Builder
+		Expect(reports.WriteDiffText(&b, diff)).To(Succeed())
+		AddReportEntry("secret-scanning/get-alert, two imports (GHES 3.17 → 3.19) as contracts", b.String())
+	})
+
 	It("adds GitHub Enterprise Server 3.19 beside 3.17 as a new upstream version, sharing nothing between them", func() {
 		old := description("octokit-openapi-23.0.2/generated/ghes-3.17.json")
 		neu := description("octokit-openapi-23.0.2/generated/ghes-3.19.json")

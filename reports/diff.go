@@ -46,6 +46,59 @@ type Change struct {
 	NewPointer string `json:"new_pointer"`
 	// Message is one sentence for people.
 	Message string `json:"message"`
+	// File and Line name where a manifest change is written: the
+	// contract.yaml that holds the key (the new one, or the old one for a
+	// key only the old manifest has) and the 1-based line of the key; both
+	// empty for a schema change, Line 0 when unknown. OldPointer and
+	// NewPointer are then JSON Pointers (RFC 6901) into each manifest, and
+	// Instance is the instance location the rule or projection entry reads
+	// ("" when the change is not about one).
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Impact is what the change means to the gate (airlock diff on two
+	// contracts); nil for a comparison of schema files or upstream versions.
+	Impact *Impact `json:"impact,omitempty"`
+}
+
+// Impact is the gate-impact view of one change between two contracts.
+type Impact struct {
+	// Projected lists the agent fields whose projection pointer the
+	// change's instance location touches (one is a prefix of the other, "*"
+	// matching every array element), sorted; for a change of the
+	// agent-facing schema, the agent fields under its instance location.
+	Projected []string `json:"projected,omitempty"`
+	// Rules lists the semantic rules whose pointer the change's instance
+	// location touches, sorted.
+	Rules []string `json:"rules,omitempty"`
+	// Fixtures is the fixture evidence of a narrowing (a compatible-level
+	// change): nil when none was gathered for it.
+	Fixtures *FixtureEvidence `json:"fixtures,omitempty"`
+}
+
+// FixtureEvidence counts the accepted, historical and recorded fixtures of
+// the tool that the old contract admits and the new one refuses, where the
+// new refusal is attributed to this change.
+type FixtureEvidence struct {
+	// Refused is how many such fixtures there are.
+	Refused int `json:"refused"`
+	// Examples are the first of their body paths, at most MaxImpactExamples.
+	Examples []string `json:"examples,omitempty"`
+}
+
+// MaxImpactExamples is the most fixture paths one FixtureEvidence lists.
+const MaxImpactExamples = 5
+
+// TouchesGate reports whether c counts for --fail-on gate-impact: it
+// touches a projected path or a rule's pointer, its narrowing refuses
+// fixtures the old contract admitted, or it is a breaking manifest change.
+func (c Change) TouchesGate() bool {
+	if c.File != "" && c.Level == Breaking {
+		return true
+	}
+	if c.Impact == nil {
+		return false
+	}
+	return len(c.Impact.Projected) > 0 || len(c.Impact.Rules) > 0 || c.Impact.Fixtures != nil && c.Impact.Fixtures.Refused > 0
 }
 
 // Comparison is the changes between one pair of schemas.
@@ -61,6 +114,25 @@ type Comparison struct {
 // Diff is the result of airlock diff: one or more comparisons.
 type Diff struct {
 	Comparisons []Comparison `json:"comparisons"`
+	// Evidence says which fixtures the gate-impact view ran ("12 fixture(s)
+	// of fixtures checked against both contracts"), or why it ran none
+	// ("no fixture evidence: fixtures does not exist"); "" when the diff
+	// has no gate-impact view.
+	Evidence string `json:"evidence,omitempty"`
+}
+
+// GateImpact returns how many changes count for --fail-on gate-impact
+// (Change.TouchesGate).
+func (d *Diff) GateImpact() int {
+	n := 0
+	for _, cmp := range d.Comparisons {
+		for _, c := range cmp.Changes {
+			if c.TouchesGate() {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Count returns how many changes have level l.
@@ -85,8 +157,9 @@ func countLevel(changes []Change, l Level) int {
 	return n
 }
 
-// diffVersion is the version of the JSON diff format.
-const diffVersion = 1
+// diffVersion is the version of the JSON diff format: 2 added the
+// manifest changes' file and line, the gate-impact view and evidence.
+const diffVersion = 2
 
 //go:embed diff.schema.json
 var diffSchemaJSON []byte
@@ -99,7 +172,29 @@ func DiffSchema() []byte { return append([]byte(nil), diffSchemaJSON...) }
 func cleanChange(c Change) Change {
 	c.Rule, c.Instance = Line(c.Rule), Line(c.Instance)
 	c.OldPointer, c.NewPointer, c.Message = Line(c.OldPointer), Line(c.NewPointer), Line(c.Message)
+	c.File = Line(c.File)
+	if c.Impact != nil {
+		im := *c.Impact
+		im.Projected, im.Rules = cleanLines(im.Projected), cleanLines(im.Rules)
+		if im.Fixtures != nil {
+			f := *im.Fixtures
+			f.Examples = cleanLines(f.Examples)
+			im.Fixtures = &f
+		}
+		c.Impact = &im
+	}
 	return c
+}
+
+func cleanLines(in []string) []string {
+	if in == nil {
+		return nil
+	}
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = Line(s)
+	}
+	return out
 }
 
 func cleanComparisons(in []Comparison) []Comparison {
@@ -123,8 +218,10 @@ func WriteDiffJSON(w io.Writer, d *Diff) error {
 		Breaking       int          `json:"breaking"`
 		ContractChange int          `json:"contract_change"`
 		Compatible     int          `json:"compatible"`
+		GateImpact     int          `json:"gate_impact"`
+		Evidence       string       `json:"evidence,omitempty"`
 		Comparisons    []Comparison `json:"comparisons"`
-	}{diffVersion, d.Count(Breaking), d.Count(ContractChange), d.Count(Compatible), cleanComparisons(d.Comparisons)}
+	}{diffVersion, d.Count(Breaking), d.Count(ContractChange), d.Count(Compatible), d.GateImpact(), Line(d.Evidence), cleanComparisons(d.Comparisons)}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
@@ -132,21 +229,28 @@ func WriteDiffJSON(w io.Writer, d *Diff) error {
 
 // WriteDiffText writes d for a terminal or a log: a header per comparison,
 // two lines per change (level, rule and message; then the pointers in
-// each schema), and the totals.
+// each schema, or in each manifest with the file and line of the key), a
+// third for its gate impact when it has one, and the totals.
 func WriteDiffText(w io.Writer, d *Diff) error {
 	var b strings.Builder
 	for i, cmp := range cleanComparisons(d.Comparisons) {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%s: %s → %s\n", cmp.Name, cmp.Old, cmp.New)
+		fmt.Fprintf(&b, "%s: %s → %s\n", cmp.Name, fileOrNone(cmp.Old), fileOrNone(cmp.New))
 		if len(cmp.Changes) == 0 {
 			b.WriteString("  no changes\n")
 		}
 		for _, c := range cmp.Changes {
 			fmt.Fprintf(&b, "  %-15s %-42s %s\n", c.Level, c.Rule, c.Message)
-			fmt.Fprintf(&b, "  %-15s old %s  new %s\n", "", pointerText(c.OldPointer), pointerText(c.NewPointer))
+			fmt.Fprintf(&b, "  %-15s old %s  new %s%s\n", "", pointerText(c.OldPointer), pointerText(c.NewPointer), fileText(c))
+			if s := impactText(c.Impact); s != "" {
+				fmt.Fprintf(&b, "  %-15s gate impact: %s\n", "", s)
+			}
 		}
+	}
+	if d.Evidence != "" {
+		fmt.Fprintf(&b, "\n%s\n", Line(d.Evidence))
 	}
 	fmt.Fprintf(&b, "\n%s\n", diffTotals(d))
 	_, err := io.WriteString(w, b.String())
@@ -159,8 +263,11 @@ func WriteDiffMarkdown(w io.Writer, d *Diff) error {
 	var b strings.Builder
 	b.WriteString("# airlock diff\n\n")
 	fmt.Fprintf(&b, "%s\n", diffTotals(d))
+	if d.Evidence != "" {
+		fmt.Fprintf(&b, "\n%s\n", mdText(d.Evidence))
+	}
 	for _, cmp := range d.Comparisons {
-		fmt.Fprintf(&b, "\n## %s\n\n%s → %s\n\n", mdText(cmp.Name), mdCode(cmp.Old), mdCode(cmp.New))
+		fmt.Fprintf(&b, "\n## %s\n\n%s → %s\n\n", mdText(cmp.Name), mdCode(fileOrNone(cmp.Old)), mdCode(fileOrNone(cmp.New)))
 		writeChangeTable(&b, cmp.Changes)
 	}
 	_, err := io.WriteString(w, b.String())
@@ -174,11 +281,59 @@ func writeChangeTable(b *strings.Builder, changes []Change) {
 		b.WriteString("No changes.\n")
 		return
 	}
-	b.WriteString("| level | rule | instance | old | new | message |\n| --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| level | rule | instance | old | new | message | gate impact |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, c := range changes {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", levelMark(c.Level), mdCode(c.Rule),
-			mdCode(instanceText(c.Instance)), mdCode(pointerText(c.OldPointer)), mdCode(pointerText(c.NewPointer)), mdText(c.Message))
+		msg := mdText(c.Message)
+		if f := fileText(c); f != "" {
+			msg += " (" + mdCode(strings.TrimPrefix(f, "  at ")) + ")"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", levelMark(c.Level), mdCode(c.Rule),
+			mdCode(instanceText(c.Instance)), mdCode(pointerText(c.OldPointer)), mdCode(pointerText(c.NewPointer)), msg, mdText(impactText(c.Impact)))
 	}
+}
+
+// fileText is "  at FILE:LINE" for a manifest change, "" for a schema
+// change.
+func fileText(c Change) string {
+	switch {
+	case c.File == "":
+		return ""
+	case c.Line > 0:
+		return fmt.Sprintf("  at %s:%d", Line(c.File), c.Line)
+	}
+	return "  at " + Line(c.File)
+}
+
+// impactText is one line for a change's gate impact: the projected fields
+// and rules it touches, and what its narrowing refuses among the fixtures;
+// "" for none.
+func impactText(im *Impact) string {
+	if im == nil {
+		return ""
+	}
+	var parts []string
+	if len(im.Projected) > 0 {
+		parts = append(parts, "touches projected "+strings.Join(cleanLines(im.Projected), ", "))
+	}
+	if len(im.Rules) > 0 {
+		parts = append(parts, "touches rule "+strings.Join(cleanLines(im.Rules), ", "))
+	}
+	if f := im.Fixtures; f != nil {
+		if f.Refused == 0 {
+			parts = append(parts, "refuses no fixture the old contract admitted")
+		} else {
+			s := fmt.Sprintf("this narrowing refuses %d fixture(s) the old contract admitted", f.Refused)
+			if len(f.Examples) > 0 {
+				s += " (" + strings.Join(cleanLines(f.Examples), ", ")
+				if f.Refused > len(f.Examples) {
+					s += ", …"
+				}
+				s += ")"
+			}
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 func levelMark(l Level) string {
@@ -196,8 +351,21 @@ func diffTotals(d *Diff) string {
 	for _, c := range d.Comparisons {
 		n += len(c.Changes)
 	}
-	return fmt.Sprintf("%d change(s): %d breaking, %d contract-change, %d compatible",
+	s := fmt.Sprintf("%d change(s): %d breaking, %d contract-change, %d compatible",
 		n, d.Count(Breaking), d.Count(ContractChange), d.Count(Compatible))
+	if d.Evidence != "" || d.GateImpact() > 0 {
+		s += fmt.Sprintf(", %d with gate impact", d.GateImpact())
+	}
+	return s
+}
+
+// fileOrNone shows the missing side of a contract added or removed, "",
+// as "(none)".
+func fileOrNone(f string) string {
+	if f == "" {
+		return "(none)"
+	}
+	return f
 }
 
 // instanceText shows the root instance location, "", as "(root)".

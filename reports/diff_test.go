@@ -67,7 +67,7 @@ var _ = Describe("diff reports", func() {
 			Comparisons                                   []reports.Comparison
 		}
 		Expect(json.Unmarshal(buf.Bytes(), &doc)).To(Succeed())
-		Expect(doc.Version).To(Equal(1))
+		Expect(doc.Version).To(Equal(2))
 		Expect(doc.Breaking).To(Equal(1))
 		msg := doc.Comparisons[0].Changes[2].Message
 		Expect(msg).NotTo(ContainSubstring("\x1b"))
@@ -87,7 +87,7 @@ var _ = Describe("diff reports", func() {
 		Expect(reports.WriteDiffMarkdown(&buf, sampleDiff())).To(Succeed())
 		md := buf.String()
 		Expect(md).To(HavePrefix("# airlock diff\n\n3 change(s): 1 breaking, 1 contract-change, 1 compatible\n"))
-		Expect(md).To(ContainSubstring("| level | rule | instance | old | new | message |"))
+		Expect(md).To(ContainSubstring("| level | rule | instance | old | new | message | gate impact |"))
 		Expect(md).To(ContainSubstring("| ❌ breaking | `response-property-removed` | `/deployment` | `/properties/deployment` | `/properties` |"))
 		Expect(md).To(ContainSubstring("| ✅ compatible | `response-property-enum-value-removed` | `(root)` | `/enum` | `/enum` |"))
 		Expect(md).To(ContainSubstring("No changes."))
@@ -96,7 +96,7 @@ var _ = Describe("diff reports", func() {
 		for _, line := range strings.Split(md, "\n") {
 			if strings.HasPrefix(line, "| ✅") {
 				Expect(line).To(HaveSuffix(" |"))
-				Expect(strings.Count(line, " | ")-strings.Count(line, `\| `)).To(Equal(5), line)
+				Expect(strings.Count(line, " | ")-strings.Count(line, `\| `)).To(Equal(6), line)
 			}
 		}
 	})
@@ -111,6 +111,59 @@ var _ = Describe("diff reports", func() {
 		Expect(out).To(ContainSubstring("  no changes\n"))
 		Expect(out).To(HaveSuffix("\n3 change(s): 1 breaking, 1 contract-change, 1 compatible\n"))
 		Expect(out).NotTo(ContainSubstring("\x1b"))
+	})
+
+	Describe("a contract diff's manifest changes and gate impact", func() {
+		impactDiff := func() *reports.Diff {
+			return &reports.Diff{Evidence: "2 fixture(s) of fixtures checked against both contracts", Comparisons: []reports.Comparison{
+				{Name: "review_status manifest", Old: "old/contract.yaml", New: "new/contract.yaml", Changes: []reports.Change{
+					{Rule: "manifest-rule-removed", Level: reports.Breaking, Instance: "/request_id", OldPointer: "/upstream_versions/v2/rules/0", NewPointer: "/upstream_versions/v2/rules",
+						Message: `upstream v2: rule "request_binding" was removed`, File: "old/contract.yaml", Line: 24},
+				}},
+				{Name: "review_status upstream v2", Old: "a.json", New: "b.json", Changes: []reports.Change{
+					{Rule: "response-property-type-narrowed", Level: reports.Compatible, Instance: "/data/reviewed_by", OldPointer: "/type", NewPointer: "/type", Message: "/data/reviewed_by: narrowed",
+						Impact: &reports.Impact{Projected: []string{"reviewed_by"}, Fixtures: &reports.FixtureEvidence{Refused: 3, Examples: []string{"f/a.json", "f/b.json" + hostile}}}},
+					{Rule: "response-property-added-to-open-object", Level: reports.Compatible, Instance: "/x", Message: "/x: added", Impact: &reports.Impact{}},
+				}},
+			}}
+		}
+
+		It("counts the changes with gate impact", func() {
+			d := impactDiff()
+			Expect(d.GateImpact()).To(Equal(2))
+			Expect(d.Comparisons[1].Changes[1].TouchesGate()).To(BeFalse())
+		})
+
+		It("writes them in JSON per the published schema", func() {
+			var buf bytes.Buffer
+			Expect(reports.WriteDiffJSON(&buf, impactDiff())).To(Succeed())
+			validates(reports.DiffSchema(), buf.Bytes())
+			Expect(buf.String()).To(ContainSubstring(`"gate_impact": 2`))
+			Expect(buf.String()).To(ContainSubstring(`"file": "old/contract.yaml",`))
+			Expect(buf.String()).To(ContainSubstring(`"line": 24`))
+			Expect(buf.String()).To(ContainSubstring(`"refused": 3`))
+			Expect(buf.String()).NotTo(ContainSubstring(`\u001b`))
+		})
+
+		It("writes them as text: the file and line, the impact line, the evidence", func() {
+			var buf bytes.Buffer
+			Expect(reports.WriteDiffText(&buf, impactDiff())).To(Succeed())
+			out := buf.String()
+			Expect(out).To(ContainSubstring("old /upstream_versions/v2/rules/0  new /upstream_versions/v2/rules  at old/contract.yaml:24\n"))
+			Expect(out).To(ContainSubstring("gate impact: touches projected reviewed_by; this narrowing refuses 3 fixture(s) the old contract admitted (f/a.json, f/b.json"))
+			Expect(out).To(ContainSubstring("\n2 fixture(s) of fixtures checked against both contracts\n"))
+			Expect(out).To(HaveSuffix("3 change(s): 1 breaking, 0 contract-change, 2 compatible, 2 with gate impact\n"))
+			Expect(out).NotTo(ContainSubstring("\x1b"))
+		})
+
+		It("writes them as Markdown: a gate impact column", func() {
+			var buf bytes.Buffer
+			Expect(reports.WriteDiffMarkdown(&buf, impactDiff())).To(Succeed())
+			md := buf.String()
+			Expect(md).To(ContainSubstring("(`old/contract.yaml:24`)"))
+			Expect(md).To(ContainSubstring("| touches projected reviewed\\_by; this narrowing refuses 3 fixture(s)"))
+			Expect(md).NotTo(ContainSubstring("<img"))
+		})
 	})
 
 	It("publishes the same schema as schemas/diff.schema.json", func() {

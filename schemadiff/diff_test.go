@@ -1,6 +1,7 @@
 package schemadiff_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -250,6 +251,9 @@ var _ = Describe("airlock diff", func() {
 			}
 		}
 		for _, r := range schemadiff.Rules() {
+			if r.Manifest != nil {
+				continue // manifest rules: manifest_test.go
+			}
 			Expect(r.Handler).NotTo(BeNil(), "rule %s has no handler", r.ID)
 			Expect(reported).To(HaveKey(r.ID), "rule %s: no case of diffCases expects it and sees it reported; add one", r.ID)
 		}
@@ -269,7 +273,8 @@ var _ = Describe("airlock diff", func() {
 		for _, r := range schemadiff.Rules() {
 			Expect(seen).NotTo(HaveKey(r.ID))
 			seen[r.ID] = true
-			Expect(r.ID).To(MatchRegexp(`^response-[a-z0-9-]+$`))
+			Expect(r.ID).To(MatchRegexp(`^(response|manifest)-[a-z0-9-]+$`))
+			Expect(r.Handler == nil).NotTo(Equal(r.Manifest == nil), "rule %s has exactly one of Handler and Manifest", r.ID)
 			Expect(reports.Levels).To(ContainElement(r.Level))
 			Expect(r.Description).To(HaveSuffix("."))
 		}
@@ -425,12 +430,14 @@ var _ = Describe("airlock diff", func() {
   "additionalProperties": false,
   "properties": {"note_id": {"type": "string"}, "state": {"enum": ["open", "closed", "archived"]}, "title": {"type": "string", "maxLength": 80}}
 }`), 0o644)).To(Succeed())
-		d, err := schemadiff.Contracts(filepath.Join(dir, "schemas", "note_status"), newDir, gate.Options{})
+		d, err := schemadiff.Contracts(context.Background(), filepath.Join(dir, "schemas", "note_status"), newDir, schemadiff.ContractOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(d.Comparisons).To(HaveLen(2))
+		Expect(d.Comparisons).To(HaveLen(3))
 		Expect(d.Comparisons[0].Name).To(Equal("note_status agent schema"))
 		Expect(rulesOf(d.Comparisons[0].Changes)).To(ConsistOf(schemadiff.RuleEnumValueAdded, schemadiff.RulePropertyAdded))
 		Expect(d.Comparisons[1].Name).To(Equal("note_status upstream v1"))
 		Expect(d.Comparisons[1].Changes).To(BeEmpty())
+		Expect(d.Comparisons[2].Name).To(Equal("note_status manifest"))
+		Expect(d.Comparisons[2].Changes).To(BeEmpty())
 	})
 })

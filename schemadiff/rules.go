@@ -7,9 +7,9 @@ import (
 	"github.com/airlockdev/airlock/reports"
 )
 
-// Rule is one kind of schema change airlock diff reports: a stable id, its
-// level from the consumer's side, what it means, and the Handler that finds
-// it. The same shape serves any registry of rules that classify one
+// Rule is one kind of change airlock diff reports, in a schema or in a
+// contract's manifest: a stable id, its level from the consumer's side,
+// what it means, and the Handler (or Manifest handler) that finds it. The same shape serves any registry of rules that classify one
 // schema against another (or against nothing, as a lint rule would).
 type Rule struct {
 	// ID is the stable rule id, e.g. "response-property-type-changed".
@@ -22,8 +22,13 @@ type Rule struct {
 	// Handler finds the changes of this rule between two views. Related
 	// rules share one handler (a family), registered once per rule id; the
 	// walk calls each family's handler once per pair of views. It is left
-	// out of JSON.
+	// out of JSON. It is nil for a manifest rule.
 	Handler Handler `json:"-"`
+	// Manifest finds the changes of a manifest rule between two
+	// contracts' manifests (manifest.go), shared by its family like
+	// Handler; nil for a schema rule. Exactly one of Handler and Manifest
+	// is set.
+	Manifest ManifestHandler `json:"-"`
 }
 
 // Handler compares what two schemas say about one instance location, old
@@ -81,47 +86,66 @@ const (
 	RuleUnclassifiedKeywordChange = "response-schema-keyword-changed"
 )
 
-// family is a handler and the rules it reports, in the order docs list them.
+// family is a handler and the rules it reports, in the order docs list
+// them: a schema family has handler, a manifest family manifest (and
+// presence when it runs with one side missing).
 type family struct {
-	handler Handler
-	rules   []Rule
+	handler  Handler
+	rules    []Rule
+	manifest ManifestHandler
+	presence bool
 }
 
 // families is the one registry of diff rules, in the order the walk calls
 // their handlers at each instance location (which is the order their
 // changes are reported in); Rules, docs/diff.md and the tests read it.
 var families = []family{
-	{compareRefs, []Rule{refTargetChanged}},
-	{compareAlternatives, []Rule{branchAdded, branchRemoved}},
-	{compareTypes, []Rule{typeChanged, typeWidened, typeNarrowed, becameNullable}},
-	{compareValues, []Rule{enumValueAdded, enumValueRemoved, enumRemoved, enumAdded, constChanged}},
-	{compareLengths, []Rule{lengthLoosened, lengthTightened}},
-	{comparePatterns, []Rule{patternChanged, patternRemoved, patternAdded}},
-	{compareFormats, []Rule{formatChanged, formatRemoved, formatAdded}},
-	{compareRanges, []Rule{rangeLoosened, rangeTightened}},
-	{compareArrays, []Rule{itemsLoosened, itemsTightened}},
-	{compareProperties, []Rule{propertyRemoved, optionalPropertyRemoved, propertyAdded, propertyAddedOpen, becameOptional, becameRequired}},
-	{compareClosure, []Rule{objectOpened, objectClosed}},
-	{compareMembers, []Rule{membersLoosened, membersTightened}},
-	{compareOther, []Rule{unclassifiedKeywordChange}},
+	{compareRefs, []Rule{refTargetChanged}, nil, false},
+	{compareAlternatives, []Rule{branchAdded, branchRemoved}, nil, false},
+	{compareTypes, []Rule{typeChanged, typeWidened, typeNarrowed, becameNullable}, nil, false},
+	{compareValues, []Rule{enumValueAdded, enumValueRemoved, enumRemoved, enumAdded, constChanged}, nil, false},
+	{compareLengths, []Rule{lengthLoosened, lengthTightened}, nil, false},
+	{comparePatterns, []Rule{patternChanged, patternRemoved, patternAdded}, nil, false},
+	{compareFormats, []Rule{formatChanged, formatRemoved, formatAdded}, nil, false},
+	{compareRanges, []Rule{rangeLoosened, rangeTightened}, nil, false},
+	{compareArrays, []Rule{itemsLoosened, itemsTightened}, nil, false},
+	{compareProperties, []Rule{propertyRemoved, optionalPropertyRemoved, propertyAdded, propertyAddedOpen, becameOptional, becameRequired}, nil, false},
+	{compareClosure, []Rule{objectOpened, objectClosed}, nil, false},
+	{compareMembers, []Rule{membersLoosened, membersTightened}, nil, false},
+	{compareOther, []Rule{unclassifiedKeywordChange}, nil, false},
+
+	// The manifest families (manifest.go), in the order Manifests reports.
+	{nil, []Rule{manifestContractAdded, manifestContractRemoved}, comparePresence, true},
+	{nil, []Rule{manifestVersionAdded, manifestVersionRemoved, manifestCurrentChanged, manifestProtocolChanged}, compareVersionsManifest, false},
+	{nil, []Rule{manifestLimitRaised, manifestLimitLowered}, compareLimits, false},
+	{nil, []Rule{manifestContentTypesWidened, manifestContentTypesNarrowed}, compareContentTypes, false},
+	{nil, []Rule{manifestFormatPolicyLoosened, manifestFormatPolicyTightened}, compareFormatPolicy, false},
+	{nil, []Rule{manifestTextPolicyLoosened, manifestTextPolicyTightened}, compareTextPolicy, false},
+	{nil, []Rule{manifestRuleRemoved, manifestRuleLoosened, manifestRuleChanged, manifestRuleTightened, manifestRuleAdded}, compareRules, false},
+	{nil, []Rule{manifestProjectionFieldAdded, manifestProjectionFieldRemoved, manifestProjectionFieldRepointed}, compareProjections, false},
+	{nil, []Rule{manifestErrorCodesChanged, manifestAgentErrorSchemaChanged, manifestErrorContractAdded, manifestErrorContractRemoved, manifestErrorContractChanged, manifestErrorOutcomeChanged}, compareErrors, false},
+	{nil, []Rule{manifestStatusPolicyChanged}, compareStatusPolicy, false},
 }
 
-// handlers returns each family's handler once, in registry order.
+// handlers returns each schema family's handler once, in registry order.
 func handlers() []Handler {
-	out := make([]Handler, len(families))
-	for i, f := range families {
-		out[i] = f.handler
+	var out []Handler
+	for _, f := range families {
+		if f.handler != nil {
+			out = append(out, f.handler)
+		}
 	}
 	return out
 }
 
 // Rules returns the diff rule registry, a fresh slice each call: every
-// rule with its family's Handler, in the order the walk reports them.
+// rule with its family's Handler (schema rules, in the order the walk
+// reports them) or Manifest (manifest rules, after them).
 func Rules() []Rule {
 	var out []Rule
 	for _, f := range families {
 		for _, r := range f.rules {
-			r.Handler = f.handler
+			r.Handler, r.Manifest = f.handler, f.manifest
 			out = append(out, r)
 		}
 	}

@@ -1,12 +1,16 @@
 // Package schemadiff is airlock diff: two JSON Schemas compared from the
 // consumer's side, each change classified by a rule of one registry.
 //
-// It holds the entry points (Files, Contracts, UpstreamVersions, Compare),
-// the registry of rules (Rules, Lookup; rules.go), the walk that builds one
+// It holds the entry points (Files, Contracts, ComparePairs, Base,
+// UpstreamVersions, Compare), the registry of rules (Rules, Lookup;
+// rules.go), the walk that builds one
 // merged view per instance location and calls the rules' handlers (view.go,
 // walk.go), and the handlers, a file per family of rules (refs.go,
 // alternatives.go, types.go, values.go, bounds.go, strings.go, arrays.go,
-// properties.go, other.go). Both schemas are compiled first, the way the
+// properties.go, other.go), and the manifest families that compare two
+// revisions of a contract's contract.yaml (manifest.go, manifest_text.go),
+// with the gate-impact view (manifest_contracts.go) and contracts read from
+// a git revision (manifest_git.go). Both schemas are compiled first, the way the
 // gate compiles contracts (strict JSON, draft 2020-12 by default, $refs
 // confined to the *.json files of the schema's own folder), so every $ref is
 // resolved before comparing. docs/diff.md lists the rules; RulesTable
@@ -169,39 +173,6 @@ func UpstreamSchema(c *gate.Contract, v string) (*Schema, bool) {
 	}
 	root, _ := introspect.Schema(c, v)
 	return contractSchema(c, uv.Schema, root), true
-}
-
-// Contracts compares two contract directories (two revisions of one
-// tool's contract): the agent-facing schemas, then each upstream version
-// present in both, in version order.
-func Contracts(oldDir, newDir string, opts gate.Options) (*reports.Diff, error) {
-	oc, err := gate.LoadDir(oldDir, opts)
-	if err != nil {
-		return nil, err
-	}
-	nc, err := gate.LoadDir(newDir, opts)
-	if err != nil {
-		return nil, err
-	}
-	d := &reports.Diff{}
-	cmp, err := Compare(nc.Tool()+" agent schema",
-		contractSchema(oc, introspect.Manifest(oc).AgentSchema, introspect.AgentSchema(oc)),
-		contractSchema(nc, introspect.Manifest(nc).AgentSchema, introspect.AgentSchema(nc)))
-	if err != nil {
-		return nil, err
-	}
-	d.Comparisons = append(d.Comparisons, cmp)
-	for _, v := range SortVersions(oc.UpstreamVersions()) {
-		if _, ok := introspect.Manifest(nc).UpstreamVersions[v]; !ok {
-			continue
-		}
-		cmp, err := diffVersions(oc, nc, v, v)
-		if err != nil {
-			return nil, err
-		}
-		d.Comparisons = append(d.Comparisons, cmp)
-	}
-	return d, nil
 }
 
 // SortVersions sorts upstream version names naturally: runs of digits

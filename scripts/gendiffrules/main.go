@@ -21,8 +21,10 @@ const intro = "# airlock diff\n\n" +
 	"```sh\n" +
 	"airlock diff old.schema.json new.schema.json            # two schema files\n" +
 	"airlock diff old/deploy_status schemas/deploy_status    # two contract folders\n" +
+	"airlock diff --base origin/main [--tool NAME]           # schemas/ against a git revision\n" +
 	"airlock diff --tool deploy_status v0 v1                 # two upstream versions of one contract\n" +
 	"airlock diff --format json|markdown ...                 # default: text\n" +
+	"airlock diff --fail-on breaking|gate-impact ...         # default: breaking\n" +
 	"```\n\n" +
 	"- **Inputs.** A schema file may `$ref` the `*.json` files of its own folder and the shared\n" +
 	"  components of the `_components` folder beside that folder\n" +
@@ -31,8 +33,8 @@ const intro = "# airlock diff\n\n" +
 	"  folder, the same confinement as contracts); it is parsed with the\n" +
 	"  gate's strict JSON rules and loaded as the gate loads contracts: JSON Schema 2020-12 only,\n" +
 	"  and a keyword, format, bound, pattern or reference the validator would not enforce as\n" +
-	"  written is a configuration error (exit 2; see [contracts.md](contracts.md#what-load-refuses)). Two contract folders compare their agent-facing schemas, then\n" +
-	"  each upstream version present in both. `--tool NAME` (with `--schemas DIR`) compares two\n" +
+	"  written is a configuration error (exit 2; see [contracts.md](contracts.md#what-load-refuses)). Two contract folders compare their agent-facing schemas,\n" +
+	"  each upstream version present in both, then their manifests (below). `--tool NAME` (with `--schemas DIR`) compares two\n" +
 	"  upstream versions of `DIR/NAME/contract.yaml`.\n" +
 	"- **How.** `$ref`s are resolved first (recursive schemas end: a pair of definitions already\n" +
 	"  being compared is not entered again); `$ref` targets and `allOf` members that apply to one\n" +
@@ -49,15 +51,62 @@ const intro = "# airlock diff\n\n" +
 	"  at the enclosing schema), and one sentence.\n" +
 	"- **Output.** Text (default), `--format markdown` (for a pull request) or `--format json`,\n" +
 	"  whose format is published as `schemas/diff.schema.json` (`airlock schema diff`).\n" +
-	"- **Exit codes.** `0` no breaking change, `1` at least one, `2` usage or configuration error\n" +
-	"  (a missing file, a `$ref` outside the folder, a file that is not strict JSON, an unknown\n" +
-	"  upstream version), `3` internal error.\n\n" +
+	"- **Exit codes.** `0` nothing to fail on, `1` findings: a breaking change (`--fail-on\n" +
+	"  breaking`, the default) or a change with gate impact (`--fail-on gate-impact`), `2` usage\n" +
+	"  or configuration error (a missing file, a `$ref` outside the folder, a file that is not\n" +
+	"  strict JSON, an unknown upstream version, not a git work tree, an unknown git revision),\n" +
+	"  `3` internal error.\n\n" +
 	"`airlock drift` uses the same comparison between consecutive upstream versions of a\n" +
 	"contract ([drift.md](drift.md)).\n\n" +
+	"## Contract diff and gate impact\n\n" +
+	"A contract is more than its schemas: the manifest decides what the gate refuses before and\n" +
+	"after the schema. Two contracts (two folders, or `--base`) are compared manifest against\n" +
+	"manifest with the `manifest-*` rules of the registry, from the **gate's side**: whatever\n" +
+	"makes the gate admit what it refused is `breaking` — a semantic rule removed\n" +
+	"(`manifest-rule-removed`: dropping the request-id binding lets an answer to another call\n" +
+	"through), a rule loosened or changed (a freshness window from 30m to 720h), a limit raised\n" +
+	"(`max_bytes` to 1 GiB), content types widened, the format or text policy loosened, an error\n" +
+	"contract that may match more. Tightenings are `compatible` and say that they may refuse real\n" +
+	"traffic. What changes the agent's promise is a `contract-change` (a projected field added, a\n" +
+	"new `current`, an upstream version added, error codes); a projected field removed or\n" +
+	"re-pointed is `breaking`. Limits, content types, format and text policies are compared with\n" +
+	"their defaults filled in, so writing a default out changes nothing; rules and error contracts\n" +
+	"are matched by name.\n\n" +
+	"A manifest change gives the manifest (`file`; the new one, or the old one for a key only it\n" +
+	"has), the `line` of the key there, and JSON Pointers into each manifest as `old_pointer` and\n" +
+	"`new_pointer` (where a key exists on one side only, the other side names the enclosing key);\n" +
+	"its `instance` is the instance location the rule or projection entry reads.\n\n" +
+	"**`--base REF`** compares every contract of `--schemas DIR` in the working tree (or only\n" +
+	"`--tool NAME`'s) with the same folders at git revision `REF` of the repository `DIR` is in.\n" +
+	"The old files are read with `git ls-tree -r -z` and `git cat-file --batch`, never checked\n" +
+	"out, and loaded from memory as the gate loads any contract; they are named `REF:path`. A\n" +
+	"symbolic link (mode 120000) or a submodule in the old tree is a configuration error, and so is\n" +
+	"more than 10,000 files, a file over 8 MiB or 256 MiB in all (`schemadiff.MaxGitEntries`,\n" +
+	"`MaxGitFile`, `MaxGitTotal`). Contracts on one side only are reported as\n" +
+	"`manifest-contract-added` or `manifest-contract-removed`. Not a git work tree, or a revision\n" +
+	"that names no commit, exits 2.\n\n" +
+	"**Gate impact.** Each change between two contracts says what it means to the gate: the\n" +
+	"agent fields whose projection pointer its instance location touches (one is a prefix of the\n" +
+	"other, `*` matching any element; for the agent-facing schema, the fields under it) and the\n" +
+	"semantic rules whose pointer it touches. For each narrowing (a `compatible` change: a type\n" +
+	"narrowed, a `required` added, bounds tightened, an enum value removed, an object closed, a\n" +
+	"limit lowered, a rule added or tightened …) the accepted, historical and recorded fixtures of\n" +
+	"the tool under `--fixtures DIR` (default `fixtures`) run through the old and the new\n" +
+	"contract, and each fixture the old admits and the new refuses is counted against the\n" +
+	"narrowing that explains the refusal (by its stage: a schema refusal at an overlapping\n" +
+	"instance location, a semantic refusal by the rule's name, a transport or parse refusal by a\n" +
+	"lowered limit or narrowed content types, a projection refusal by the text policy or the\n" +
+	"agent-facing schema): \"this narrowing refuses 3 fixture(s) the old contract admitted\", with\n" +
+	"up to 5 paths. At most 10,000 fixtures of one tool are run (`schemadiff.MaxImpactFixtures`).\n" +
+	"A `--fixtures` folder that does not exist gives no fixture evidence, and the output says so.\n" +
+	"Comparing two schema files or two upstream versions (`--tool`) has no gate-impact view.\n\n" +
+	"`--fail-on gate-impact` exits 1 when a change touches a projected field or a rule's pointer,\n" +
+	"a narrowing refuses fixtures, or a manifest change is breaking; the JSON output counts them\n" +
+	"as `gate_impact`.\n\n" +
 	"## Rules\n\n" +
 	"The list below is generated from the registry in `schemadiff/rules.go`, in the order the\n" +
-	"walk reports changes (`go run ./scripts/gendiffrules > docs/diff.md`), and kept equal to it by\n" +
-	"a test.\n\n"
+	"walk reports changes, the `manifest-*` rules last, in the order the manifests are compared\n" +
+	"(`go run ./scripts/gendiffrules > docs/diff.md`), and kept equal to it by a test.\n\n"
 
 func main() {
 	fmt.Print(intro + schemadiff.RulesTable())

@@ -1,0 +1,773 @@
+package schemadiff
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/manifest"
+	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/strictyaml"
+	"github.com/airlockdev/airlock/jsonpointer"
+	"github.com/airlockdev/airlock/reports"
+)
+
+// The manifest families: two revisions of a contract's contract.yaml
+// compared from the gate's side. Whatever makes the gate admit what it
+// refused (a semantic rule removed or loosened, a limit raised, a content
+// type or format policy widened) is breaking; whatever makes it refuse more
+// is compatible, and may refuse real traffic; what changes the agent's
+// promise (a projected field added, the current version) is a contract
+// change.
+
+// ManifestView is one side of a contract diff: the loaded contract, its
+// decoded contract.yaml, and where that file is, for the line of a key.
+type ManifestView struct {
+	// Contract is the loaded contract.
+	Contract *gate.Contract
+	// M is its decoded manifest (a copy).
+	M manifest.Manifest
+	// File names the manifest in reports: the OS path, or "REF:path" for a
+	// contract read from git.
+	File string
+	pos  *strictyaml.Positions
+}
+
+// NewManifestView reads c's manifest (through the fs.FS it was loaded
+// from, at most gate.MaxConfigFile bytes) for the lines of its keys; file
+// names it in reports ("" names it as the contract's folder does). A
+// manifest that cannot be read again is a *gate.ConfigError.
+func NewManifestView(c *gate.Contract, file string) (*ManifestView, error) {
+	fsys, dir, shown := introspect.Source(c)
+	name := path.Join(dir, gate.ManifestFile)
+	if file == "" {
+		file = filepath.Join(shown, gate.ManifestFile)
+	}
+	raw, err := fileio.ReadFS(fsys, name, gate.MaxConfigFile)
+	if err != nil {
+		return nil, &gate.ConfigError{File: file, Msg: "cannot read manifest: " + err.Error(), Err: err}
+	}
+	return &ManifestView{Contract: c, M: introspect.Manifest(c), File: file, pos: strictyaml.NewPositions(raw)}, nil
+}
+
+// ManifestHandler compares two manifests and reports each difference
+// through e as a change of one of its own Rule values. One side is nil
+// only for the family of contracts added and removed (a contract present on
+// one side); the other families run when both sides are present.
+type ManifestHandler func(old, new *ManifestView, e *ManifestEmitter)
+
+// ManifestEmitter collects the changes of one manifest comparison.
+type ManifestEmitter struct {
+	old, new *ManifestView
+	changes  []reports.Change
+}
+
+// Side says which manifest holds the key a change is reported at.
+type Side bool
+
+// The sides of a manifest change: the new manifest where it has the key,
+// the old one for a key only the old manifest has.
+const (
+	InNew Side = true
+	InOld Side = false
+)
+
+// Emit reports a change of rule r: oldKey and newKey are JSON Pointers
+// into each manifest (where a key exists on one side only, the other side
+// names the enclosing key), at names the manifest whose file and line the
+// change gives, instance is the instance location the change is about (a
+// rule's or projection entry's pointer; "" for none), and the message is
+// formatted from format and args.
+func (e *ManifestEmitter) Emit(r Rule, oldKey, newKey string, at Side, instance, format string, args ...any) {
+	v, key := e.new, newKey
+	if at == InOld || v == nil {
+		v, key = e.old, oldKey
+	}
+	c := reports.Change{Rule: r.ID, Level: r.Level, Instance: instance, OldPointer: oldKey, NewPointer: newKey,
+		Message: fmt.Sprintf(format, args...)}
+	if v != nil {
+		c.File = v.File
+		c.Line, _ = v.pos.KeyPosition(key)
+	}
+	e.changes = append(e.changes, c)
+}
+
+// Manifests compares two manifests with every manifest family of the
+// registry, in registry order. Either side may be nil (a contract added or
+// removed); then only the family of contracts added and removed runs.
+func Manifests(old, new *ManifestView) []reports.Change {
+	e := &ManifestEmitter{old: old, new: new}
+	for _, f := range families {
+		if f.manifest == nil {
+			continue
+		}
+		if (old == nil || new == nil) && !f.presence {
+			continue
+		}
+		f.manifest(old, new, e)
+	}
+	return append([]reports.Change{}, e.changes...)
+}
+
+// Manifest rule ids: stable API, listed with their levels by Rules and in
+// docs/diff.md.
+const (
+	RuleManifestContractAdded           = "manifest-contract-added"
+	RuleManifestContractRemoved         = "manifest-contract-removed"
+	RuleManifestVersionAdded            = "manifest-upstream-version-added"
+	RuleManifestVersionRemoved          = "manifest-upstream-version-removed"
+	RuleManifestCurrentChanged          = "manifest-current-changed"
+	RuleManifestProtocolChanged         = "manifest-protocol-changed"
+	RuleManifestLimitRaised             = "manifest-limit-raised"
+	RuleManifestLimitLowered            = "manifest-limit-lowered"
+	RuleManifestContentTypesWidened     = "manifest-content-types-widened"
+	RuleManifestContentTypesNarrowed    = "manifest-content-types-narrowed"
+	RuleManifestFormatPolicyLoosened    = "manifest-format-policy-loosened"
+	RuleManifestFormatPolicyTightened   = "manifest-format-policy-tightened"
+	RuleManifestTextPolicyLoosened      = "manifest-text-policy-loosened"
+	RuleManifestTextPolicyTightened     = "manifest-text-policy-tightened"
+	RuleManifestRuleRemoved             = "manifest-rule-removed"
+	RuleManifestRuleLoosened            = "manifest-rule-loosened"
+	RuleManifestRuleChanged             = "manifest-rule-changed"
+	RuleManifestRuleTightened           = "manifest-rule-tightened"
+	RuleManifestRuleAdded               = "manifest-rule-added"
+	RuleManifestProjectionFieldAdded    = "manifest-projection-field-added"
+	RuleManifestProjectionFieldRemoved  = "manifest-projection-field-removed"
+	RuleManifestProjectionFieldRepoint  = "manifest-projection-field-repointed"
+	RuleManifestErrorCodesChanged       = "manifest-error-codes-changed"
+	RuleManifestErrorContractAdded      = "manifest-error-contract-added"
+	RuleManifestErrorContractRemoved    = "manifest-error-contract-removed"
+	RuleManifestErrorContractChanged    = "manifest-error-contract-changed"
+	RuleManifestErrorOutcomeChanged     = "manifest-error-outcome-changed"
+	RuleManifestStatusPolicyChanged     = "manifest-status-policy-changed"
+	RuleManifestAgentErrorSchemaChanged = "manifest-agent-error-schema-changed"
+)
+
+const mayRefuse = " The gate refuses more than before, so it may refuse real traffic (see the gate-impact view)."
+
+var (
+	manifestContractAdded = Rule{ID: RuleManifestContractAdded, Level: reports.ContractChange,
+		Description: "A contract folder was added: a new tool reaches the agent through the gate."}
+	manifestContractRemoved = Rule{ID: RuleManifestContractRemoved, Level: reports.ContractChange,
+		Description: "A contract folder was removed: the tool no longer has a contract, so connectors that gate it can no longer load one."}
+	manifestVersionAdded = Rule{ID: RuleManifestVersionAdded, Level: reports.ContractChange,
+		Description: "An upstream version was added to upstream_versions: responses that name it are now judged (by its own schema, rules and projection) where calls naming it were refused."}
+	manifestVersionRemoved = Rule{ID: RuleManifestVersionRemoved, Level: reports.Compatible,
+		Description: "An upstream version was removed from upstream_versions: calls that name it can no longer be judged." + mayRefuse}
+	manifestCurrentChanged = Rule{ID: RuleManifestCurrentChanged, Level: reports.ContractChange,
+		Description: "current changed: a call that names no upstream version is judged by another version's schema, rules and projection."}
+	manifestProtocolChanged = Rule{ID: RuleManifestProtocolChanged, Level: reports.Breaking,
+		Description: "protocol, result or text_block changed (top level or in an upstream version): the gate reads another part of the body as the value it checks, so what it admits is not comparable."}
+	manifestLimitRaised = Rule{ID: RuleManifestLimitRaised, Level: reports.Breaking,
+		Description: "A limit was raised (max_bytes, max_depth, max_number_length or max_string_length, defaults filled in) or member_fold_collision was turned off: the gate admits bodies it refused."}
+	manifestLimitLowered = Rule{ID: RuleManifestLimitLowered, Level: reports.Compatible,
+		Description: "A limit was lowered, or member_fold_collision turned back on." + mayRefuse}
+	manifestContentTypesWidened = Rule{ID: RuleManifestContentTypesWidened, Level: reports.Breaking,
+		Description: "content_types admits a media type it did not (defaults filled in: application/json, application/*+json): the gate admits bodies served under it."}
+	manifestContentTypesNarrowed = Rule{ID: RuleManifestContentTypesNarrowed, Level: reports.Compatible,
+		Description: "content_types no longer admits a media type it did." + mayRefuse}
+	manifestFormatPolicyLoosened = Rule{ID: RuleManifestFormatPolicyLoosened, Level: reports.Breaking,
+		Description: "The format policy of a format was loosened (assert to a named checker or annotate, a checker to annotate or to another checker; default filled in): values the old policy refused are admitted."}
+	manifestFormatPolicyTightened = Rule{ID: RuleManifestFormatPolicyTightened, Level: reports.Compatible,
+		Description: "The format policy of a format was tightened (annotate to a checker or assert, a checker to assert)." + mayRefuse}
+	manifestTextPolicyLoosened = Rule{ID: RuleManifestTextPolicyLoosened, Level: reports.Breaking,
+		Description: "The text policy of projected strings was loosened for a field (default, fields or detail_fields, built-in defaults filled in): a larger or no max_length, another or no normalization, more controls, bidi, zero_width or tag_characters allowed, untrusted_text dropped."}
+	manifestTextPolicyTightened = Rule{ID: RuleManifestTextPolicyTightened, Level: reports.Compatible,
+		Description: "The text policy of projected strings was tightened for a field." + mayRefuse}
+	manifestRuleRemoved = Rule{ID: RuleManifestRuleRemoved, Level: reports.Breaking,
+		Description: "A semantic rule (binding, context, freshness, membership, count, cel or custom) of an upstream version was removed: the gate admits responses it refused, a request-id binding removed lets an answer to another call through."}
+	manifestRuleLoosened = Rule{ID: RuleManifestRuleLoosened, Level: reports.Breaking,
+		Description: "A freshness rule's window was widened (a larger max_age or max_skew, or max_age set to 0, no age limit): the gate admits older or later stamps."}
+	manifestRuleChanged = Rule{ID: RuleManifestRuleChanged, Level: reports.Breaking,
+		Description: "A semantic rule kept its name but changed its kind, pointer, context key or expression: it checks something else, so the gate may admit what it refused."}
+	manifestRuleTightened = Rule{ID: RuleManifestRuleTightened, Level: reports.Compatible,
+		Description: "A freshness rule's window was narrowed (a smaller max_age or max_skew)." + mayRefuse}
+	manifestRuleAdded = Rule{ID: RuleManifestRuleAdded, Level: reports.Compatible,
+		Description: "A semantic rule was added to an upstream version." + mayRefuse}
+	manifestProjectionFieldAdded = Rule{ID: RuleManifestProjectionFieldAdded, Level: reports.ContractChange,
+		Description: "An upstream version's projection gained an agent field: the agent sees a value it did not."}
+	manifestProjectionFieldRemoved = Rule{ID: RuleManifestProjectionFieldRemoved, Level: reports.Breaking,
+		Description: "An upstream version's projection lost an agent field: the agent no longer gets a value it relied on."}
+	manifestProjectionFieldRepointed = Rule{ID: RuleManifestProjectionFieldRepoint, Level: reports.Breaking,
+		Description: "An agent field of an upstream version's projection copies from another JSON Pointer: the agent gets another value under the same name."}
+	manifestErrorCodesChanged = Rule{ID: RuleManifestErrorCodesChanged, Level: reports.ContractChange,
+		Description: "error_codes changed (default filled in: all three codes): the agent may see a code it did not, or an INVALID_RESPONSE where it saw another."}
+	manifestErrorContractAdded = Rule{ID: RuleManifestErrorContractAdded, Level: reports.ContractChange,
+		Description: "An upstream version declares a new error contract (errors entry): responses it matches reach the agent as its code (and detail) instead of the refusal they had."}
+	manifestErrorContractRemoved = Rule{ID: RuleManifestErrorContractRemoved, Level: reports.ContractChange,
+		Description: "An error contract was removed: responses it matched get the refusal of the check that fails first (INVALID_RESPONSE, or the status policy's code)."}
+	manifestErrorContractChanged = Rule{ID: RuleManifestErrorContractChanged, Level: reports.Breaking,
+		Description: "An error contract's when, schema or detail changed: it may match responses it did not, or pass other values to the agent as detail."}
+	manifestErrorOutcomeChanged = Rule{ID: RuleManifestErrorOutcomeChanged, Level: reports.ContractChange,
+		Description: "An error contract's code or retryable changed: the agent is told something else for the same upstream error."}
+	manifestStatusPolicyChanged = Rule{ID: RuleManifestStatusPolicyChanged, Level: reports.ContractChange,
+		Description: "statuses or retryable changed: the agent is told another error code or retry flag for the same refusal."}
+	manifestAgentErrorSchemaChanged = Rule{ID: RuleManifestAgentErrorSchemaChanged, Level: reports.Breaking,
+		Description: "agent_error_schema was added, removed or renamed: the detail of matched upstream errors is checked against another closed shape, or none."}
+)
+
+// key builds a manifest JSON Pointer from tokens, escaping each.
+func key(tokens ...string) string {
+	return jsonpointer.Pointer(tokens).String()
+}
+
+func versionKey(v string) string { return key("upstream_versions", v) }
+
+// comparePresence reports a contract present on one side only.
+func comparePresence(o, n *ManifestView, e *ManifestEmitter) {
+	switch {
+	case o == nil && n != nil:
+		e.Emit(manifestContractAdded, "", "", InNew, "", "contract %s (version %s) was added", n.M.Tool, n.M.Version)
+	case n == nil && o != nil:
+		e.Emit(manifestContractRemoved, "", "", InOld, "", "contract %s (version %s) was removed", o.M.Tool, o.M.Version)
+	}
+}
+
+// compareVersionsManifest reports upstream versions added and removed,
+// current, and the protocol of the contract and each version in both.
+func compareVersionsManifest(o, n *ManifestView, e *ManifestEmitter) {
+	for _, v := range SortVersions(unionKeys(o.M.UpstreamVersions, n.M.UpstreamVersions)) {
+		_, inOld := o.M.UpstreamVersions[v]
+		_, inNew := n.M.UpstreamVersions[v]
+		switch {
+		case !inOld:
+			e.Emit(manifestVersionAdded, "/upstream_versions", versionKey(v), InNew, "", "upstream version %s was added", v)
+		case !inNew:
+			e.Emit(manifestVersionRemoved, versionKey(v), "/upstream_versions", InOld, "", "upstream version %s was removed", v)
+		}
+	}
+	if oc, nc := o.Contract.Current(), n.Contract.Current(); oc != nc {
+		e.Emit(manifestCurrentChanged, presentKey(o.M.Current != "", "/current", ""), presentKey(n.M.Current != "", "/current", ""), side(n.M.Current != ""), "",
+			"current changed from %s to %s: calls that name no upstream version are judged by %s", oc, nc, nc)
+	}
+	if op, np := o.Contract.Protocol(), n.Contract.Protocol(); op != np {
+		e.Emit(manifestProtocolChanged, presentKey(o.M.Protocol != "", "/protocol", ""), presentKey(n.M.Protocol != "", "/protocol", ""), side(n.M.Protocol != ""), "",
+			"protocol changed from %s to %s", op, np)
+	}
+	if effectiveResult(o.M.Result) != effectiveResult(n.M.Result) || !equalIntPtr(o.M.TextBlock, n.M.TextBlock) {
+		e.Emit(manifestProtocolChanged, presentKey(o.M.Result != "", "/result", ""), presentKey(n.M.Result != "", "/result", ""), side(n.M.Result != "" || n.M.TextBlock != nil), "",
+			"the MCP result mode changed from %s to %s", resultText(effectiveResult(o.M.Result), o.M.TextBlock), resultText(effectiveResult(n.M.Result), n.M.TextBlock))
+	}
+	for _, v := range bothVersions(o, n) {
+		ov, nv := o.M.UpstreamVersions[v], n.M.UpstreamVersions[v]
+		// A version's own result replaces the manifest's; its text block
+		// too (docs/contracts.md#mcp-results). The manifest-level change is
+		// reported above, so only a difference of the version's own keys
+		// is reported here.
+		ore, nre := cmpOr(ov.Result, effectiveResult(o.M.Result)), cmpOr(nv.Result, effectiveResult(n.M.Result))
+		if (ov.Result != "" || nv.Result != "") && ore != nre || !equalIntPtr(ov.TextBlock, nv.TextBlock) {
+			e.Emit(manifestProtocolChanged, presentKey(ov.Result != "", key("upstream_versions", v, "result"), versionKey(v)),
+				presentKey(nv.Result != "", key("upstream_versions", v, "result"), versionKey(v)), side(nv.Result != "" || nv.TextBlock != nil), "",
+				"upstream %s: the MCP result mode changed from %s to %s", v, resultText(ore, ov.TextBlock), resultText(nre, nv.TextBlock))
+		}
+	}
+}
+
+// cmpOr is a, or b when a is empty.
+func cmpOr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a
+}
+
+// effectiveResult is a result mode with its default filled in: an
+// unset one is structured (or, for an upstream version, the manifest's).
+func effectiveResult(r string) string {
+	if r == "" {
+		return "structured"
+	}
+	return r
+}
+
+func resultText(result string, block *int) string {
+	if block != nil {
+		return fmt.Sprintf("%s (text block %d)", result, *block)
+	}
+	return result
+}
+
+// compareLimits reports each limit raised or lowered, defaults filled in
+// (gate.Contract.Limits).
+func compareLimits(o, n *ManifestView, e *ManifestEmitter) {
+	ol, nl := o.Contract.Limits(), n.Contract.Limits()
+	type limit struct {
+		name       string
+		old, new   int64
+		oldSet     bool
+		newSet     bool
+		unit       string
+		defaultFor string
+	}
+	limits := []limit{
+		{"max_bytes", ol.MaxBytes, nl.MaxBytes, o.M.Limits.MaxBytes != 0, n.M.Limits.MaxBytes != 0, "bytes", "transport.too_large"},
+		{"max_depth", int64(ol.MaxDepth), int64(nl.MaxDepth), o.M.Limits.MaxDepth != 0, n.M.Limits.MaxDepth != 0, "levels", "parse.depth"},
+		{"max_number_length", int64(ol.MaxNumberLength), int64(nl.MaxNumberLength), o.M.Limits.MaxNumberLength != 0, n.M.Limits.MaxNumberLength != 0, "bytes", "parse.number"},
+		{"max_string_length", int64(ol.MaxStringLength), int64(nl.MaxStringLength), o.M.Limits.MaxStringLength != 0, n.M.Limits.MaxStringLength != 0, "bytes", "parse.string_too_long"},
+	}
+	for _, l := range limits {
+		if l.old == l.new {
+			continue
+		}
+		ok, nk := limitKey(o, l.name, l.oldSet), limitKey(n, l.name, l.newSet)
+		if l.new > l.old {
+			e.Emit(manifestLimitRaised, ok, nk, side(l.newSet), "", "limits %s raised from %d to %d %s: bodies refused with %s are admitted", l.name, l.old, l.new, l.unit, l.defaultFor)
+		} else {
+			e.Emit(manifestLimitLowered, ok, nk, side(l.newSet), "", "limits %s lowered from %d to %d %s: more bodies are refused with %s", l.name, l.old, l.new, l.unit, l.defaultFor)
+		}
+	}
+	of, nf := ol.AllowFoldCollisions, nl.AllowFoldCollisions
+	if of != nf {
+		ok := limitKey(o, "member_fold_collision", o.M.Limits.MemberFoldCollision != nil)
+		nk := limitKey(n, "member_fold_collision", n.M.Limits.MemberFoldCollision != nil)
+		if nf {
+			e.Emit(manifestLimitRaised, ok, nk, side(n.M.Limits.MemberFoldCollision != nil), "", "limits member_fold_collision turned off: member names equal under case folding are admitted")
+		} else {
+			e.Emit(manifestLimitLowered, ok, nk, side(n.M.Limits.MemberFoldCollision != nil), "", "limits member_fold_collision turned on: member names equal under case folding are refused with parse.member_fold_collision")
+		}
+	}
+}
+
+// limitKey is /limits/<name> when the manifest sets it, else /limits when
+// it has a limits section, else the root.
+func limitKey(v *ManifestView, name string, set bool) string {
+	switch {
+	case set:
+		return key("limits", name)
+	case v.M.Limits != (manifest.Limits{}):
+		return "/limits"
+	}
+	return ""
+}
+
+// compareContentTypes reports media types admitted on one side only
+// (defaults filled in; parameters and case as written are compared
+// lower-cased).
+func compareContentTypes(o, n *ManifestView, e *ManifestEmitter) {
+	ot, nt := contentTypes(o.M.ContentTypes), contentTypes(n.M.ContentTypes)
+	ok := presentKey(o.M.ContentTypes != nil, "/content_types", "")
+	nk := presentKey(n.M.ContentTypes != nil, "/content_types", "")
+	if added := minus(nt, ot); len(added) > 0 {
+		e.Emit(manifestContentTypesWidened, ok, nk, side(n.M.ContentTypes != nil), "", "content_types now admits %s", strings.Join(added, ", "))
+	}
+	if removed := minus(ot, nt); len(removed) > 0 {
+		e.Emit(manifestContentTypesNarrowed, ok, nk, side(n.M.ContentTypes != nil), "", "content_types no longer admits %s", strings.Join(removed, ", "))
+	}
+}
+
+func contentTypes(list []string) []string {
+	if list == nil {
+		list = gate.DefaultContentTypes
+	}
+	out := make([]string, 0, len(list))
+	for _, t := range list {
+		out = append(out, strings.ToLower(strings.TrimSpace(t)))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// The strictness of format policies: assert refuses most, a named checker
+// admits some values assert refuses, annotate refuses none.
+const (
+	policyAnnotate = iota
+	policyChecker
+	policyAssert
+)
+
+func policyRank(p string) int {
+	switch p {
+	case "assert":
+		return policyAssert
+	case "annotate":
+		return policyAnnotate
+	}
+	return policyChecker
+}
+
+// formatPolicy is the policy the manifest gives format f: its own entry,
+// else default, else assert.
+func formatPolicy(m map[string]string, f string) (string, string) {
+	if p, ok := m[f]; ok {
+		return p, key("formats", f)
+	}
+	if p, ok := m["default"]; ok {
+		return p, "/formats/default"
+	}
+	if m != nil {
+		return "assert", "/formats"
+	}
+	return "assert", ""
+}
+
+// compareFormatPolicy compares the policy of every format a policy may
+// name.
+func compareFormatPolicy(o, n *ManifestView, e *ManifestEmitter) {
+	formats := map[string]bool{}
+	for f := range o.M.Formats {
+		formats[f] = true
+	}
+	for f := range n.M.Formats {
+		formats[f] = true
+	}
+	delete(formats, "default")
+	for _, f := range schema.PolicyFormats() {
+		formats[f] = true
+	}
+	names := make([]string, 0, len(formats))
+	for f := range formats {
+		names = append(names, f)
+	}
+	slices.Sort(names)
+	for _, f := range names {
+		op, ok := formatPolicy(o.M.Formats, f)
+		np, nk := formatPolicy(n.M.Formats, f)
+		if op == np {
+			continue
+		}
+		at := side(nk != "")
+		if policyRank(np) > policyRank(op) {
+			e.Emit(manifestFormatPolicyTightened, ok, nk, at, "", "format %s: policy %s became %s", f, op, np)
+		} else {
+			e.Emit(manifestFormatPolicyLoosened, ok, nk, at, "", "format %s: policy %s became %s: values %s refused are admitted", f, op, np, op)
+		}
+	}
+}
+
+// bothVersions lists the upstream versions both manifests have, in
+// version order.
+func bothVersions(o, n *ManifestView) []string {
+	var out []string
+	for _, v := range SortVersions(o.Contract.UpstreamVersions()) {
+		if _, ok := n.M.UpstreamVersions[v]; ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// compareProjections reports agent fields added to, removed from or
+// re-pointed in the projection of each upstream version in both.
+func compareProjections(o, n *ManifestView, e *ManifestEmitter) {
+	for _, v := range bothVersions(o, n) {
+		op, np := o.M.UpstreamVersions[v].Projection, n.M.UpstreamVersions[v].Projection
+		pk := key("upstream_versions", v, "projection")
+		for _, f := range unionKeys(op, np) {
+			fk := key("upstream_versions", v, "projection", f)
+			optr, inOld := op[f]
+			nptr, inNew := np[f]
+			switch {
+			case !inOld:
+				e.Emit(manifestProjectionFieldAdded, pk, fk, InNew, nptr, "upstream %s: agent field %s was added, copied from %s", v, f, pointerText(nptr))
+			case !inNew:
+				e.Emit(manifestProjectionFieldRemoved, fk, pk, InOld, optr, "upstream %s: agent field %s (from %s) was removed", v, f, pointerText(optr))
+			case optr != nptr:
+				e.Emit(manifestProjectionFieldRepointed, fk, fk, InNew, nptr, "upstream %s: agent field %s copies from %s instead of %s", v, f, pointerText(nptr), pointerText(optr))
+			}
+		}
+	}
+}
+
+func pointerText(p string) string {
+	if p == "" {
+		return "the whole value"
+	}
+	return p
+}
+
+// ruleKind names a rule's kind and the pointer it reads ("" for cel and
+// custom, which read the whole value).
+func ruleKind(r manifest.RuleSpec) (kind, pointer string) {
+	switch {
+	case r.Binding != nil:
+		return "binding", r.Binding.Pointer
+	case r.Context != nil:
+		return "context", r.Context.Pointer
+	case r.Freshness != nil:
+		return "freshness", r.Freshness.Pointer
+	case r.Membership != nil:
+		return "membership", r.Membership.Pointer
+	case r.Count != nil:
+		return "count", r.Count.Pointer
+	case r.CEL != nil:
+		return "cel", ""
+	}
+	return "custom", ""
+}
+
+// ruleBody is everything of a rule but its name and, for freshness, its
+// window: two rules with equal bodies check the same thing.
+func ruleBody(r manifest.RuleSpec) string {
+	kind, ptr := ruleKind(r)
+	switch kind {
+	case "context":
+		return kind + "\x00" + ptr + "\x00" + r.Context.Key
+	case "membership":
+		return kind + "\x00" + ptr + "\x00" + r.Membership.Key
+	case "count":
+		return kind + "\x00" + ptr + "\x00" + r.Count.EqualsPointer + "\x00" + r.Count.Key
+	case "cel":
+		return kind + "\x00" + r.CEL.Expr
+	case "custom":
+		return kind + "\x00" + r.Custom
+	}
+	return kind + "\x00" + ptr
+}
+
+// compareRules reports the semantic rules of each upstream version in
+// both, matched by name: removed, added, changed, and freshness windows
+// loosened or tightened.
+func compareRules(o, n *ManifestView, e *ManifestEmitter) {
+	for _, v := range bothVersions(o, n) {
+		or, nr := o.M.UpstreamVersions[v].Rules, n.M.UpstreamVersions[v].Rules
+		rk := key("upstream_versions", v, "rules")
+		ork, nrk := presentKey(or != nil, rk, versionKey(v)), presentKey(nr != nil, rk, versionKey(v))
+		oldAt, newAt := byName(or, func(r manifest.RuleSpec) string { return r.Name }), byName(nr, func(r manifest.RuleSpec) string { return r.Name })
+		for i, r := range or {
+			kind, ptr := ruleKind(r)
+			j, found := newAt[r.Name]
+			if !found {
+				e.Emit(manifestRuleRemoved, key("upstream_versions", v, "rules", fmt.Sprint(i)), nrk, InOld, ptr,
+					"upstream %s: %s rule %q%s was removed: the gate no longer checks it", v, kind, r.Name, onPointer(ptr))
+				continue
+			}
+			n := nr[j]
+			ok, nk := key("upstream_versions", v, "rules", fmt.Sprint(i)), key("upstream_versions", v, "rules", fmt.Sprint(j))
+			nkind, nptr := ruleKind(n)
+			if ruleBody(r) != ruleBody(n) {
+				e.Emit(manifestRuleChanged, ok, nk, InNew, nptr, "upstream %s: rule %q changed from %s%s to %s%s", v, r.Name, kind, onPointer(ptr), nkind, onPointer(nptr))
+				continue
+			}
+			if kind != "freshness" {
+				continue
+			}
+			of, nf := r.Freshness, n.Freshness
+			looser := ageLooser(nf.MaxAge, of.MaxAge) || nf.MaxSkew > of.MaxSkew
+			tighter := ageLooser(of.MaxAge, nf.MaxAge) || nf.MaxSkew < of.MaxSkew
+			window := func(f *manifest.FreshnessSpec) string {
+				age := "no age limit"
+				if f.MaxAge > 0 {
+					age = "max_age " + f.MaxAge.String()
+				}
+				return age + ", max_skew " + f.MaxSkew.String()
+			}
+			fk := nk + "/freshness"
+			switch {
+			case looser:
+				e.Emit(manifestRuleLoosened, ok+"/freshness", fk, InNew, nptr, "upstream %s: freshness rule %q on %s widened from %s to %s", v, r.Name, pointerText(nptr), window(of), window(nf))
+			case tighter:
+				e.Emit(manifestRuleTightened, ok+"/freshness", fk, InNew, nptr, "upstream %s: freshness rule %q on %s narrowed from %s to %s", v, r.Name, pointerText(nptr), window(of), window(nf))
+			}
+		}
+		for j, r := range nr {
+			if _, ok := oldAt[r.Name]; ok {
+				continue
+			}
+			kind, ptr := ruleKind(r)
+			e.Emit(manifestRuleAdded, ork, key("upstream_versions", v, "rules", fmt.Sprint(j)), InNew, ptr,
+				"upstream %s: %s rule %q%s was added", v, kind, r.Name, onPointer(ptr))
+		}
+	}
+}
+
+// byName maps each name (rule and error contract names are unique in an
+// upstream version: load refuses a repeat) to its first index, so matching
+// two lists costs time linear in their length.
+func byName[T any](list []T, name func(T) string) map[string]int {
+	out := make(map[string]int, len(list))
+	for i, x := range list {
+		if _, ok := out[name(x)]; !ok {
+			out[name(x)] = i
+		}
+	}
+	return out
+}
+
+// ageLooser reports whether max_age a admits a stamp b refuses (0 is no
+// age limit).
+func ageLooser(a, b time.Duration) bool {
+	if a == b {
+		return false
+	}
+	return a == 0 || b != 0 && a > b
+}
+
+func onPointer(p string) string {
+	if p == "" {
+		return ""
+	}
+	return " on " + p
+}
+
+// compareErrors reports error_codes, agent_error_schema and the error
+// contracts of each upstream version in both, matched by name.
+func compareErrors(o, n *ManifestView, e *ManifestEmitter) {
+	oc, nc := errorCodes(o.M.ErrorCodes), errorCodes(n.M.ErrorCodes)
+	if !slices.Equal(oc, nc) {
+		e.Emit(manifestErrorCodesChanged, presentKey(o.M.ErrorCodes != nil, "/error_codes", ""), presentKey(n.M.ErrorCodes != nil, "/error_codes", ""),
+			side(n.M.ErrorCodes != nil), "", "error_codes changed from [%s] to [%s]", strings.Join(oc, " "), strings.Join(nc, " "))
+	}
+	if o.M.AgentErrorSchema != n.M.AgentErrorSchema {
+		e.Emit(manifestAgentErrorSchemaChanged, presentKey(o.M.AgentErrorSchema != "", "/agent_error_schema", ""), presentKey(n.M.AgentErrorSchema != "", "/agent_error_schema", ""),
+			side(n.M.AgentErrorSchema != ""), "", "agent_error_schema changed from %s to %s", orNone(o.M.AgentErrorSchema), orNone(n.M.AgentErrorSchema))
+	}
+	for _, v := range bothVersions(o, n) {
+		oe, ne := o.M.UpstreamVersions[v].Errors, n.M.UpstreamVersions[v].Errors
+		ek := key("upstream_versions", v, "errors")
+		oek, nek := presentKey(oe != nil, ek, versionKey(v)), presentKey(ne != nil, ek, versionKey(v))
+		name := func(s manifest.ErrorSpec) string { return s.Name }
+		oldAt, newAt := byName(oe, name), byName(ne, name)
+		for i, s := range oe {
+			j, found := newAt[s.Name]
+			if !found {
+				e.Emit(manifestErrorContractRemoved, key("upstream_versions", v, "errors", fmt.Sprint(i)), nek, InOld, "",
+					"upstream %s: error contract %q (%s) was removed", v, s.Name, s.Code)
+				continue
+			}
+			t := ne[j]
+			ok, nk := key("upstream_versions", v, "errors", fmt.Sprint(i)), key("upstream_versions", v, "errors", fmt.Sprint(j))
+			if !slices.Equal(s.When.Status, t.When.Status) || s.When.IsError != t.When.IsError || s.Schema != t.Schema || !equalMaps(s.Detail, t.Detail) {
+				e.Emit(manifestErrorContractChanged, ok, nk, InNew, "", "upstream %s: error contract %q changed its %s", v, s.Name, errorParts(s, t))
+			}
+			if s.Code != t.Code || s.Retryable != t.Retryable {
+				e.Emit(manifestErrorOutcomeChanged, ok, nk, InNew, "", "upstream %s: error contract %q now gives %s (retryable %t) instead of %s (retryable %t)", v, s.Name, t.Code, t.Retryable, s.Code, s.Retryable)
+			}
+		}
+		for j, s := range ne {
+			if _, ok := oldAt[s.Name]; !ok {
+				e.Emit(manifestErrorContractAdded, oek, key("upstream_versions", v, "errors", fmt.Sprint(j)), InNew, "",
+					"upstream %s: error contract %q (%s) was added", v, s.Name, s.Code)
+			}
+		}
+	}
+}
+
+func errorParts(s, t manifest.ErrorSpec) string {
+	var parts []string
+	if !slices.Equal(s.When.Status, t.When.Status) || s.When.IsError != t.When.IsError {
+		parts = append(parts, "when")
+	}
+	if s.Schema != t.Schema {
+		parts = append(parts, "schema")
+	}
+	if !equalMaps(s.Detail, t.Detail) {
+		parts = append(parts, "detail")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func errorCodes(list []string) []string {
+	if list == nil {
+		list = []string{string(gate.InvalidResponse), string(gate.NotFound), string(gate.UpstreamUnavailable)}
+	}
+	out := slices.Clone(list)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// compareStatusPolicy reports statuses and retryable entries added,
+// removed or changed.
+func compareStatusPolicy(o, n *ManifestView, e *ManifestEmitter) {
+	for _, s := range unionKeys(o.M.Statuses, n.M.Statuses) {
+		os, inOld := o.M.Statuses[s]
+		ns, inNew := n.M.Statuses[s]
+		if inOld && inNew && os.ErrorCode == ns.ErrorCode && equalBoolPtr(os.Retryable, ns.Retryable) {
+			continue
+		}
+		ok := presentKey(inOld, key("statuses", s), presentKey(o.M.Statuses != nil, "/statuses", ""))
+		nk := presentKey(inNew, key("statuses", s), presentKey(n.M.Statuses != nil, "/statuses", ""))
+		e.Emit(manifestStatusPolicyChanged, ok, nk, side(inNew), "", "statuses %s: %s became %s", s, statusText(os, inOld), statusText(ns, inNew))
+	}
+	for _, r := range unionKeys(o.M.Retryable, n.M.Retryable) {
+		ov, inOld := o.M.Retryable[r]
+		nv, inNew := n.M.Retryable[r]
+		if inOld && inNew && ov == nv {
+			continue
+		}
+		ok := presentKey(inOld, key("retryable", r), presentKey(o.M.Retryable != nil, "/retryable", ""))
+		nk := presentKey(inNew, key("retryable", r), presentKey(n.M.Retryable != nil, "/retryable", ""))
+		e.Emit(manifestStatusPolicyChanged, ok, nk, side(inNew), "", "retryable %s: %s became %s", r, boolText(ov, inOld), boolText(nv, inNew))
+	}
+}
+
+func statusText(s manifest.StatusSpec, ok bool) string {
+	if !ok {
+		return "the default"
+	}
+	if s.Retryable == nil {
+		return s.ErrorCode
+	}
+	return fmt.Sprintf("%s (retryable %t)", s.ErrorCode, *s.Retryable)
+}
+
+func boolText(b, ok bool) string {
+	if !ok {
+		return "the default"
+	}
+	return fmt.Sprint(b)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// presentKey is k when present, else the enclosing key parent.
+func presentKey(present bool, k, parent string) string {
+	if present {
+		return k
+	}
+	return parent
+}
+
+// side is InNew when the new manifest writes the key, else InOld (whose
+// key, or nearest enclosing key, names the line).
+func side(inNew bool) Side {
+	if inNew {
+		return InNew
+	}
+	return InOld
+}
+
+// minus is the elements of a not in b, in a's order.
+func minus(a, b []string) []string {
+	in := make(map[string]bool, len(b))
+	for _, s := range b {
+		in[s] = true
+	}
+	var out []string
+	for _, s := range a {
+		if !in[s] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func equalIntPtr(a, b *int) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+func equalBoolPtr(a, b *bool) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
