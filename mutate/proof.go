@@ -51,22 +51,31 @@ func (r MutantResult) Diff() string {
 // prove checks each mutant of f through the gate, with the fixture's
 // expectation (request, clock, status, content type) and the mutant's
 // status and content type where it sets them, and classifies the verdicts
-// in the mutants' order.
+// in the mutants' order. One mutant body at a time: each is built from its
+// description, checked, classified and dropped; the results hold none.
 func prove(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture.Prepared, mutants []Mutant) ([]MutantResult, error) {
 	tool := set.Contracts[f.Tool].Tool()
 	results := make([]MutantResult, 0, len(mutants))
-	for _, mu := range mutants {
+	for i := range mutants {
+		mu := mutants[i]
+		mutants[i] = Mutant{}
+		mu.materialise()
 		v, err := mu.Check(ctx, set, f, p)
 		if err != nil {
 			return nil, err
 		}
-		results = append(results, classify(f, tool, p.Expect.Request.ID, mu, v))
+		r := classify(f, tool, p.Expect.Request.ID, mu, v)
+		r.Mutant.drop()
+		results = append(results, r)
 	}
 	return results, nil
 }
 
 // Check asks the gate about the mutant, in place of fixture f (prepared as
-// p): its body, with its status and content type where it sets them.
+// p): its body, with its status and content type where it sets them. The
+// body is the mutant's Body while it is proved, its stream for the
+// oversize mutant, or else built again from f (one generation of f's
+// mutants; an error when f no longer gives this mutant, see rebuild).
 func (mu Mutant) Check(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture.Prepared) (*gate.Verdict, error) {
 	status, ct := p.Expect.Status, p.Expect.ContentType
 	if mu.Status != 0 {
@@ -75,7 +84,11 @@ func (mu Mutant) Check(ctx context.Context, set *fixture.Set, f fixture.Fixture,
 	if mu.ContentType != "" {
 		ct = mu.ContentType
 	}
-	return set.Check(ctx, f, p.Expect, mu.Body, status, ct, "")
+	body, err := mu.open(ctx, set, f, p)
+	if err != nil {
+		return nil, err
+	}
+	return set.CheckReader(ctx, f, p.Expect, body, status, ct, "")
 }
 
 // classify is the proof of one mutant of f from its verdict for tool under

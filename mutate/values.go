@@ -50,16 +50,20 @@ func (m *mutator) stringMutants(l location, x string) {
 	m.valueMutant(FamilyValues, "empty_string", l.loc, "", []string{"schema.*", "semantic.*"}, "schema.minLength", "", "minLength: 1 or a pattern")
 	// maxLength counts code points (JSON Schema Validation 2020-12 §6.3.1).
 	c := m.canary()
-	target := utf8.RuneCountInString(x) + 1024
-	if f.maxLength >= 0 {
-		target = f.maxLength + 1
+	if m.keeps() { // the long string only for a kept mutant: maxLength may be large
+		target := utf8.RuneCountInString(x) + 1024
+		if f.maxLength >= 0 {
+			target = f.maxLength + 1
+		}
+		long := x + " " + c
+		if n := utf8.RuneCountInString(long); n < target {
+			long += strings.Repeat("x", target-n)
+		}
+		// A projected string's text policy max_length refuses it too.
+		m.valueMutant(FamilyValues, "overlong_string", l.loc, long, []string{"schema.*", "semantic.*", gate.ReasonStringTooLong, gate.ReasonTooLarge, gate.ReasonTextPolicy}, "schema.maxLength", c, "maxLength")
+	} else {
+		m.skip()
 	}
-	long := x + " " + c
-	if n := utf8.RuneCountInString(long); n < target {
-		long += strings.Repeat("x", target-n)
-	}
-	// A projected string's text policy max_length refuses it too.
-	m.valueMutant(FamilyValues, "overlong_string", l.loc, long, []string{"schema.*", "semantic.*", gate.ReasonStringTooLong, gate.ReasonTooLarge, gate.ReasonTextPolicy}, "schema.maxLength", c, "maxLength")
 	if slices.Contains(f.enums, x) {
 		if near := nearValue(x, f.enums); near != "" {
 			m.valueMutant(FamilyValues, "enum_near_value", l.loc, near, schemaReasons, "schema.enum", canaryIfLong(near), "enum")
