@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -67,6 +68,10 @@ type Report struct {
 	// Broken lists the selected contracts that did not load, sorted by
 	// tool (fixture.Set.Broken): their fixtures were not mutated.
 	Broken []fixture.Broken
+	// Duration is the wall time of the run, from loading the contracts to
+	// the scores. With one worker the results' Durations add up to at most
+	// it; with more, their sum can exceed it (workers overlap).
+	Duration time.Duration
 }
 
 // Survivors returns the results that are not Killed.
@@ -89,6 +94,7 @@ func (r *Report) Survivors() []MutantResult {
 // selection with no fixture to mutate and no broken contract) are
 // *gate.ConfigError values.
 func Mutate(ctx context.Context, opts Options) (*Report, error) {
+	start := time.Now()
 	if opts.Seed == 0 {
 		opts.Seed = 1
 	}
@@ -141,6 +147,7 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: fmt.Sprintf("no mutant generated: none of the %d selected fixtures was admitted (%s)", len(fixtures), strings.Join(rep.Skipped, "; "))}
 	}
 	rep.Scores = board.scores()
+	rep.Duration = time.Since(start)
 	return rep, nil
 }
 
@@ -158,6 +165,7 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 // kept descriptions (O(cap)), 4 bytes per generated mutant while
 // choosing, and one mutant body.
 func mutateFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, opts Options) ([]MutantResult, string, error) {
+	start := time.Now()
 	p, err := set.Prepare(f)
 	if err != nil {
 		return nil, "", err
@@ -175,9 +183,16 @@ func mutateFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, opt
 	m.generate()
 	mutants := m.out
 	m.out = nil
+	setup := time.Since(start)
 	results, err := prove(ctx, set, f, p, mutants)
 	if err != nil {
 		return nil, "", err
+	}
+	if len(results) > 0 {
+		share := setup / time.Duration(len(results))
+		for i := range results {
+			results[i].Duration += share
+		}
 	}
 	return results, "", nil
 }
@@ -339,6 +354,7 @@ func (r *Report) Cases() []reports.Case {
 			Tool: x.Fixture.Tool, UpstreamVersion: x.Fixture.UpstreamVersion, Kind: x.Fixture.Kind,
 			Suite: Suite, Name: x.Fixture.Name + "#" + x.Mutant.ID, File: x.Fixture.Body,
 			Status: reports.Passed, Expected: strings.Join(x.Mutant.Expect, " | "), Actual: x.Actual,
+			Duration: x.Duration,
 		}
 		if x.Outcome != Killed {
 			c.Status = reports.Failed

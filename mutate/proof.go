@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -41,6 +42,12 @@ type MutantResult struct {
 	Actual string
 	// Problem says what failed, for anything but Killed.
 	Problem string
+	// Duration is the time this mutant took: building its body, the
+	// gate's check and the classification, plus an equal share of its
+	// fixture's set-up (reading it, the original's check, generating its
+	// mutants). The Durations of one fixture's results add up to at most
+	// the wall time spent on that fixture.
+	Duration time.Duration
 }
 
 // Diff is a go-cmp diff of the original against the mutant.
@@ -57,6 +64,7 @@ func prove(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture.P
 	tool := set.Contracts[f.Tool].Tool()
 	results := make([]MutantResult, 0, len(mutants))
 	for i := range mutants {
+		start := time.Now()
 		mu := mutants[i]
 		mutants[i] = Mutant{}
 		mu.materialise()
@@ -66,6 +74,7 @@ func prove(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture.P
 		}
 		r := classify(f, tool, p.Expect.Request.ID, mu, v)
 		r.Mutant.drop()
+		r.Duration = time.Since(start)
 		results = append(results, r)
 	}
 	return results, nil
