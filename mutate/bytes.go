@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -37,9 +38,7 @@ func (m *mutator) bytesMutants() {
 		m.addBytes(Mutant{Family: FamilyBytes, Kind: kind,
 			Expect: expect, Reason: expect[0], Canary: canary, Hint: "built into the gate"}, build)
 	}
-	objs := objectStarts(raw)
-
-	m.memberMutants(raw, objs, nil, nil)
+	m.memberMutants(raw, nil, nil)
 	if m.text != nil {
 		m.textMutants()
 	}
@@ -47,9 +46,12 @@ func (m *mutator) bytesMutants() {
 	// The rest carry a canary member at the start of the top-level object.
 	c := m.canary()
 	withCanary, at := raw, -1
-	if len(objs) > 0 && objs[0].ptr.String() == "" {
-		at = objs[0].after
-		withCanary = insertAt(raw, at, appendMember(nil, "airlock_canary", c))
+	for o := range objectStarts(raw) {
+		if len(o.ptr) == 0 {
+			at = o.after
+			withCanary = insertAt(raw, at, appendMember(nil, "airlock_canary", c))
+		}
+		break // the first object is the top-level one, or there is none
 	}
 	for i := 1; i <= 5; i++ {
 		off := at + (len(withCanary)-at)*i/6
@@ -198,19 +200,22 @@ type objStart struct {
 	after int
 }
 
-// objectStarts lists the objects of a valid JSON text in document order.
-func objectStarts(raw []byte) []objStart {
-	dec := jsontext.NewDecoder(bytes.NewReader(raw))
-	var out []objStart
-	for {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return out
-		}
-		if tok.Kind() == '{' {
-			p, err := jsonpointer.Parse(string(dec.StackPointer()))
-			if err == nil {
-				out = append(out, objStart{ptr: p, after: int(dec.InputOffset())})
+// objectStarts yields the objects of a valid JSON text in document order,
+// read with one decoder: memory O(depth). An objStart is valid only while
+// it is visited.
+func objectStarts(raw []byte) iter.Seq[objStart] {
+	return func(yield func(objStart) bool) {
+		dec := jsontext.NewDecoder(bytes.NewReader(raw))
+		for {
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return
+			}
+			if tok.Kind() == '{' {
+				p, err := jsonpointer.Parse(string(dec.StackPointer()))
+				if err == nil && !yield(objStart{ptr: p, after: int(dec.InputOffset())}) {
+					return
+				}
 			}
 		}
 	}
@@ -254,25 +259,33 @@ func caseFolded(name string) string {
 // disagreeing value and, inside scope, a member whose name differs only by
 // case. raw is the body, or for an MCP text result the JSON text at
 // prefix, which wrap turns back into a body (nil: raw is the body).
-func (m *mutator) memberMutants(raw []byte, objs []objStart, prefix jsonpointer.Pointer, wrap func([]byte) []byte) {
+func (m *mutator) memberMutants(raw []byte, prefix jsonpointer.Pointer, wrap func([]byte) []byte) {
 	if wrap == nil {
 		wrap = func(b []byte) []byte { return b }
 	}
-	for _, o := range objs {
+	for o := range objectStarts(raw) {
 		ptr := append(slices.Clone(prefix), o.ptr...)
 		obj, ok := ptr.Lookup(m.value)
 		if !ok {
 			continue
 		}
 		members, _ := obj.(map[string]any)
+		after := o.after
 		for _, name := range slices.Sorted(maps.Keys(members)) {
 			c := m.canary()
-			after := o.after
-			m.addBytes(Mutant{Family: FamilyBytes, Kind: "duplicate_member", Pointer: ptr.String() + "/" + jsonpointer.EscapeToken(name),
-				Expect: []string{gate.ReasonDuplicate}, Reason: gate.ReasonDuplicate, Canary: c, Hint: "built into the gate"},
-				func() []byte { return wrap(insertAt(raw, after, appendMember(nil, name, c))) })
+			if m.keeps() { // the pointer's text only for a kept mutant
+				m.addBytes(Mutant{Family: FamilyBytes, Kind: "duplicate_member", Pointer: ptr.String() + "/" + jsonpointer.EscapeToken(name),
+					Expect: []string{gate.ReasonDuplicate}, Reason: gate.ReasonDuplicate, Canary: c, Hint: "built into the gate"},
+					func() []byte { return wrap(insertAt(raw, after, appendMember(nil, name, c))) })
+			} else {
+				m.skip()
+			}
 			if folded := caseFolded(name); folded != "" && members[folded] == nil && hasPrefix(ptr, m.scope) {
 				c := m.canary()
+				if !m.keeps() {
+					m.skip()
+					continue
+				}
 				mu := Mutant{Family: FamilyBytes, Kind: "case_folded_name", Pointer: ptr.String() + "/" + jsonpointer.EscapeToken(folded),
 					Expect: []string{gate.ReasonFoldCollision}, Reason: gate.ReasonFoldCollision, Canary: c, Hint: "built into the gate"}
 				if m.limits.AllowFoldCollisions {
@@ -291,7 +304,7 @@ func (m *mutator) memberMutants(raw []byte, objs []objStart, prefix jsonpointer.
 // stage refuses them as it would the same bytes as a raw body.
 func (m *mutator) textMutants() {
 	inner := []byte(m.text.json)
-	m.memberMutants(inner, objectStarts(inner), m.scope, m.text.wrap)
+	m.memberMutants(inner, m.scope, m.text.wrap)
 	add := func(kind string, text func() []byte, expect, canary string) {
 		m.addBytes(Mutant{Family: FamilyBytes, Kind: kind, Pointer: m.scope.String(),
 			Expect: []string{expect}, Reason: expect, Canary: canary, Hint: "built into the gate"},

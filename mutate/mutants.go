@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"iter"
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/airlockdev/airlock/fixture"
@@ -119,6 +121,10 @@ type mutator struct {
 	out  []Mutant
 }
 
+// maxKnownFacts bounds the memo of facts by location: when full, it is
+// emptied and filled again, so its memory does not grow with the body.
+const maxKnownFacts = 4096
+
 // facts are the schema's facts about the location loc of the value; none
 // outside scope.
 func (m *mutator) facts(loc []string) facts {
@@ -131,7 +137,7 @@ func (m *mutator) facts(loc []string) facts {
 	}
 	inScope, _ := m.scope.Lookup(m.value)
 	f := factsAt(m.schema, inScope, loc[len(m.scope):])
-	if m.known == nil {
+	if m.known == nil || len(m.known) >= maxKnownFacts {
 		m.known = map[string]facts{}
 	}
 	m.known[key] = f
@@ -216,6 +222,7 @@ func (m *mutator) valueMutant(family, kind string, loc []string, newVal any, exp
 		m.skip()
 		return
 	}
+	loc = slices.Clone(loc) // walk reuses it
 	old, _ := jsonpointer.Pointer(loc).Lookup(m.value)
 	m.add(Mutant{
 		Family: family, Kind: kind, Pointer: jsonpointer.Pointer(loc).String(),
@@ -269,39 +276,54 @@ func setAt(v any, loc []string, newVal any) any {
 	return v
 }
 
-// location is one place in the original value.
+// location is one place in the original value. Its loc is valid only
+// while the location is visited: walk reuses the slice for the next one
+// (slices.Clone it to keep it).
 type location struct {
 	loc []string
 	v   any
 }
 
-// walk calls fn for v and everything inside it, depth first, members in
-// sorted name order, elements in index order.
-func walk(v any, loc []string, fn func(location)) {
-	fn(location{loc, v})
+// locations visits every place of a value once, in walk order.
+type locations = iter.Seq[location]
+
+// walk yields v at loc and everything inside it, depth first, members in
+// sorted name order, elements in index order, with one path buffer for
+// all: memory O(depth), not O(places × depth). It reports whether yield
+// asked for more.
+func walk(v any, loc []string, yield func(location) bool) bool {
+	if !yield(location{loc, v}) {
+		return false
+	}
 	switch x := v.(type) {
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(x)) {
-			walk(x[k], append(loc[:len(loc):len(loc)], k), fn)
+			if !walk(x[k], append(loc, k), yield) {
+				return false
+			}
 		}
 	case []any:
 		for i, el := range x {
-			walk(el, append(loc[:len(loc):len(loc)], fmt.Sprint(i)), fn)
+			if !walk(el, append(loc, strconv.Itoa(i)), yield) {
+				return false
+			}
 		}
 	}
+	return true
 }
 
 // generate derives every mutant of the fixture, family by family, in a
 // fixed order: locations in the order walk visits them, member names
 // sorted. Canaries are numbered in that order, so the same fixture, schema
-// and request give the same mutants, ids and canaries on every run.
+// and request give the same mutants, ids and canaries on every run. Each
+// family walks the value again instead of listing its places: memory is
+// O(depth) beside the kept mutants.
 func (m *mutator) generate() {
 	root, ok := m.scope.Lookup(m.value)
 	if !ok {
 		return
 	}
-	var locs []location
-	walk(root, m.scope, func(l location) { locs = append(locs, l) })
+	locs := func(yield func(location) bool) { walk(root, slices.Clone(m.scope), yield) }
 	m.structureMutants(root, locs)
 	m.valueMutants(locs)
 	m.bytesMutants()

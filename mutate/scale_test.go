@@ -18,7 +18,7 @@ import (
 var _ = Describe("mutate at scale", func() {
 	It("builds no more mutant bodies than the cap for a 200 KB fixture, and the results hold none", func() {
 		dir := bigTree(GinkgoT(), 200<<10)
-		const limit = 64
+		const limit = 32
 		opts := mutate.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"), MaxPerFixture: limit, Workers: 1}
 		before := mutate.BuiltBodies()
 		rep, err := mutate.Mutate(context.Background(), opts)

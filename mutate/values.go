@@ -21,8 +21,8 @@ import (
 
 // valueMutants derives the values family at each location under the scope
 // root, in walk order.
-func (m *mutator) valueMutants(locs []location) {
-	for _, l := range locs {
+func (m *mutator) valueMutants(locs locations) {
+	for l := range locs {
 		if len(l.loc) == len(m.scope) {
 			continue
 		}
@@ -30,6 +30,11 @@ func (m *mutator) valueMutants(locs []location) {
 		case string:
 			m.stringMutants(l, x)
 		case json.Number:
+			if !m.keeps() { // the schema's facts only for a kept mutant
+				m.skip()
+				m.scalarToObject(l, x)
+				continue
+			}
 			out, keyword := outOfRange(m.facts(l.loc))
 			reason, hint := "schema."+keyword, keyword
 			if keyword == "" {
@@ -82,6 +87,10 @@ func (m *mutator) stringMutants(l location, x string) {
 // scalarToObject wraps a scalar in an object that carries an instruction.
 func (m *mutator) scalarToObject(l location, x any) {
 	c := m.canary()
+	if !m.keeps() {
+		m.skip()
+		return
+	}
 	m.valueMutant(FamilyValues, "scalar_to_object", l.loc, map[string]any{"value": x, "message": instruction + c}, schemaReasons, "schema.type", c, "type")
 }
 
