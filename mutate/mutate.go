@@ -11,6 +11,13 @@
 // Mutants are a pure function of the fixture's bytes, its place in the
 // fixture tree, the contract and the seed: the same inputs give the same
 // mutants, ids, canaries, hints and written files, in the same order.
+//
+// Mutants are descriptions until proved: the cap (Options.MaxPerFixture)
+// chooses among a fixture's mutants by index before any body is built,
+// each worker builds one body at a time and drops it after the gate's
+// check, and the oversize mutant is a stream (see mutateFixture). A
+// Report's results hold no body; Mutant.Check and WriteMutants build it
+// again from the fixture.
 package mutate
 
 import (
