@@ -143,7 +143,9 @@ openapi-descriptions:
 # each target holds: engine/ajv throughput ≥ 1.0; gate/baseline ≥ 5×, gate
 # allocs/op ≤ body bytes/100 + 50, gate B/op ≤ baseline's; refused/admitted
 # CPU time ≤ 1.5×; peak RSS ≤ 32 MiB + 8 × body. Then the runner
-# (fixtures/s, peak heap) and the mutation engine (mutants/s); then
+# (fixtures/s, peak heap) and the mutation engine (mutants/s over the
+# bundled fixtures; BenchmarkMutate200KB: sec/op, mutants/s and
+# peak-heap-MB for one generated 200 KB fixture at the default cap); then
 # bin/airlock run on the generated 10,000-fixture tree (scripts/gentree,
 # in $(BENCH_TREE)) against bin/airlock-base, built from BENCH_BASE, the
 # revision before issue 14's work (make bench-base): RUNCOUNT runs of each,

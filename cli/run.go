@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -152,7 +153,12 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 
 // results runs the selected suites: the mutation suite through
 // mutate.Mutate, the others through runner.Run.
+//
+// The run's Duration is the wall time of both, one after the other (the
+// runner's alone covers only its own suites); each mutation testcase
+// carries its mutant's time (mutate.MutantResult.Duration).
 func (o *runOptions) results(ctx context.Context, e *env) (*runner.Result, error) {
+	start := time.Now()
 	opts := &o.opts
 	wantMutation := o.withMutants && (len(opts.Suites) == 0 || slices.Contains(opts.Suites, mutate.Suite))
 	if slices.Contains(opts.Suites, mutate.Suite) && !o.withMutants {
@@ -186,6 +192,7 @@ func (o *runOptions) results(ctx context.Context, e *env) (*runner.Result, error
 			res.Run.Cases = append(res.Run.Cases, rep.Cases()...)
 		}
 	}
+	res.Run.Duration = time.Since(start)
 	return res, nil
 }
 

@@ -2,8 +2,15 @@ package mutate_test
 
 import (
 	"context"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/airlockdev/airlock/internal/testbody"
+	"github.com/airlockdev/airlock/internal/testtree"
 	"github.com/airlockdev/airlock/mutate"
 )
 
@@ -24,3 +31,139 @@ func BenchmarkMutate(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "mutants/s")
 }
+
+// BenchmarkMutate200KB mutates one generated accepted fixture of 200 KB (a
+// page of issues, testbody.List, under a closed contract with a binding
+// rule) with the default cap (DefaultMaxMutants) and one worker: the case
+// of a real vendor response. It reports the time per run (sec/op),
+// mutants/s, and peak-heap-MB, the highest live heap sampled every
+// millisecond while Mutate runs (runtime/metrics
+// /memory/classes/heap/objects:bytes: live and not yet swept objects).
+func BenchmarkMutate200KB(b *testing.B) {
+	dir := bigTree(b, 200<<10)
+	opts := mutate.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"), Workers: 1}
+	var peak uint64
+	n := 0
+	b.ResetTimer()
+	for range b.N {
+		runtime.GC()
+		peak = max(peak, peakHeap(func() {
+			rep, err := mutate.Mutate(context.Background(), opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(rep.Skipped) > 0 {
+				b.Fatalf("skipped: %v", rep.Skipped)
+			}
+			n += len(rep.Results)
+		}))
+	}
+	b.StopTimer()
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "sec/op")
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "mutants/s")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	b.ReportMetric(float64(len(testbody.List(200<<10))), "body-B")
+}
+
+// peakHeap samples the heap's objects (runtime/metrics, no stop of the
+// world) every millisecond while fn runs and returns the highest value,
+// in bytes.
+func peakHeap(fn func()) uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var peak atomic.Uint64
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	fn()
+	close(stop)
+	<-done
+	return peak.Load()
+}
+
+// bigTree writes a tree of one accepted fixture of at least size bytes
+// (testbody.List) under bench_list, a closed contract of that list with a
+// binding rule and the default limits, and returns its root.
+func bigTree(t testtree.TB, size int) string {
+	return testtree.Write(t, map[string]string{
+		"schemas/bench_list/contract.yaml":          bigManifest,
+		"schemas/bench_list/upstream.schema.json":   bigUpstream,
+		"schemas/bench_list/agent.schema.json":      bigAgent,
+		"fixtures/bench_list/defaults.meta.yaml":    "request: {id: " + testbody.RequestID + "}\nclock: 2025-07-01T00:00:00Z\n",
+		"fixtures/bench_list/v1/accepted/page.json": string(testbody.List(size)),
+	})
+}
+
+// The contract of testbody.List (gate/bench_test.go's, with the default
+// limits).
+const (
+	bigManifest = `tool: bench_list
+version: "1.0.0"
+agent_schema: agent.schema.json
+upstream_versions:
+  v1:
+    schema: upstream.schema.json
+    projection:
+      ids: /items/*/id
+      states: /items/*/state
+      next_cursor: /next_cursor
+    rules:
+      - name: request_binding
+        binding: {pointer: /request_id}
+`
+	bigUpstream = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "required": ["request_id", "items", "next_cursor"],
+  "additionalProperties": false,
+  "properties": {
+    "request_id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{7,63}$"},
+    "next_cursor": {"type": ["string", "null"], "maxLength": 128},
+    "items": {"type": "array", "maxItems": 100000, "items": {"$ref": "#/$defs/item"}}
+  },
+  "$defs": {
+    "item": {
+      "type": "object",
+      "required": ["id", "title", "state", "author", "created_at", "labels", "comments", "score"],
+      "additionalProperties": false,
+      "properties": {
+        "id": {"type": "string", "pattern": "^ISS-[0-9]{1,10}$"},
+        "title": {"type": "string", "minLength": 1, "maxLength": 256},
+        "state": {"enum": ["open", "closed", "triaged"]},
+        "author": {"type": "string", "pattern": "^[a-z][a-z0-9._-]*$"},
+        "created_at": {"type": "string", "format": "date-time"},
+        "labels": {"type": "array", "maxItems": 16, "uniqueItems": true, "items": {"type": "string", "maxLength": 32}},
+        "comments": {"type": "integer", "minimum": 0},
+        "score": {"type": "number", "minimum": 0, "maximum": 100},
+        "assignee": {"type": ["string", "null"]}
+      }
+    }
+  }
+}
+`
+	bigAgent = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "required": ["ids", "states"],
+  "additionalProperties": false,
+  "properties": {
+    "ids": {"type": "array", "items": {"type": "string"}},
+    "states": {"type": "array", "items": {"enum": ["open", "closed", "triaged"]}},
+    "next_cursor": {"type": ["string", "null"]}
+  }
+}
+`
+)

@@ -3,8 +3,11 @@ package mutate
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"iter"
 	"maps"
 	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -26,17 +29,16 @@ import (
 
 // bytesMutants derives the bytes family: member mutants in document order,
 // then truncations, a BOM, invalid UTF-8, a lone surrogate, trailing data,
-// nesting and size past the limits, an HTML page and an empty body.
+// nesting and size past the limits, an HTML page and an empty body. Each
+// body is built only when its mutant is kept and proved; the oversize
+// mutant is a stream (never built in memory).
 func (m *mutator) bytesMutants() {
 	raw := m.raw
-	add := func(kind string, body []byte, expect []string, canary string) {
-		m.add(Mutant{Family: FamilyBytes, Kind: kind, Body: body,
-			Expect: expect, Reason: expect[0], Canary: canary, Hint: "built into the gate",
-			Before: string(raw), After: string(body)})
+	add := func(kind string, build func() []byte, expect []string, canary string) {
+		m.addBytes(Mutant{Family: FamilyBytes, Kind: kind,
+			Expect: expect, Reason: expect[0], Canary: canary, Hint: "built into the gate"}, build)
 	}
-	objs := objectStarts(raw)
-
-	m.memberMutants(raw, objs, nil, nil)
+	m.memberMutants(raw, nil, nil)
 	if m.text != nil {
 		m.textMutants()
 	}
@@ -44,9 +46,12 @@ func (m *mutator) bytesMutants() {
 	// The rest carry a canary member at the start of the top-level object.
 	c := m.canary()
 	withCanary, at := raw, -1
-	if len(objs) > 0 && objs[0].ptr.String() == "" {
-		at = objs[0].after
-		withCanary = insertAt(raw, at, appendMember(nil, "airlock_canary", c))
+	for o := range objectStarts(raw) {
+		if len(o.ptr) == 0 {
+			at = o.after
+			withCanary = insertAt(raw, at, appendMember(nil, "airlock_canary", c))
+		}
+		break // the first object is the top-level one, or there is none
 	}
 	for i := 1; i <= 5; i++ {
 		off := at + (len(withCanary)-at)*i/6
@@ -60,7 +65,7 @@ func (m *mutator) bytesMutants() {
 		if at >= 0 && off > at+len(c)+20 {
 			can = c
 		}
-		add(fmt.Sprintf("truncated_%d_of_6", i), slices.Clone(withCanary[:off]), []string{gate.ReasonTruncated, gate.ReasonEmptyBody}, can)
+		add(fmt.Sprintf("truncated_%d_of_6", i), func() []byte { return withCanary[:off:off] }, []string{gate.ReasonTruncated, gate.ReasonEmptyBody}, can)
 	}
 	canaryOf := func() string {
 		if at >= 0 {
@@ -68,26 +73,124 @@ func (m *mutator) bytesMutants() {
 		}
 		return ""
 	}
-	add("bom", append([]byte{0xEF, 0xBB, 0xBF}, withCanary...), []string{gate.ReasonBOM}, canaryOf())
+	add("bom", func() []byte { return append([]byte{0xEF, 0xBB, 0xBF}, withCanary...) }, []string{gate.ReasonBOM}, canaryOf())
 	if at >= 0 {
 		c2 := m.canary()
-		add("invalid_utf8", insertAt(raw, at, []byte(`"airlock_canary":"`+c2+"\xff\",")), []string{gate.ReasonInvalidUTF8}, c2)
+		add("invalid_utf8", func() []byte { return insertAt(raw, at, []byte(`"airlock_canary":"`+c2+"\xff\",")) }, []string{gate.ReasonInvalidUTF8}, c2)
 		c3 := m.canary()
-		add("lone_surrogate", insertAt(raw, at, []byte(`"airlock_canary":"`+c3+`\ud800",`)), []string{gate.ReasonLoneSurrogate}, c3)
+		add("lone_surrogate", func() []byte { return insertAt(raw, at, []byte(`"airlock_canary":"`+c3+`\ud800",`)) }, []string{gate.ReasonLoneSurrogate}, c3)
 	}
 	c4 := m.canary()
-	add("second_value", append(slices.Clone(raw), []byte("\n{\"airlock_canary\":\""+c4+"\"}")...), []string{gate.ReasonTrailingData}, c4)
+	add("second_value", func() []byte { return append(slices.Clone(raw), []byte("\n{\"airlock_canary\":\""+c4+"\"}")...) }, []string{gate.ReasonTrailingData}, c4)
 	depth := m.limits.MaxDepth
-	add("too_deep", append(append(bytes.Repeat([]byte("["), depth), withCanary...), bytes.Repeat([]byte("]"), depth)...), []string{gate.ReasonDepth}, canaryOf())
+	add("too_deep", func() []byte {
+		return append(append(bytes.Repeat([]byte("["), depth), withCanary...), bytes.Repeat([]byte("]"), depth)...)
+	}, []string{gate.ReasonDepth}, canaryOf())
 	if pad := m.limits.MaxBytes + 1 - int64(len(withCanary)); pad > 0 {
-		add("too_large", append(slices.Clone(withCanary), bytes.Repeat([]byte(" "), int(pad))...), []string{gate.ReasonTooLarge}, canaryOf())
+		m.tooLarge(withCanary, pad, canaryOf())
 	}
 	c5 := m.canary()
-	html := []byte("<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>" + c5 + "</p></body></html>\n")
-	m.add(Mutant{Family: FamilyBytes, Kind: "html_error_page", Body: html, Status: 200, ContentType: "application/json",
-		Expect: []string{gate.ReasonNotJSON}, Reason: gate.ReasonNotJSON, Canary: c5, Hint: "built into the gate", Before: string(raw), After: string(html)})
-	m.add(Mutant{Family: FamilyBytes, Kind: "empty_body", Body: []byte{}, Status: 200,
-		Expect: []string{gate.ReasonEmptyBody}, Reason: gate.ReasonEmptyBody, Hint: "built into the gate", Before: string(raw), After: ""})
+	html := "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>" + c5 + "</p></body></html>\n"
+	m.addBytes(Mutant{Family: FamilyBytes, Kind: "html_error_page", Status: 200, ContentType: "application/json",
+		Expect: []string{gate.ReasonNotJSON}, Reason: gate.ReasonNotJSON, Canary: c5, Hint: "built into the gate"}, func() []byte { return []byte(html) })
+	m.addBytes(Mutant{Family: FamilyBytes, Kind: "empty_body", Status: 200,
+		Expect: []string{gate.ReasonEmptyBody}, Reason: gate.ReasonEmptyBody, Hint: "built into the gate"}, func() []byte { return []byte{} })
+}
+
+// addBytes adds a bytes mutant whose body build makes; when built, its
+// Before and After are excerpts of the original body and of the mutant's
+// around the change.
+func (m *mutator) addBytes(mu Mutant, build func() []byte) {
+	raw := m.raw
+	m.add(mu, func(mu *Mutant) {
+		countBuilt()
+		mu.Body = build()
+		mu.Before, mu.After = excerpts(raw, mu.Body)
+	})
+}
+
+// tooLarge adds the oversize mutant: body (the body with its canary)
+// followed by pad spaces, max_bytes+1 bytes in all, which the transport
+// stage refuses with transport.too_large after reading max_bytes+1 bytes.
+// It is a stream, an io.MultiReader of body and a reader of spaces: its
+// bytes are never held in memory, here or in the gate (which reads at most
+// max_bytes+1 of them into its own buffer).
+func (m *mutator) tooLarge(body []byte, pad int64, canary string) {
+	if !m.keeps() {
+		m.skip()
+		return
+	}
+	tail := body[max(0, len(body)-excerptContext):]
+	mu := Mutant{Family: FamilyBytes, Kind: "too_large",
+		Expect: []string{gate.ReasonTooLarge}, Reason: gate.ReasonTooLarge, Canary: canary, Hint: "built into the gate",
+		Before: "…" + string(m.raw[max(0, len(m.raw)-excerptContext):]),
+		After:  fmt.Sprintf("…%s + %d spaces (%d bytes: max_bytes+1)", tail, pad, int64(len(body))+pad)}
+	m.add(mu, nil)
+	last := &m.out[len(m.out)-1]
+	last.stream = func() io.Reader { return io.MultiReader(bytes.NewReader(body), &spaces{n: pad}) }
+}
+
+// spaces reads n ASCII spaces.
+type spaces struct{ n int64 }
+
+func (s *spaces) Read(p []byte) (int, error) {
+	if s.n <= 0 {
+		return 0, io.EOF
+	}
+	n := int(min(int64(len(p)), s.n))
+	for i := range p[:n] {
+		p[i] = ' '
+	}
+	s.n -= int64(n)
+	return n, nil
+}
+
+// Excerpts of a bytes mutant (Mutant.Before and After): excerptContext
+// bytes of context on each side of the change, and at most excerptMax
+// bytes of a changed run (its head and tail, with the count of bytes left
+// out between them).
+const (
+	excerptContext = 40
+	excerptMax     = 256
+)
+
+// excerpts returns the parts of orig and body around where they differ:
+// after their common prefix and before their common suffix, with
+// excerptContext bytes either side, a changed run longer than excerptMax
+// cut in its middle. "…" marks a cut end. Time O(len(orig)+len(body)), the
+// result at most 2×excerptContext + excerptMax + 40 bytes each.
+func excerpts(orig, body []byte) (before, after string) {
+	p := 0
+	for p < len(orig) && p < len(body) && orig[p] == body[p] {
+		p++
+	}
+	s := 0
+	for s < len(orig)-p && s < len(body)-p && orig[len(orig)-1-s] == body[len(body)-1-s] {
+		s++
+	}
+	start := max(0, p-excerptContext)
+	cut := func(b []byte) string {
+		end := len(b) - s
+		stop := min(len(b), end+excerptContext)
+		var out strings.Builder
+		if start > 0 {
+			out.WriteString("…")
+		}
+		out.Write(b[start:p])
+		if changed := b[p:end]; len(changed) > excerptMax {
+			out.Write(changed[:excerptMax/2])
+			fmt.Fprintf(&out, "…(%d bytes)…", len(changed)-excerptMax)
+			out.Write(changed[len(changed)-excerptMax/2:])
+		} else {
+			out.Write(changed)
+		}
+		out.Write(b[end:stop])
+		if stop < len(b) {
+			out.WriteString("…")
+		}
+		return out.String()
+	}
+	return cut(orig), cut(body)
 }
 
 // objStart is an object in the raw bytes: its location and the offset just
@@ -97,19 +200,22 @@ type objStart struct {
 	after int
 }
 
-// objectStarts lists the objects of a valid JSON text in document order.
-func objectStarts(raw []byte) []objStart {
-	dec := jsontext.NewDecoder(bytes.NewReader(raw))
-	var out []objStart
-	for {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return out
-		}
-		if tok.Kind() == '{' {
-			p, err := jsonpointer.Parse(string(dec.StackPointer()))
-			if err == nil {
-				out = append(out, objStart{ptr: p, after: int(dec.InputOffset())})
+// objectStarts yields the objects of a valid JSON text in document order,
+// read with one decoder: memory O(depth). An objStart is valid only while
+// it is visited.
+func objectStarts(raw []byte) iter.Seq[objStart] {
+	return func(yield func(objStart) bool) {
+		dec := jsontext.NewDecoder(bytes.NewReader(raw))
+		for {
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return
+			}
+			if tok.Kind() == '{' {
+				p, err := jsonpointer.Parse(string(dec.StackPointer()))
+				if err == nil && !yield(objStart{ptr: p, after: int(dec.InputOffset())}) {
+					return
+				}
 			}
 		}
 	}
@@ -153,34 +259,39 @@ func caseFolded(name string) string {
 // disagreeing value and, inside scope, a member whose name differs only by
 // case. raw is the body, or for an MCP text result the JSON text at
 // prefix, which wrap turns back into a body (nil: raw is the body).
-func (m *mutator) memberMutants(raw []byte, objs []objStart, prefix jsonpointer.Pointer, wrap func([]byte) []byte) {
+func (m *mutator) memberMutants(raw []byte, prefix jsonpointer.Pointer, wrap func([]byte) []byte) {
 	if wrap == nil {
 		wrap = func(b []byte) []byte { return b }
 	}
-	for _, o := range objs {
+	for o := range objectStarts(raw) {
 		ptr := append(slices.Clone(prefix), o.ptr...)
 		obj, ok := ptr.Lookup(m.value)
 		if !ok {
 			continue
 		}
 		members, _ := obj.(map[string]any)
+		after := o.after
 		for _, name := range slices.Sorted(maps.Keys(members)) {
 			c := m.canary()
-			ins := appendMember(nil, name, c)
-			body := wrap(insertAt(raw, o.after, ins))
-			m.add(Mutant{Family: FamilyBytes, Kind: "duplicate_member", Pointer: ptr.String() + "/" + jsonpointer.EscapeToken(name),
-				Body: body, Expect: []string{gate.ReasonDuplicate}, Reason: gate.ReasonDuplicate, Canary: c, Hint: "built into the gate",
-				Before: string(m.raw), After: string(body)})
+			if m.keeps() { // the pointer's text only for a kept mutant
+				m.addBytes(Mutant{Family: FamilyBytes, Kind: "duplicate_member", Pointer: ptr.String() + "/" + jsonpointer.EscapeToken(name),
+					Expect: []string{gate.ReasonDuplicate}, Reason: gate.ReasonDuplicate, Canary: c, Hint: "built into the gate"},
+					func() []byte { return wrap(insertAt(raw, after, appendMember(nil, name, c))) })
+			} else {
+				m.skip()
+			}
 			if folded := caseFolded(name); folded != "" && members[folded] == nil && hasPrefix(ptr, m.scope) {
 				c := m.canary()
-				body := wrap(insertAt(raw, o.after, appendMember(nil, folded, c)))
+				if !m.keeps() {
+					m.skip()
+					continue
+				}
 				mu := Mutant{Family: FamilyBytes, Kind: "case_folded_name", Pointer: ptr.String() + "/" + jsonpointer.EscapeToken(folded),
-					Body: body, Expect: []string{gate.ReasonFoldCollision}, Reason: gate.ReasonFoldCollision, Canary: c, Hint: "built into the gate",
-					Before: string(m.raw), After: string(body)}
+					Expect: []string{gate.ReasonFoldCollision}, Reason: gate.ReasonFoldCollision, Canary: c, Hint: "built into the gate"}
 				if m.limits.AllowFoldCollisions {
 					mu.Expect, mu.Reason, mu.Hint = []string{"schema.*"}, "schema.additionalProperties", "additionalProperties: false (or limits.member_fold_collision: true)"
 				}
-				m.add(mu)
+				m.addBytes(mu, func() []byte { return wrap(insertAt(raw, after, appendMember(nil, folded, c))) })
 			}
 		}
 	}
@@ -193,16 +304,15 @@ func (m *mutator) memberMutants(raw []byte, objs []objStart, prefix jsonpointer.
 // stage refuses them as it would the same bytes as a raw body.
 func (m *mutator) textMutants() {
 	inner := []byte(m.text.json)
-	m.memberMutants(inner, objectStarts(inner), m.scope, m.text.wrap)
-	add := func(kind string, text []byte, expect, canary string) {
-		body := m.text.wrap(text)
-		m.add(Mutant{Family: FamilyBytes, Kind: kind, Pointer: m.scope.String(), Body: body,
-			Expect: []string{expect}, Reason: expect, Canary: canary, Hint: "built into the gate",
-			Before: string(m.raw), After: string(body)})
+	m.memberMutants(inner, m.scope, m.text.wrap)
+	add := func(kind string, text func() []byte, expect, canary string) {
+		m.addBytes(Mutant{Family: FamilyBytes, Kind: kind, Pointer: m.scope.String(),
+			Expect: []string{expect}, Reason: expect, Canary: canary, Hint: "built into the gate"},
+			func() []byte { return m.text.wrap(text()) })
 	}
 	if len(inner) > 1 {
-		add("text_truncated", inner[:len(inner)/2], gate.ReasonTruncated, "")
+		add("text_truncated", func() []byte { return inner[:len(inner)/2] }, gate.ReasonTruncated, "")
 	}
 	c := m.canary()
-	add("text_second_value", append(slices.Clone(inner), []byte("\n{\"airlock_canary\":\""+c+"\"}")...), gate.ReasonTrailingData, c)
+	add("text_second_value", func() []byte { return append(slices.Clone(inner), []byte("\n{\"airlock_canary\":\""+c+"\"}")...) }, gate.ReasonTrailingData, c)
 }

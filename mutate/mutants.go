@@ -1,13 +1,19 @@
 package mutate
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"hash/fnv"
+	"io"
+	"iter"
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/jsonpointer"
@@ -40,7 +46,11 @@ type Mutant struct {
 	// Pointer is the RFC 6901 location mutated in the original value ("" =
 	// the whole body).
 	Pointer string
-	// Body is the mutant's raw bytes; Status and ContentType override the
+	// Body is the mutant's raw bytes while it is proved: built from the
+	// mutant's description just before its check and dropped just after,
+	// so a Report's results hold none (Check and WriteMutants build it
+	// again). The oversize mutant (bytes.too_large) is never built: it is
+	// read as a stream, Body stays nil. Status and ContentType override the
 	// fixture's when non-zero.
 	Body        []byte
 	Status      int
@@ -56,9 +66,20 @@ type Mutant struct {
 	Canary string
 	// Hint names the schema keyword or rule that would refuse the mutant.
 	Hint string
-	// Before and After are the original and mutated values (decoded, or the
-	// body text for byte mutations) for a diff.
+	// Before and After are the original and mutated values (decoded) for a
+	// diff; for the bytes family, bounded excerpts of the original and the
+	// mutant body around the change (see excerpts), set when the body is
+	// built.
 	Before, After any
+
+	// seq is the mutant's place in its fixture's generation order plus one
+	// (0: unknown): what rebuilds it from the fixture.
+	seq int
+	// build sets Body (and a bytes mutant's Before and After) from the
+	// description; stream, set instead for the oversize mutant, returns
+	// its body as a reader. Both are nil once the mutant is proved.
+	build  func(*Mutant)
+	stream func() io.Reader
 }
 
 // expects reports whether reason is one the mutant accepts.
@@ -94,8 +115,14 @@ type mutator struct {
 	// known memoises facts by JSON Pointer.
 	known    map[string]facts
 	canaryID string
-	n        int
-	out      []Mutant
+	n        int // canaries handed out
+	// seq counts the mutants generated so far; keep (nil: every one)
+	// says which of them generate keeps in out, by generation index. A
+	// mutant not kept is counted and dropped before anything of it is
+	// built, so generating costs no body.
+	seq  int
+	keep func(seq int) bool
+	out  []Mutant
 
 	// mm: what equivalence (equivalent.go) and hint locations (hint.go)
 	// read: the contract and upstream version, and whether a rule other
@@ -105,6 +132,10 @@ type mutator struct {
 	version     string
 	opaqueRules bool
 }
+
+// maxKnownFacts bounds the memo of facts by location: when full, it is
+// emptied and filled again, so its memory does not grow with the body.
+const maxKnownFacts = 4096
 
 // facts are the schema's facts about the location loc of the value; none
 // outside scope.
@@ -118,7 +149,7 @@ func (m *mutator) facts(loc []string) facts {
 	}
 	inScope, _ := m.scope.Lookup(m.value)
 	f := factsAt(m.schema, inScope, loc[len(m.scope):])
-	if m.known == nil {
+	if m.known == nil || len(m.known) >= maxKnownFacts {
 		m.known = map[string]facts{}
 	}
 	m.known[key] = f
@@ -139,8 +170,55 @@ func (m *mutator) canary() string {
 	return fmt.Sprintf("zqcanary%s%04d", m.canaryID, m.n)
 }
 
-// add appends a mutant, naming it family.kind@pointer unless it has an ID.
-func (m *mutator) add(mu Mutant) {
+// materialise builds the mutant's Body from its description (a no-op for
+// the oversize mutant, which is a stream, and for a built one).
+func (mu *Mutant) materialise() {
+	if mu.Body == nil && mu.build != nil {
+		mu.build(mu)
+	}
+}
+
+// drop releases the mutant's body and what builds it.
+func (mu *Mutant) drop() {
+	mu.Body, mu.build, mu.stream = nil, nil, nil
+}
+
+// open returns a reader of the mutant's body: its stream, its built Body,
+// or the body built from its description, or from f again.
+func (mu Mutant) open(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture.Prepared) (io.Reader, error) {
+	switch {
+	case mu.stream != nil:
+		return mu.stream(), nil
+	case mu.Body != nil:
+		return bytes.NewReader(mu.Body), nil
+	case mu.build != nil:
+		mu.build(&mu)
+		return bytes.NewReader(mu.Body), nil
+	}
+	again, err := rebuild(ctx, set, f, p, []Mutant{mu})
+	if err != nil {
+		return nil, err
+	}
+	return again[0].open(ctx, set, f, p)
+}
+
+// keeps reports whether the next mutant generated is kept: a caller with
+// a costly description asks first, and calls skip instead of add when not.
+func (m *mutator) keeps() bool { return m.keep == nil || m.keep(m.seq) }
+
+// skip counts the next mutant without keeping it.
+func (m *mutator) skip() { m.seq++ }
+
+// add counts a mutant and keeps it when m.keep says so, naming it
+// family.kind@pointer unless it has an ID. build sets its Body when it is
+// proved or written.
+func (m *mutator) add(mu Mutant, build func(*Mutant)) {
+	if !m.keeps() {
+		m.skip()
+		return
+	}
+	m.seq++
+	mu.seq, mu.build = m.seq, build
 	if mu.ID == "" {
 		mu.ID = mu.Family + "." + mu.Kind
 		if mu.Pointer != "" {
@@ -150,22 +228,27 @@ func (m *mutator) add(mu Mutant) {
 	m.out = append(m.out, mu)
 }
 
-// valueMutant re-serialises the value with newVal at loc.
+// valueMutant is the value with newVal at loc, re-serialised when built.
 func (m *mutator) valueMutant(family, kind string, loc []string, newVal any, expect []string, reason, canary, hint string) {
-	old, _ := jsonpointer.Pointer(loc).Lookup(m.value)
-	mutated := setAt(m.value, loc, newVal)
-	var body []byte
-	if m.text != nil {
-		inner, _ := m.scope.Lookup(mutated)
-		body = m.text.wrap(strictjson.AppendCanonical(nil, inner))
-	} else {
-		body = strictjson.AppendCanonical(nil, mutated)
+	if !m.keeps() {
+		m.skip()
+		return
 	}
+	loc = slices.Clone(loc) // walk reuses it
+	old, _ := jsonpointer.Pointer(loc).Lookup(m.value)
 	m.add(Mutant{
 		Family: family, Kind: kind, Pointer: jsonpointer.Pointer(loc).String(),
-		Body:   body,
 		Expect: expect, Reason: reason, Canary: canary, Hint: hint,
 		Before: old, After: newVal,
+	}, func(mu *Mutant) {
+		countBuilt()
+		mutated := setAt(m.value, loc, newVal)
+		if m.text != nil {
+			inner, _ := m.scope.Lookup(mutated)
+			mu.Body = m.text.wrap(strictjson.AppendCanonical(nil, inner))
+			return
+		}
+		mu.Body = strictjson.AppendCanonical(nil, mutated)
 	})
 }
 
@@ -205,39 +288,54 @@ func setAt(v any, loc []string, newVal any) any {
 	return v
 }
 
-// location is one place in the original value.
+// location is one place in the original value. Its loc is valid only
+// while the location is visited: walk reuses the slice for the next one
+// (slices.Clone it to keep it).
 type location struct {
 	loc []string
 	v   any
 }
 
-// walk calls fn for v and everything inside it, depth first, members in
-// sorted name order, elements in index order.
-func walk(v any, loc []string, fn func(location)) {
-	fn(location{loc, v})
+// locations visits every place of a value once, in walk order.
+type locations = iter.Seq[location]
+
+// walk yields v at loc and everything inside it, depth first, members in
+// sorted name order, elements in index order, with one path buffer for
+// all: memory O(depth), not O(places × depth). It reports whether yield
+// asked for more.
+func walk(v any, loc []string, yield func(location) bool) bool {
+	if !yield(location{loc, v}) {
+		return false
+	}
 	switch x := v.(type) {
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(x)) {
-			walk(x[k], append(loc[:len(loc):len(loc)], k), fn)
+			if !walk(x[k], append(loc, k), yield) {
+				return false
+			}
 		}
 	case []any:
 		for i, el := range x {
-			walk(el, append(loc[:len(loc):len(loc)], fmt.Sprint(i)), fn)
+			if !walk(el, append(loc, strconv.Itoa(i)), yield) {
+				return false
+			}
 		}
 	}
+	return true
 }
 
 // generate derives every mutant of the fixture, family by family, in a
 // fixed order: locations in the order walk visits them, member names
 // sorted. Canaries are numbered in that order, so the same fixture, schema
-// and request give the same mutants, ids and canaries on every run.
+// and request give the same mutants, ids and canaries on every run. Each
+// family walks the value again instead of listing its places: memory is
+// O(depth) beside the kept mutants.
 func (m *mutator) generate() {
 	root, ok := m.scope.Lookup(m.value)
 	if !ok {
 		return
 	}
-	var locs []location
-	walk(root, m.scope, func(l location) { locs = append(locs, l) })
+	locs := func(yield func(location) bool) { walk(root, slices.Clone(m.scope), yield) }
 	m.structureMutants(root, locs)
 	m.valueMutants(locs)
 	m.bytesMutants()
@@ -256,22 +354,29 @@ func canaryIfLong(s string) string {
 	return ""
 }
 
-// limitMutants keeps at most max mutants, chosen by a generator seeded with
-// seed and the fixture, in their generated order.
-func limitMutants(ms []Mutant, max int, seed uint64, fixture string) []Mutant {
-	if max <= 0 || len(ms) <= max {
-		return ms
+// sampleMutants chooses at most max of the n mutants of fixture by their
+// generation index (0-based), with a generator seeded with seed and the
+// fixture, and returns the chosen indices in generated order; nil means
+// every one (max ≤ 0, or n ≤ max). The choice is rand.Perm(n)[:max] (math/rand/v2,
+// PCG), shuffled in an []int32: 4 bytes per generated mutant, no body.
+func sampleMutants(n, max int, seed uint64, fixture string) []int {
+	if max <= 0 || n <= max {
+		return nil
 	}
 	h := fnv.New64a()
 	h.Write([]byte(fixture))
 	rng := rand.New(rand.NewPCG(seed, h.Sum64()))
-	idx := rng.Perm(len(ms))[:max]
-	slices.Sort(idx)
-	out := make([]Mutant, max)
-	for i, j := range idx {
-		out[i] = ms[j]
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = int32(i)
 	}
-	return out
+	rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+	idx := make([]int, max)
+	for i, j := range perm[:max] {
+		idx[i] = int(j)
+	}
+	slices.Sort(idx)
+	return idx
 }
 
 // hasPrefix reports whether p lies at or under prefix.

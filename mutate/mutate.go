@@ -16,6 +16,13 @@
 // Mutants are a pure function of the fixture's bytes, its place in the
 // fixture tree, the contract and the seed: the same inputs give the same
 // mutants, ids, canaries, hints and written files, in the same order.
+//
+// Mutants are descriptions until proved: the cap (Options.MaxPerFixture)
+// chooses among a fixture's mutants by index before any body is built,
+// each worker builds one body at a time and drops it after the gate's
+// check, and the oversize mutant is a stream (see mutateFixture). A
+// Report's results hold no body; Mutant.Check and WriteMutants build it
+// again from the fixture.
 package mutate
 
 import (
@@ -25,6 +32,8 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -80,6 +89,10 @@ type Report struct {
 	Stale []StaleEntry
 	// Strict is Options.Strict.
 	Strict bool
+	// Duration is the wall time of the run, from loading the contracts to
+	// the scores. With one worker the results' Durations add up to at most
+	// it; with more, their sum can exceed it (workers overlap).
+	Duration time.Duration
 }
 
 // Survivors returns the results that fail (MutantResult.Fails): those
@@ -105,6 +118,7 @@ func (r *Report) Survivors() []MutantResult {
 // selection with no fixture to mutate and no broken contract) are
 // *gate.ConfigError values.
 func Mutate(ctx context.Context, opts Options) (*Report, error) {
+	start := time.Now()
 	if opts.Seed == 0 {
 		opts.Seed = 1
 	}
@@ -160,17 +174,61 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 	}
 	placeHints(set, rep.Results)
 	rep.Scores = scoresOf(rep.Results, opts.Strict)
+	rep.Duration = time.Since(start)
 	return rep, nil
 }
 
 // mutateFixture generates the mutants of one fixture and proves them. It
 // returns why it skipped the fixture instead when the fixture is not
 // expected, or not found, to be admitted.
+//
+// Generation runs twice and builds no body: a first pass counts the
+// mutants, the cap chooses among them by index (sampleMutants), and a
+// second pass keeps the descriptions of the chosen ones only. Canaries are
+// numbered in generation order in both passes, so the chosen mutants are
+// the ones, with the same canaries, that generating every mutant and then
+// sampling gives. Each kept mutant's body is then built, checked and
+// dropped in turn (prove): memory is the fixture (raw and parsed), the
+// kept descriptions (O(cap)), 4 bytes per generated mutant while
+// choosing, and one mutant body.
 func mutateFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, opts Options) ([]MutantResult, string, error) {
+	start := time.Now()
 	p, err := set.Prepare(f)
 	if err != nil {
 		return nil, "", err
 	}
+	j, skipped, err := fixtureMutator(ctx, set, f, p)
+	if j == nil {
+		return nil, skipped, err
+	}
+	m := j.m
+	if opts.MaxPerFixture > 0 {
+		m.keep = func(int) bool { return false }
+		m.generate()
+		idx := sampleMutants(m.seq, opts.MaxPerFixture, opts.Seed, fixtureKey(f))
+		m.restart(keepIndices(idx))
+	}
+	m.generate()
+	mutants := m.out
+	m.out = nil
+	setup := time.Since(start)
+	results, err := prove(ctx, set, f, p, j, mutants)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(results) > 0 {
+		share := setup / time.Duration(len(results))
+		for i := range results {
+			results[i].Duration += share
+		}
+	}
+	return results, "", nil
+}
+
+// fixtureMutator checks f (prepared as p) and prepares the mutation of its
+// admitted verdict (the judge: that verdict and the mutator); a nil judge comes with why f is skipped (not
+// expected, or not found, to be admitted) or an error.
+func fixtureMutator(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture.Prepared) (*judge, string, error) {
 	if p.Expect.Outcome != "admitted" {
 		return nil, "expected refused", nil
 	}
@@ -187,14 +245,69 @@ func mutateFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, opt
 	if err != nil {
 		return nil, "", err
 	}
-	m.generate()
-	mutants := limitMutants(m.out, opts.MaxPerFixture, opts.Seed, fixtureKey(f))
-	results, err := prove(ctx, set, f, p, &judge{orig: orig, m: m}, mutants) // mm: the judge
-	if err != nil {
-		return nil, "", err
-	}
-	return results, "", nil
+	return &judge{orig: orig, m: m}, "", nil
 }
+
+// restart makes m generate again from the start, keeping the mutants keep
+// chooses (nil: every one); facts already gathered are kept.
+func (m *mutator) restart(keep func(int) bool) {
+	m.n, m.seq, m.out, m.keep = 0, 0, nil, keep
+}
+
+// keepIndices is a mutator's keep for the sorted generation indices idx;
+// nil idx keeps every mutant.
+func keepIndices(idx []int) func(int) bool {
+	if idx == nil {
+		return nil
+	}
+	return func(seq int) bool {
+		_, found := slices.BinarySearch(idx, seq)
+		return found
+	}
+}
+
+// rebuild derives again, from fixture f prepared as p, the descriptions of
+// mutants ms (results of a Mutate run over f), in the order of ms, ready to
+// build: one generation for all of them. A mutant not from Mutate, or one
+// the fixture no longer gives (the fixture, its sidecar or the contract
+// changed since), is a *gate.ConfigError naming the fixture.
+func rebuild(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture.Prepared, ms []Mutant) ([]Mutant, error) {
+	idx := make([]int, 0, len(ms))
+	for _, mu := range ms {
+		if mu.seq == 0 {
+			return nil, &gate.ConfigError{File: f.Body, Msg: "mutant " + mu.ID + " was not generated by airlock mutate: cannot build its body"}
+		}
+		idx = append(idx, mu.seq-1)
+	}
+	slices.Sort(idx)
+	idx = slices.Compact(idx)
+	jm, skipped, err := fixtureMutator(ctx, set, f, p)
+	if jm == nil {
+		if err == nil {
+			err = &gate.ConfigError{File: f.Body, Msg: "cannot build its mutants again: " + skipped + " (changed since the mutation run?)"}
+		}
+		return nil, err
+	}
+	m := jm.m
+	m.keep = keepIndices(idx)
+	m.generate()
+	out := make([]Mutant, len(ms))
+	for i, mu := range ms {
+		j, found := slices.BinarySearchFunc(m.out, mu.seq, func(x Mutant, seq int) int { return x.seq - seq })
+		if !found || m.out[j].ID != mu.ID {
+			return nil, &gate.ConfigError{File: f.Body, Msg: "mutant " + mu.ID + " is no longer generated from this fixture (the fixture, its sidecar or the contract changed since the mutation run)"}
+		}
+		out[i] = m.out[j]
+	}
+	return out, nil
+}
+
+// builtBodies counts the mutant bodies built since the process started;
+// the specs read it (export_test.go) to check that no more than the cap
+// are built per fixture.
+var builtBodies atomic.Int64
+
+func countBuilt() { builtBodies.Add(1) }
 
 // fixtureKey is the fixture's place in its tree, tool/version/kind/name:
 // canaries and the sample under the cap depend on it, not on where the
@@ -286,6 +399,7 @@ func (r *Report) Cases() []reports.Case {
 			Tool: x.Fixture.Tool, UpstreamVersion: x.Fixture.UpstreamVersion, Kind: x.Fixture.Kind,
 			Suite: Suite, Name: x.Fixture.Name + "#" + x.Mutant.ID, File: x.Fixture.Body,
 			Status: reports.Passed, Expected: strings.Join(x.Mutant.Expect, " | "), Actual: x.Actual,
+			Duration: x.Duration,
 		}
 		switch {
 		case x.Fails(r.Strict):

@@ -63,18 +63,22 @@ func mutateTreeStrict(dir string, strict bool) *mutate.Report {
 
 var _ = Describe("airlock mutate", func() {
 	It("gives the bundled contracts a score of 100% over at least 1,000 mutants", func() {
-		rep, err := mutate.Mutate(context.Background(), mutate.Options{SchemasDir: "../schemas", FixturesDir: "../fixtures"})
+		opts := mutate.Options{SchemasDir: "../schemas", FixturesDir: "../fixtures"}
+		rep, err := mutate.Mutate(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(len(rep.Results)).To(BeNumerically(">=", 1000))
 		for _, s := range rep.Scores {
 			Expect(s.Ratio()).To(Equal(1.0), "%s %s: %d/%d", s.Tool, s.UpstreamVersion, s.Killed, s.Generated)
 		}
 		Expect(rep.Survivors()).To(BeEmpty())
+		bodies, err := mutate.Bodies(context.Background(), opts, rep.Results)
+		Expect(err).NotTo(HaveOccurred())
 		families := map[string]int{}
-		for _, r := range rep.Results {
+		for i, r := range rep.Results {
 			families[r.Mutant.Family]++
+			Expect(r.Mutant.Body).To(BeNil(), "%s: a result holds no body", r.Mutant.ID)
 			if r.Mutant.Canary != "" {
-				Expect(r.Mutant.Body).To(ContainSubstring(r.Mutant.Canary), r.Mutant.ID)
+				Expect(string(bodies[i])).To(ContainSubstring(r.Mutant.Canary), r.Mutant.ID)
 			}
 		}
 		Expect(families).To(HaveKey(mutate.FamilyStructure))
@@ -84,12 +88,21 @@ var _ = Describe("airlock mutate", func() {
 	})
 
 	It("is deterministic: the same seed gives the same mutants", func() {
-		a := mutateTree(testtree.Tree(testtree.Project()))
-		b := mutateTree(testtree.Tree(testtree.Project()))
+		bodies := func(dir string) (*mutate.Report, [][]byte) {
+			opts := mutate.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")}
+			rep, err := mutate.Mutate(context.Background(), opts)
+			Expect(err).NotTo(HaveOccurred())
+			b, err := mutate.Bodies(context.Background(), opts, rep.Results)
+			Expect(err).NotTo(HaveOccurred())
+			return rep, b
+		}
+		a, aBodies := bodies(testtree.Tree(testtree.Project()))
+		b, bBodies := bodies(testtree.Tree(testtree.Project()))
 		Expect(len(a.Results)).To(Equal(len(b.Results)))
 		for i := range a.Results {
 			Expect(a.Results[i].Mutant.ID).To(Equal(b.Results[i].Mutant.ID))
-			Expect(a.Results[i].Mutant.Body).To(Equal(b.Results[i].Mutant.Body))
+			Expect(a.Results[i].Mutant.Canary).To(Equal(b.Results[i].Mutant.Canary))
+			Expect(aBodies[i]).To(Equal(bBodies[i]))
 		}
 	})
 
@@ -275,12 +288,14 @@ var _ = Describe("airlock mutate on an MCP contract", func() {
 		})
 		rep := mutateTree(dir)
 		Expect(rep.Survivors()).To(BeEmpty())
+		bodies, err := mutate.Bodies(context.Background(), mutate.Options{SchemasDir: filepath.Join(dir, "schemas")}, rep.Results)
+		Expect(err).NotTo(HaveOccurred())
 		kinds := map[string]bool{}
-		for _, r := range rep.Results {
+		for i, r := range rep.Results {
 			kinds[r.Mutant.Kind] = true
 			if r.Mutant.Family != mutate.FamilyBytes || r.Mutant.Kind == "case_folded_name" || strings.HasPrefix(r.Mutant.Kind, "text_") {
 				Expect(r.Mutant.Pointer).To(HavePrefix("/content/1/text"), r.Mutant.ID)
-				Expect(string(r.Mutant.Body)).To(HavePrefix(`{"content":[{`), "%s: still a CallToolResult", r.Mutant.ID)
+				Expect(string(bodies[i])).To(HavePrefix(`{"content":[{`), "%s: still a CallToolResult", r.Mutant.ID)
 			}
 		}
 		Expect(kinds).To(HaveKey("unexpected_property"))

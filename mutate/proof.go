@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -70,6 +71,12 @@ type MutantResult struct {
 	Location *HintLocation
 	// Baseline is the entry that accepted this survivor (Baselined only).
 	Baseline *BaselineEntry
+	// Duration is the time this mutant took: building its body, the
+	// gate's check and the classification, plus an equal share of its
+	// fixture's set-up (reading it, the original's check, generating its
+	// mutants). The Durations of one fixture's results add up to at most
+	// the wall time spent on that fixture.
+	Duration time.Duration
 }
 
 // Diff is a go-cmp diff of the original against the mutant.
@@ -105,15 +112,21 @@ type judge struct {
 // prove checks each mutant of f through the gate, with the fixture's
 // expectation (request, clock, status, content type) and the mutant's
 // status and content type where it sets them, and classifies the verdicts
-// in the mutants' order. An equivalent mutant is not checked.
+// in the mutants' order. An equivalent mutant is not checked. One mutant
+// body at a time: each is built from its description, checked, classified
+// and dropped; the results hold none.
 func prove(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture.Prepared, j *judge, mutants []Mutant) ([]MutantResult, error) {
 	tool := set.Contracts[f.Tool].Tool()
 	results := make([]MutantResult, 0, len(mutants))
-	for _, mu := range mutants {
+	for i := range mutants {
+		start := time.Now()
+		mu := mutants[i]
+		mutants[i] = Mutant{}
 		if why := j.m.equivalent(mu); why != "" { // mm: dropped before running
-			results = append(results, MutantResult{Fixture: f, Mutant: mu, Outcome: Equivalent, Actual: "not run", Problem: why, Family: mu.Family})
+			results = append(results, MutantResult{Fixture: f, Mutant: mu, Outcome: Equivalent, Actual: "not run", Problem: why, Family: mu.Family, Duration: time.Since(start)})
 			continue
 		}
+		mu.materialise()
 		v, err := mu.Check(ctx, set, f, p)
 		if err != nil {
 			return nil, err
@@ -122,13 +135,18 @@ func prove(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture.P
 		if r.admitted() { // mm: hint locations for survivors only
 			r.Location = j.m.locate(mu)
 		}
+		r.Mutant.drop()
+		r.Duration = time.Since(start)
 		results = append(results, r)
 	}
 	return results, nil
 }
 
 // Check asks the gate about the mutant, in place of fixture f (prepared as
-// p): its body, with its status and content type where it sets them.
+// p): its body, with its status and content type where it sets them. The
+// body is the mutant's Body while it is proved, its stream for the
+// oversize mutant, or else built again from f (one generation of f's
+// mutants; an error when f no longer gives this mutant, see rebuild).
 func (mu Mutant) Check(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture.Prepared) (*gate.Verdict, error) {
 	status, ct := p.Expect.Status, p.Expect.ContentType
 	if mu.Status != 0 {
@@ -137,7 +155,11 @@ func (mu Mutant) Check(ctx context.Context, set *fixture.Set, f fixture.Fixture,
 	if mu.ContentType != "" {
 		ct = mu.ContentType
 	}
-	return set.Check(ctx, f, p.Expect, mu.Body, status, ct, "")
+	body, err := mu.open(ctx, set, f, p)
+	if err != nil {
+		return nil, err
+	}
+	return set.CheckReader(ctx, f, p.Expect, body, status, ct, "")
 }
 
 // classify is the proof of one mutant of f from its verdict for tool under

@@ -19,7 +19,7 @@ type boundField struct{ ptr, rule, hint string }
 // semanticMutants swaps each bound field: first those the rules bind, in
 // rule order, then every other string in walk order that equals the
 // request id or a request context value (echoed, so it should be bound).
-func (m *mutator) semanticMutants(locs []location) {
+func (m *mutator) semanticMutants(locs locations) {
 	for _, t := range m.boundFields(locs) {
 		p, err := jsonpointer.Parse(t.ptr)
 		if err != nil {
@@ -48,7 +48,7 @@ func (m *mutator) semanticMutants(locs []location) {
 // boundFields lists the fields semanticMutants swaps, in its order. A value
 // equal to several request context values is bound to the first key in
 // sorted order.
-func (m *mutator) boundFields(locs []location) []boundField {
+func (m *mutator) boundFields(locs locations) []boundField {
 	covered := map[string]bool{}
 	var out []boundField
 	for _, r := range m.rules {
@@ -58,21 +58,31 @@ func (m *mutator) boundFields(locs []location) []boundField {
 		}
 	}
 	keys := slices.Sorted(maps.Keys(m.request.Context))
-	for _, l := range locs {
+	for l := range locs {
 		s, ok := l.v.(string)
-		ptr := jsonpointer.Pointer(l.loc).String()
-		if !ok || covered[ptr] || len(l.loc) == len(m.scope) {
+		if !ok || len(l.loc) == len(m.scope) {
 			continue
 		}
-		if s == m.request.ID {
-			out = append(out, boundField{ptr, "semantic.request_binding", "a binding rule: binding: {pointer: " + ptr + "}"})
-			continue
-		}
-		for _, k := range keys {
-			if m.request.Context[k] == s {
-				out = append(out, boundField{ptr, "semantic." + k + "_match", "a context rule: context: {pointer: " + ptr + ", key: " + k + "}"})
-				break
+		// The pointer only for a value the request names: it costs O(depth).
+		key := ""
+		if s != m.request.ID {
+			for _, k := range keys {
+				if m.request.Context[k] == s {
+					key = k
+					break
+				}
 			}
+			if key == "" {
+				continue
+			}
+		}
+		ptr := jsonpointer.Pointer(l.loc).String()
+		switch {
+		case covered[ptr]:
+		case key == "":
+			out = append(out, boundField{ptr, "semantic.request_binding", "a binding rule: binding: {pointer: " + ptr + "}"})
+		default:
+			out = append(out, boundField{ptr, "semantic." + key + "_match", "a context rule: context: {pointer: " + ptr + ", key: " + key + "}"})
 		}
 	}
 	return out

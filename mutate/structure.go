@@ -15,8 +15,8 @@ var schemaReasons = []string{"schema.*"}
 
 // structureMutants derives the structure family at each location, in walk
 // order, then the success that also carries an error at the root.
-func (m *mutator) structureMutants(root any, locs []location) {
-	for _, l := range locs {
+func (m *mutator) structureMutants(root any, locs locations) {
+	for l := range locs {
 		switch x := l.v.(type) {
 		case map[string]any:
 			name := "airlock_injected"

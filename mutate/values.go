@@ -21,8 +21,8 @@ import (
 
 // valueMutants derives the values family at each location under the scope
 // root, in walk order.
-func (m *mutator) valueMutants(locs []location) {
-	for _, l := range locs {
+func (m *mutator) valueMutants(locs locations) {
+	for l := range locs {
 		if len(l.loc) == len(m.scope) {
 			continue
 		}
@@ -30,6 +30,11 @@ func (m *mutator) valueMutants(locs []location) {
 		case string:
 			m.stringMutants(l, x)
 		case json.Number:
+			if !m.keeps() { // the schema's facts only for a kept mutant
+				m.skip()
+				m.scalarToObject(l, x)
+				continue
+			}
 			out, keyword := outOfRange(m.facts(l.loc))
 			reason, hint := "schema."+keyword, keyword
 			if keyword == "" {
@@ -50,16 +55,20 @@ func (m *mutator) stringMutants(l location, x string) {
 	m.valueMutant(FamilyValues, "empty_string", l.loc, "", []string{"schema.*", "semantic.*"}, "schema.minLength", "", "minLength: 1 or a pattern")
 	// maxLength counts code points (JSON Schema Validation 2020-12 §6.3.1).
 	c := m.canary()
-	target := utf8.RuneCountInString(x) + 1024
-	if f.maxLength >= 0 {
-		target = f.maxLength + 1
+	if m.keeps() { // the long string only for a kept mutant: maxLength may be large
+		target := utf8.RuneCountInString(x) + 1024
+		if f.maxLength >= 0 {
+			target = f.maxLength + 1
+		}
+		long := x + " " + c
+		if n := utf8.RuneCountInString(long); n < target {
+			long += strings.Repeat("x", target-n)
+		}
+		// A projected string's text policy max_length refuses it too.
+		m.valueMutant(FamilyValues, "overlong_string", l.loc, long, []string{"schema.*", "semantic.*", gate.ReasonStringTooLong, gate.ReasonTooLarge, gate.ReasonTextPolicy}, "schema.maxLength", c, "maxLength")
+	} else {
+		m.skip()
 	}
-	long := x + " " + c
-	if n := utf8.RuneCountInString(long); n < target {
-		long += strings.Repeat("x", target-n)
-	}
-	// A projected string's text policy max_length refuses it too.
-	m.valueMutant(FamilyValues, "overlong_string", l.loc, long, []string{"schema.*", "semantic.*", gate.ReasonStringTooLong, gate.ReasonTooLarge, gate.ReasonTextPolicy}, "schema.maxLength", c, "maxLength")
 	if slices.Contains(f.enums, x) {
 		if near := nearValue(x, f.enums); near != "" {
 			m.valueMutant(FamilyValues, "enum_near_value", l.loc, near, schemaReasons, "schema.enum", canaryIfLong(near), "enum")
@@ -78,6 +87,10 @@ func (m *mutator) stringMutants(l location, x string) {
 // scalarToObject wraps a scalar in an object that carries an instruction.
 func (m *mutator) scalarToObject(l location, x any) {
 	c := m.canary()
+	if !m.keeps() {
+		m.skip()
+		return
+	}
 	m.valueMutant(FamilyValues, "scalar_to_object", l.loc, map[string]any{"value": x, "message": instruction + c}, schemaReasons, "schema.type", c, "type")
 }
 

@@ -16,7 +16,10 @@ import (
 // the mutation suite fixture#mutant). The suite is part of the classname
 // because each fixture is a testcase in several suites, and tools that key
 // testcases on (classname, name) would merge them otherwise; the pair is
-// unique in a report. Times are seconds with three decimals. A failed case
+// unique in a report. Times are seconds with three decimals: a testsuite's
+// is the sum of its testcases' Durations, and the testcases' are rounded
+// so that they add up to it exactly (each is the rounded running total
+// minus the one before); the testsuites' time is the run's wall time. A failed case
 // has <failure message="one line" type="reason">details</failure>, an
 // unchecked one <skipped message="…">fixture: path</skipped>, and a broken
 // contract's case (classname tool.contract, name contract.yaml) <error
@@ -72,7 +75,13 @@ type junitSkipped struct {
 
 // seconds is d in seconds with three decimals: junit-10.xsd's time pattern
 // allows no more.
-func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) }
+func seconds(d time.Duration) string { return millisText(millis(d)) }
+
+// millis is d in whole milliseconds, rounded half up.
+func millis(d time.Duration) int64 { return int64((d + time.Millisecond/2) / time.Millisecond) }
+
+// millisText is ms milliseconds as seconds with three decimals.
+func millisText(ms int64) string { return strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64) }
 
 // WriteJUnit writes the run as JUnit XML to w with encoding/xml; every
 // attribute and text passes through Ident, Line or Block first.
@@ -88,11 +97,16 @@ func WriteJUnit(w io.Writer, run *Run) error {
 			Skipped:  g.Unchecked,
 			Time:     seconds(g.Duration),
 		}
+		var total time.Duration // running total of the cases' Durations
+		var done int64          // its milliseconds, written so far
 		for _, c := range g.Cases {
+			total += c.Duration
+			ms := millis(total) - done
+			done += ms
 			jc := junitCase{
 				Classname: Ident(c.Classname()),
 				Name:      unique(taken, Ident(c.Classname()), Ident(c.Name)),
-				Time:      seconds(c.Duration),
+				Time:      millisText(ms),
 			}
 			switch c.Status {
 			case Failed:

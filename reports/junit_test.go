@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/xml"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -90,6 +92,28 @@ var _ = Describe("WriteJUnit", func() {
 		Expect(out).To(ContainSubstring(`<skipped message="unchecked: no reason">fixture: fixtures/t/v1/near-miss/u.json</skipped>`))
 		Expect(out).NotTo(ContainSubstring(` file=`))
 		Expect(regexp.MustCompile(`time="[^"]*"`).FindAllString(out, -1)).To(HaveEach(MatchRegexp(`^time="[0-9]+\.[0-9]{3}"$`)))
+	})
+
+	It("rounds the testcases' times so that they add up to their testsuite's", func() {
+		var cases []reports.Case
+		for i := range 7 {
+			// 0.4 ms each: 2.8 ms in all, written 0.003 for the suite.
+			cases = append(cases, reports.Case{Tool: "t", UpstreamVersion: "v1", Kind: "accepted", Suite: "mutation", Name: "a.json#m" + strconv.Itoa(i), Status: reports.Passed, Duration: 400 * time.Microsecond})
+		}
+		doc, _ := writeJUnit(cases...)
+		Expect(doc.Suites).To(HaveLen(1))
+		Expect(doc.Suites[0].Time).To(Equal("0.003"))
+		sum := 0
+		for _, c := range doc.Suites[0].Cases {
+			for _, a := range c.Attrs {
+				if a.Name.Local == "time" {
+					ms, err := strconv.Atoi(strings.Replace(a.Value, ".", "", 1))
+					Expect(err).NotTo(HaveOccurred())
+					sum += ms
+				}
+			}
+		}
+		Expect(sum).To(Equal(3), "the cases' milliseconds add up to the suite's")
 	})
 
 	It("puts the suite into the classname, so a fixture's testcases keep distinct (classname, name) pairs", func() {
