@@ -90,6 +90,7 @@ type imported struct {
 // suite over it, and checks each example's fate against the oracle.
 func importAndRun(cases []imported) (accepted, nearMiss int) {
 	dir := GinkgoT().TempDir()
+	projected := map[string][]string{} // tool → projected JSON Pointers
 	schemas, fixtures := filepath.Join(dir, "schemas"), filepath.Join(dir, "fixtures")
 	for _, c := range cases {
 		doc := loadSpec(c.spec)
@@ -97,6 +98,9 @@ func importAndRun(cases []imported) (accepted, nearMiss int) {
 		Expect(err).NotTo(HaveOccurred(), c.op)
 		w, err := importer.Write(context.Background(), d, importer.WriteOptions{SchemasDir: schemas, FixturesDir: fixtures})
 		Expect(err).NotTo(HaveOccurred(), c.op)
+		for _, p := range d.Version.Projection {
+			projected[c.tool] = append(projected[c.tool], p.Pointer)
+		}
 		for _, f := range w.Fixtures {
 			body, err := os.ReadFile(f.Path)
 			Expect(err).NotTo(HaveOccurred())
@@ -126,11 +130,45 @@ func importAndRun(cases []imported) (accepted, nearMiss int) {
 		m, err := mutate.Mutate(context.Background(), mutate.Options{SchemasDir: schemas, FixturesDir: fixtures})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(m.Broken).To(BeEmpty())
-		killed := len(m.Results) - len(m.Survivors())
-		Expect(killed).To(BeNumerically(">", 0))
-		AddReportEntry("mutation", fmt.Sprintf("%d mutants, %d killed, %d not killed (score %.1f%%)", len(m.Results), killed, len(m.Survivors()), 100*float64(killed)/float64(len(m.Results))))
+		count := map[mutate.Outcome]int{}
+		for _, r := range m.Results {
+			count[r.Outcome]++
+			if r.Outcome == mutate.Survived {
+				// A survivor reaches the agent: what the agent sees is
+				// only the projection, so the mutation must touch a
+				// projected field (at, above or below its pointer) or
+				// carry its canary into the output.
+				Expect(touchesProjection(r.Mutant.Pointer, projected[r.Fixture.Tool]) || r.Mutant.Canary != "").To(BeTrue(),
+					"%s %s: reported as reaching the agent, but %s is not on a projected path %v", r.Fixture.Body, r.Mutant.ID, r.Mutant.Pointer, projected[r.Fixture.Tool])
+			}
+		}
+		Expect(count[mutate.Killed]).To(BeNumerically(">", 0))
+		AddReportEntry("mutation", fmt.Sprintf("%d mutants: %d killed, %d reach the agent, %d unseen, %d equivalent, %d wrong reason, %d leaked",
+			len(m.Results), count[mutate.Killed], count[mutate.Survived], count[mutate.Unseen], count[mutate.Equivalent], count[mutate.WrongReason], count[mutate.Leaked]))
 	}
 	return accepted, nearMiss
+}
+
+// touchesProjection reports whether the instance location ptr is at, above
+// or below one of the projected pointers ("*" in a projected pointer
+// stands for any array index).
+func touchesProjection(ptr string, projected []string) bool {
+	a := strings.Split(ptr, "/")
+	for _, p := range projected {
+		b := strings.Split(p, "/")
+		n := min(len(a), len(b))
+		same := true
+		for i := 0; i < n; i++ {
+			if a[i] != b[i] && b[i] != "*" {
+				same = false
+				break
+			}
+		}
+		if same {
+			return true
+		}
+	}
+	return false
 }
 
 func firstLine(s string) string {
