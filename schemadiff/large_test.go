@@ -9,12 +9,17 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 
 	"github.com/airlockdev/airlock/importer"
 	"github.com/airlockdev/airlock/internal/conformance"
@@ -121,16 +126,86 @@ func buildLargeSchema(spec string) (largeSchema, error) {
 	return out, nil
 }
 
-func TestLargeSchemaSize(t *testing.T) {
-	l, skip, err := loadLargeSchema()
-	if err != nil {
-		t.Fatal(err)
+// TestMain removes the large schema's folder after the tests and
+// benchmarks that built it.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if large.path != "" {
+		os.RemoveAll(filepath.Dir(filepath.Dir(filepath.Dir(large.path))))
 	}
-	if skip != "" {
-		t.Skip(skip)
-	}
-	t.Logf("%s: %d files, %d bytes", l.path, l.files, l.bytes)
+	os.Exit(code)
 }
+
+var (
+	largeCompileOnce sync.Once
+	largeRoot        *schemadiff.Schema
+)
+
+// largeCompiled is the large schema compiled once for the specs (the
+// compile takes seconds).
+func largeCompiled() *schemadiff.Schema {
+	largeCompileOnce.Do(func() {
+		var err error
+		largeRoot, err = schemadiff.CompileFile(large.path)
+		Expect(err).NotTo(HaveOccurred())
+	})
+	Expect(largeRoot).NotTo(BeNil())
+	return largeRoot
+}
+
+// requireLargeSchema is loadLargeSchema for a spec: skipped with a message
+// without the description, failed under CI=true.
+func requireLargeSchema() largeSchema {
+	l, skip, err := loadLargeSchema()
+	Expect(err).NotTo(HaveOccurred())
+	if skip != "" {
+		Skip(skip)
+	}
+	return l
+}
+
+var _ = Describe("a schema of real size (GitHub's components, through the importer)", func() {
+	It("diffed against itself: no change and no error", func() {
+		l := requireLargeSchema()
+		Expect(l.bytes).To(BeNumerically(">", 5_000_000), "the schema is over 5 MB")
+		n, err := schemadiff.CompileFile(l.path)
+		Expect(err).NotTo(HaveOccurred())
+		c, err := schemadiff.Compare("self", largeCompiled(), n)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Changes).To(BeEmpty())
+		AddReportEntry("large self-diff", fmt.Sprintf("%s: %d files, %d bytes", l.path, l.files, l.bytes))
+	})
+
+	It("a change in a component reached from hundreds of places: reported once, with where else it applies", func() {
+		l := requireLargeSchema()
+		root := filepath.Dir(filepath.Dir(l.path)) // the schemas folder
+		neu := filepath.Join(GinkgoT().TempDir(), "schemas")
+		Expect(os.CopyFS(neu, os.DirFS(root))).To(Succeed())
+		user := filepath.Join(neu, "_components", "github", "v1", "simple-user.schema.json")
+		raw, err := os.ReadFile(user)
+		Expect(err).NotTo(HaveOccurred())
+		changed := strings.Replace(string(raw), `"gists_url": {
+      "type": "string"
+    }`, `"gists_url": {
+      "type": "string",
+      "maxLength": 200
+    }`, 1)
+		Expect(changed).NotTo(Equal(string(raw)))
+		Expect(os.WriteFile(user, []byte(changed), 0o644)).To(Succeed())
+		n, err := schemadiff.CompileFile(filepath.Join(neu, "all", "upstream.v1.schema.json"))
+		Expect(err).NotTo(HaveOccurred())
+		c, err := schemadiff.Compare("simple-user changed", largeCompiled(), n)
+		Expect(err).NotTo(HaveOccurred())
+		changes := c.Changes
+		Expect(changes).To(HaveLen(1))
+		Expect(changes[0].Rule).To(Equal(schemadiff.RuleLengthTightened))
+		Expect(changes[0].Instance).To(Equal("/simple-user/gists_url"))
+		m := regexp.MustCompile(`^/simple-user/gists_url: maxLength 200 added \(reported once; the same schemas also apply at /[^,]+/gists_url, /[^,]+/gists_url, /[^,]+/gists_url and at (\d+) more instance location\(s\)\)$`).FindStringSubmatch(changes[0].Message)
+		Expect(m).NotTo(BeNil(), changes[0].Message)
+		Expect(strconv.Atoi(m[1])).To(BeNumerically(">", 100))
+		AddReportEntry("large diff", changes[0].Message)
+	})
+})
 
 // schemaFile is a schema document as the import writes it: indented by two
 // spaces, HTML characters not escaped, one newline at the end.
