@@ -371,7 +371,7 @@ var _ = Describe("airlock diff", func() {
 		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
 		Expect(ce.File).To(Equal(oldPath))
 		Expect(ce.Key).To(Equal("/properties/x/allOf/0/oneOf"))
-		Expect(ce.Msg).To(ContainSubstring("at instance location /x, its oneOf/anyOf groups distribute 65 alternatives, more than the 64"))
+		Expect(ce.Msg).To(ContainSubstring("at instance location /x, its oneOf/anyOf groups multiply into 65 alternatives, more than the 64"))
 		Expect(ce.Msg).To(ContainSubstring("oneOf at " + oldPath + "#/properties/x/allOf/0/oneOf (5 branches)"))
 		Expect(ce.Msg).To(ContainSubstring("anyOf at " + filepath.Join(filepath.Dir(oldPath), "defs.json") + "#/$defs/any/anyOf (13 branches)"))
 	})

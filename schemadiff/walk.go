@@ -568,7 +568,7 @@ func tooManyAlternatives(side *Schema, v *View, inst string) error {
 	if pos, ok := side.dir.Locate(first.loc, ""); ok {
 		ce.File, ce.Key = pos.File, pos.Pointer
 	}
-	what := "its oneOf/anyOf groups distribute"
+	what := "its oneOf/anyOf groups multiply into"
 	if len(v.groups) == 1 {
 		what = "its " + first.keyword + " has"
 	}
