@@ -20,21 +20,27 @@ import (
 // Emitter.
 //
 // The walk is memoised per pair of member lists (the schemas that apply at
-// a location, old and new): a pair is compared once, wherever it is
-// reached, so a component that a description $refs from a thousand places
-// costs one comparison, and a recursive schema ends where its pair is
-// reached again. The comparison of a pair is kept as a list of steps (its
-// own changes, and its child pairs in the order the handlers asked for
-// them); report then walks that graph from the root pair in the same order
-// and reports each pair's changes once, at the first instance location it
-// is reached at, adding to each change the other instance locations where
-// the same pair of schemas applies (up to maxAlsoShown, then a count).
+// a location, old and new, keyed by the schemas, not by the path that
+// reached them): a pair is compared once, wherever it is reached, so a
+// component that a description $refs from a thousand places costs one
+// comparison, and a recursive schema ends where its pair is reached again
+// (the pair being compared is returned as it is). The trial pairings of
+// alternatives are pairs of the same memo. The comparison of a pair is
+// kept as a list of steps (its own changes, and its child pairs in the
+// order the handlers asked for them), in the coordinates of the place it
+// was first compared; report then finds the shallowest instance location
+// of each pair (homes), walks the graph from the root pair in step order,
+// and reports each pair's changes once, rebased there, each naming the
+// other instance locations where the same pair applies (up to
+// maxAlsoShown, then a count). The output grows with the changes, not
+// with the number of places a definition is used.
 
 // walker walks two compiled schemas side by side.
 type walker struct {
 	old, new *Schema
 	handlers []Handler
-	// memo holds every pair compared, by pairKey.
+	// memo holds every pair compared, by key; ids numbers the schemas
+	// for the keys.
 	memo map[string]*pair
 	ids  map[*jsonschema.Schema]uint32
 	// pairs counts the pair comparisons made (a truncated pair compared
@@ -99,7 +105,7 @@ const maxCost = 1 << 30
 // during the handler call it was passed to.
 type Emitter struct {
 	w     *walker
-	p     *pair
+	p     *pair // the pair being compared, whose steps Emit appends to
 	inst  string
 	depth int
 	done  bool
