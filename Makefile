@@ -166,8 +166,10 @@ openapi-descriptions:
 # airlock diff at real size: GitHub's 969 component schemas imported into
 # one 5.3 MB schema (970 files) and diffed against itself, both compiles
 # included: time and peak heap against <= 10 s and <= 1 GB
-# (BenchmarkSelfDiffLarge in ./schemadiff; skipped with a message without
-# the description).
+# (BenchmarkSelfDiffLarge in ./schemadiff), and two real versions at that
+# size, the components of GitHub Enterprise Server 3.17 and 3.19 (time,
+# peak heap, changes by level; BenchmarkDiffLargeVersions); each skipped
+# with a message without the descriptions.
 WORSTTIME    ?= 1x
 WORSTCOUNT   ?= 3
 BENCH_INPUTS := out/bench
@@ -201,7 +203,7 @@ bench: bench-deps
 	  echo "go run ./scripts/importbench -bin $(BIN) -spec $(OPENAPI_DIR)/octokit-openapi-23.0.2/generated/api.github.com.json"; \
 	  $(GO) run ./scripts/importbench -bin $(BIN) -spec $(OPENAPI_DIR)/octokit-openapi-23.0.2/generated/api.github.com.json; \
 	else echo "make: GitHub's OpenAPI description is not installed (no npm): the import benchmark is skipped"; fi
-	$(GO) test -run '^$$' -bench '^BenchmarkSelfDiffLarge$$' -benchtime 1x -count 3 ./schemadiff
+	$(GO) test -run '^$$' -bench '^Benchmark(SelfDiffLarge|DiffLargeVersions)$$' -benchtime 1x -count 3 ./schemadiff
 
 # The baseline of the runner comparison: bin/airlock-base built from
 # BENCH_BASE (git archive into a temporary folder; the same module). In a

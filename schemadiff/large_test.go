@@ -23,57 +23,78 @@ import (
 
 	"github.com/airlockdev/airlock/importer"
 	"github.com/airlockdev/airlock/internal/conformance"
+	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/schemadiff"
 )
 
-// githubDescription is GitHub's REST API description as make
-// openapi-descriptions installs it (or under $AIRLOCK_OPENAPI_DIR).
-const githubDescription = "octokit-openapi-23.0.2/generated/api.github.com.json"
+// GitHub's REST API descriptions as make openapi-descriptions installs them
+// (or under $AIRLOCK_OPENAPI_DIR): api.github.com, and two GitHub
+// Enterprise Server releases.
+const (
+	githubDescription = "octokit-openapi-23.0.2/generated/api.github.com.json"
+	ghes317           = "octokit-openapi-23.0.2/generated/ghes-3.17.json"
+	ghes319           = "octokit-openapi-23.0.2/generated/ghes-3.19.json"
+)
 
-// largeSchema is one JSON Schema of real size built from GitHub's REST
-// API description through the importer's conversion: a root object with
-// one property per schema of components/schemas (969 of them, each a $ref
-// into the shared components folder), converted by importer.DraftFromOpenAPI
-// and written as the import writes it. Built once per test process.
+// largeSchema is one JSON Schema of real size built from one of GitHub's
+// descriptions through the importer's conversion: a root object with one
+// property per schema of components/schemas (969 of them for
+// api.github.com, each a $ref into the shared components folder),
+// converted by importer.DraftFromOpenAPI and written as the import writes
+// it, into a folder of its own. Built once per test process.
 type largeSchema struct {
 	path  string // the root schema file
 	bytes int64  // the root file and every component file, in bytes
 	files int
 }
 
+// largeBuilt holds what loadLargeSchema built or found, by description.
+type largeBuilt struct {
+	once   sync.Once
+	schema largeSchema
+	skip   string
+	err    error
+}
+
 var (
-	largeOnce sync.Once
-	large     largeSchema
-	largeErr  error
-	largeSkip string
+	largeMu sync.Mutex
+	larges  = map[string]*largeBuilt{}
 )
 
-// loadLargeSchema builds the large schema, or says why it cannot: skip is
-// the message when the description is not installed (and CI is not set).
-func loadLargeSchema() (largeSchema, string, error) {
-	largeOnce.Do(func() {
+// loadLargeSchema builds the large schema of description rel (a path
+// under the descriptions' folder), or says why it cannot: skip is the
+// message when the description is not installed (and CI is not set).
+func loadLargeSchema(rel string) (largeSchema, string, error) {
+	largeMu.Lock()
+	l := larges[rel]
+	if l == nil {
+		l = &largeBuilt{}
+		larges[rel] = l
+	}
+	largeMu.Unlock()
+	l.once.Do(func() {
 		dir := os.Getenv("AIRLOCK_OPENAPI_DIR")
 		if dir == "" {
 			root, err := conformance.ModuleRoot()
 			if err != nil {
-				largeErr = err
+				l.err = err
 				return
 			}
 			dir = filepath.Join(root, ".ci", "node", "openapi")
 		}
-		spec := filepath.Join(dir, githubDescription)
+		spec := filepath.Join(dir, rel)
 		if _, err := os.Stat(spec); err != nil {
-			msg := fmt.Sprintf("public OpenAPI description %s not installed (make openapi-descriptions, or set AIRLOCK_OPENAPI_DIR): %v", githubDescription, err)
+			msg := fmt.Sprintf("public OpenAPI description %s not installed (make openapi-descriptions, or set AIRLOCK_OPENAPI_DIR): %v", rel, err)
 			if conformance.Required() {
-				largeErr = fmt.Errorf("%s (CI=true: a missing description fails the run)", msg)
+				l.err = fmt.Errorf("%s (CI=true: a missing description fails the run)", msg)
 				return
 			}
-			largeSkip = msg
+			l.skip = msg
 			return
 		}
-		large, largeErr = buildLargeSchema(spec)
+		l.schema, l.err = buildLargeSchema(spec)
 	})
-	return large, largeSkip, largeErr
+	return l.schema, l.skip, l.err
 }
 
 // buildLargeSchema adds an operation to the description whose response is
@@ -130,8 +151,10 @@ func buildLargeSchema(spec string) (largeSchema, error) {
 // benchmarks that built it.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if large.path != "" {
-		os.RemoveAll(filepath.Dir(filepath.Dir(filepath.Dir(large.path))))
+	for _, l := range larges {
+		if l.schema.path != "" {
+			os.RemoveAll(filepath.Dir(filepath.Dir(filepath.Dir(l.schema.path))))
+		}
 	}
 	os.Exit(code)
 }
@@ -146,7 +169,7 @@ var (
 func largeCompiled() *schemadiff.Schema {
 	largeCompileOnce.Do(func() {
 		var err error
-		largeRoot, err = schemadiff.CompileFile(large.path)
+		largeRoot, err = schemadiff.CompileFile(requireLargeSchema(githubDescription).path)
 		Expect(err).NotTo(HaveOccurred())
 	})
 	Expect(largeRoot).NotTo(BeNil())
@@ -155,8 +178,8 @@ func largeCompiled() *schemadiff.Schema {
 
 // requireLargeSchema is loadLargeSchema for a spec: skipped with a message
 // without the description, failed under CI=true.
-func requireLargeSchema() largeSchema {
-	l, skip, err := loadLargeSchema()
+func requireLargeSchema(rel string) largeSchema {
+	l, skip, err := loadLargeSchema(rel)
 	Expect(err).NotTo(HaveOccurred())
 	if skip != "" {
 		Skip(skip)
@@ -166,7 +189,7 @@ func requireLargeSchema() largeSchema {
 
 var _ = Describe("a schema of real size (GitHub's components, through the importer)", func() {
 	It("diffed against itself: no change and no error", func() {
-		l := requireLargeSchema()
+		l := requireLargeSchema(githubDescription)
 		Expect(l.bytes).To(BeNumerically(">", 5_000_000), "the schema is over 5 MB")
 		n, err := schemadiff.CompileFile(l.path)
 		Expect(err).NotTo(HaveOccurred())
@@ -177,7 +200,7 @@ var _ = Describe("a schema of real size (GitHub's components, through the import
 	})
 
 	It("a change in a component reached from hundreds of places: reported once, with where else it applies", func() {
-		l := requireLargeSchema()
+		l := requireLargeSchema(githubDescription)
 		root := filepath.Dir(filepath.Dir(l.path)) // the schemas folder
 		neu := filepath.Join(GinkgoT().TempDir(), "schemas")
 		Expect(os.CopyFS(neu, os.DirFS(root))).To(Succeed())
@@ -226,7 +249,7 @@ func schemaFile(doc map[string]any) ([]byte, error) {
 // not yet swept objects) seen while it ran, sampled every millisecond.
 // Target: <= 10 s and <= 1 GB (issue 16). Skipped without the description.
 func BenchmarkSelfDiffLarge(b *testing.B) {
-	l, skip, err := loadLargeSchema()
+	l, skip, err := loadLargeSchema(githubDescription)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -272,4 +295,42 @@ func sampleHeap() (stop func(), peak *uint64) {
 		}
 	}()
 	return func() { close(done); <-finished }, peak
+}
+
+// BenchmarkDiffLargeVersions diffs two real versions at real size: the
+// component schemas of GitHub Enterprise Server 3.17 and 3.19 (about
+// 4.7 MB each), both compiles included: time, peak-heap-MB as in
+// BenchmarkSelfDiffLarge, and the changes found by level (3.19 adds
+// components and members; nothing breaking).
+func BenchmarkDiffLargeVersions(b *testing.B) {
+	var ls [2]largeSchema
+	for i, rel := range []string{ghes317, ghes319} {
+		l, skip, err := loadLargeSchema(rel)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if skip != "" {
+			b.Skip(skip)
+		}
+		ls[i] = l
+	}
+	runtime.GC()
+	stop, peak := sampleHeap()
+	b.ResetTimer()
+	var d *reports.Diff
+	for range b.N {
+		var err error
+		if d, err = schemadiff.Files(ls[0].path, ls[1].path); err != nil {
+			b.Fatal(err)
+		}
+		if len(d.Comparisons[0].Changes) == 0 {
+			b.Fatal("no change between GHES 3.17 and 3.19")
+		}
+	}
+	b.StopTimer()
+	stop()
+	b.ReportMetric(float64(*peak)/(1<<20), "peak-heap-MB")
+	for _, l := range reports.Levels {
+		b.ReportMetric(float64(d.Count(l)), string(l)+"-changes")
+	}
 }
