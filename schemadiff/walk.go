@@ -367,31 +367,50 @@ func newLocations(root *pair, home map[*pair]*frame) *locations {
 
 // walk computes the first instance locations (up to maxAlsoShown+1,
 // without repeats) and the number of paths reaching p (saturating at
-// maxAlsoCounted; a path through a pair being computed, a recursion,
-// counts as maxAlsoCounted).
+// maxAlsoCounted; a path through a pair still being walked, a recursion,
+// counts as maxAlsoCounted). Depth-first over the steps that reach each
+// pair, with a stack of its own: the graph may be as deep as it has pairs.
 func (l *locations) walk(p *pair) ([]string, int) {
 	if s, ok := l.shown[p]; ok {
 		return s, l.count[p]
 	}
-	if l.busy[p] {
-		return nil, maxAlsoCounted
+	type item struct {
+		p     *pair
+		i     int
+		shown []string
+		n     int
 	}
 	l.busy[p] = true
-	var shown []string
-	n := 0
-	for _, e := range l.in[p] {
-		ss, c := l.walk(e.from)
+	stack := []*item{{p: p}}
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		if top.i == len(l.in[top.p]) {
+			delete(l.busy, top.p)
+			l.shown[top.p], l.count[top.p] = top.shown, top.n
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		e := l.in[top.p][top.i]
+		ss, done := l.shown[e.from]
+		if !done && !l.busy[e.from] {
+			l.busy[e.from] = true
+			stack = append(stack, &item{p: e.from})
+			continue // this step again once e.from is walked
+		}
+		top.i++
+		c := maxAlsoCounted
+		if done {
+			c = l.count[e.from]
+		}
 		for _, s := range ss {
 			loc := rebaseInstance(e.inst, e.from.inst, s)
-			if len(shown) <= maxAlsoShown && !slices.Contains(shown, loc) {
-				shown = append(shown, loc)
+			if len(top.shown) <= maxAlsoShown && !slices.Contains(top.shown, loc) {
+				top.shown = append(top.shown, loc)
 			}
 		}
-		n = min(n+c, maxAlsoCounted)
+		top.n = min(top.n+c, maxAlsoCounted)
 	}
-	delete(l.busy, p)
-	l.shown[p], l.count[p] = shown, n
-	return shown, n
+	return l.shown[p], l.count[p]
 }
 
 // also says where else a change reported at inst in frame f applies: the
