@@ -47,8 +47,9 @@ const intro = "# airlock diff\n\n" +
 	"  where it applies (the first in walk order among equals), and its sentence names up to three\n" +
 	"  other locations and how many more there are (counted by the paths that reach them), or says\n" +
 	"  that they recur: `/user/login: maxLength 8 became maxLength 16 (reported once; the same\n" +
-	"  schemas also apply at /head/user/login, /repo/owner/login and at 12 more instance\n" +
-	"  location(s))`. The output grows with the changes, not with the places a definition is used.\n" +
+	"  schemas also apply at /head/user/login, /repo/owner/login, /base/user/login and at 12 more\n" +
+	"  instance location(s))`. The output grows with the changes, not with the places a\n" +
+	"  definition is used.\n" +
 	"- **Bounds.** Time and memory are proportional to the pairs compared, at most 16 per JSON\n" +
 	"  object or array in the two schemas' files plus 10,000; a comparison that needs more is a\n" +
 	"  configuration error that names the widest `oneOf`/`anyOf` distribution seen. The groups at\n" +
