@@ -35,8 +35,9 @@ lint:
 # runs a fixed 10,000 inputs, FuzzDifferential (the compiled validator
 # against jsonschema/v6) 2,000, FuzzPattern (its pattern matcher against
 # Go's regexp) 5,000, FuzzTape (the parse onto a tape, fast path
-# included, against the strict parser) 5,000 and FuzzContractSelfDiff (a
-# contract diffed against itself is empty) 2,000 (counts, not times: no
+# included, against the strict parser) 5,000, FuzzSelfDiff (a schema
+# diffed against itself reports no change) 2,000 and FuzzContractSelfDiff
+# (a contract diffed against itself is empty) 2,000 (counts, not times: no
 # deadline to miss on a loaded machine) beyond their seed corpora. The kill
 # test (cmd/airlock) SIGKILLs bin/airlock, built without the race detector;
 # the memory battery (cmd/airlock) runs bin/airlock check on ~16 MiB hostile
@@ -48,6 +49,7 @@ test: lint test-deps build
 	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime 2000x ./internal/validator
 	$(GO) test -run '^$$' -fuzz '^FuzzPattern$$' -fuzztime 5000x ./internal/validator
 	$(GO) test -run '^$$' -fuzz '^FuzzTape$$' -fuzztime 5000x ./internal/strictjson
+	$(GO) test -run '^$$' -fuzz '^FuzzSelfDiff$$' -fuzztime 2000x -fuzzminimizetime 100x ./schemadiff
 	$(GO) test -run '^$$' -fuzz '^FuzzContractSelfDiff$$' -fuzztime 2000x -fuzzminimizetime 100x ./schemadiff
 	cd examples/connector && $(GO) vet ./... && $(GO) test -count=1 ./...
 
@@ -164,7 +166,14 @@ openapi-descriptions:
 # pulls/get path and the paths after it, with the components they reach),
 # in processes of their own: median wall time and peak RSS against <= 10 s
 # and <= 500 MB, the load of the contract it wrote against <= 1 s, and the
-# whole 13 MB description for the record (scripts/importbench).
+# whole 13 MB description for the record (scripts/importbench). Last,
+# airlock diff at real size: GitHub's 969 component schemas imported into
+# one 5.3 MB schema (970 files) and diffed against itself, both compiles
+# included: time and peak heap against <= 10 s and <= 1 GB
+# (BenchmarkSelfDiffLarge in ./schemadiff), and two real versions at that
+# size, the components of GitHub Enterprise Server 3.17 and 3.19 (time,
+# peak heap, changes by level; BenchmarkDiffLargeVersions); each skipped
+# with a message without the descriptions.
 WORSTTIME    ?= 1x
 WORSTCOUNT   ?= 3
 BENCH_INPUTS := out/bench
@@ -198,6 +207,7 @@ bench: bench-deps
 	  echo "go run ./scripts/importbench -bin $(BIN) -spec $(OPENAPI_DIR)/octokit-openapi-23.0.2/generated/api.github.com.json"; \
 	  $(GO) run ./scripts/importbench -bin $(BIN) -spec $(OPENAPI_DIR)/octokit-openapi-23.0.2/generated/api.github.com.json; \
 	else echo "make: GitHub's OpenAPI description is not installed (no npm): the import benchmark is skipped"; fi
+	$(GO) test -run '^$$' -bench '^Benchmark(SelfDiffLarge|DiffLargeVersions)$$' -benchtime 1x -count 3 ./schemadiff
 
 # The baseline of the runner comparison: bin/airlock-base built from
 # BENCH_BASE (git archive into a temporary folder; the same module). In a
@@ -248,6 +258,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZTIME) ./internal/validator
 	$(GO) test -run '^$$' -fuzz '^FuzzPattern$$' -fuzztime $(FUZZTIME) ./internal/validator
 	$(GO) test -run '^$$' -fuzz '^FuzzTape$$' -fuzztime $(FUZZTIME) ./internal/strictjson
+	$(GO) test -run '^$$' -fuzz '^FuzzSelfDiff$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./schemadiff
 	$(GO) test -run '^$$' -fuzz '^FuzzContractSelfDiff$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./schemadiff
 
 # Refresh the published copies of airlock's own schemas.

@@ -9,7 +9,9 @@ import (
 
 // The alternatives family: oneOf and anyOf. Each side is distributed into
 // alternatives (the walk's alternatives: the base schema with one branch
-// of each group); each new alternative is paired with the old one closest
+// of each group; an alternative that admits no value, say one an allOf
+// beside the oneOf excludes, is left out, as it adds no shape a response
+// could have); each new alternative is paired with the old one closest
 // to it (fewest changes, then nearest position), and the pairs are compared
 // one level down. A new alternative that some old one already covers (no
 // breaking change between them) is compared with it, not reported as added.
@@ -30,6 +32,9 @@ func compareAlternatives(o, n *View, e *Emitter) {
 	}
 	e.Done()
 	oa, na := e.alternatives(e.w.old, o), e.alternatives(e.w.new, n)
+	if e.w.err != nil {
+		return
+	}
 	pairOf := pairAlternatives(oa, na, e)
 	for j, i := range pairOf {
 		if i >= 0 {
@@ -50,27 +55,31 @@ func compareAlternatives(o, n *View, e *Emitter) {
 
 // pairAlternatives returns, for each new alternative, the index of the old
 // one it is compared with, or -1 for an added alternative. Two alternatives
-// can pair when both admit something and they share a type; the cheapest
+// can pair when they share a type (each admits something: alternatives
+// dropped those that do not); the cheapest
 // pairs (fewest changes in a trial comparison, then nearest position) are
 // taken first, one old per new; a new one left over pairs with any old one
 // that covers it.
 func pairAlternatives(oa, na []alternative, e *Emitter) []int {
-	trials := map[[2]int][]reports.Change{}
-	trial := func(i, j int) []reports.Change {
-		c, ok := trials[[2]int{i, j}]
+	type result struct {
+		cost     int
+		breaking bool
+	}
+	trials := map[[2]int]result{}
+	trial := func(i, j int) result {
+		r, ok := trials[[2]int{i, j}]
 		if !ok {
-			c = e.trial(oa[i].members, na[j].members)
-			trials[[2]int{i, j}] = c
+			r.cost, r.breaking = e.trial(oa[i].members, na[j].members)
+			trials[[2]int{i, j}] = r
 		}
-		return c
+		return r
 	}
 	type cand struct{ i, j, cost int }
 	var cands []cand
 	for i := range oa {
 		for j := range na {
-			ov, nv := oa[i].view, na[j].view
-			if !ov.never && !nv.never && ov.allowed&nv.allowed != 0 {
-				cands = append(cands, cand{i, j, len(trial(i, j))})
+			if oa[i].view.allowed&na[j].view.allowed != 0 {
+				cands = append(cands, cand{i, j, trial(i, j).cost})
 			}
 		}
 	}
@@ -99,7 +108,7 @@ func pairAlternatives(oa, na []alternative, e *Emitter) []int {
 			continue
 		}
 		for _, c := range cands {
-			if c.j == j && !slices.ContainsFunc(trial(c.i, j), isBreaking) {
+			if c.j == j && !trial(c.i, j).breaking {
 				pairOf[j] = c.i
 				break
 			}
@@ -107,8 +116,6 @@ func pairAlternatives(oa, na []alternative, e *Emitter) []int {
 	}
 	return pairOf
 }
-
-func isBreaking(c reports.Change) bool { return c.Level == reports.Breaking }
 
 // groupPtr is the keyword location of a view's first oneOf/anyOf, or of
 // the view when it has none.

@@ -338,7 +338,9 @@ var _ = Describe("airlock diff", func() {
 		}
 	})
 
-	It("refuses schemas too large to compare rather than missing a change", func() {
+	It("compares a wide oneOf in full: each pair of subschemas once, no fixed cap", func() {
+		// 40 alternatives of 20 properties each: 1,600 trial pairings, which
+		// the walk used to refuse past 20,000 schema pairs.
 		wide := func(extra string) string {
 			var branches []string
 			for i := range 40 {
@@ -350,11 +352,54 @@ var _ = Describe("airlock diff", func() {
 			}
 			return `{"oneOf":[` + strings.Join(branches, ",") + `]}`
 		}
-		oldPath, newPath := writeSchemas(diffCase{old: wide(""), new: wide(`,"maxLength":8`)})
+		changes := diffOf(diffCase{old: wide(""), new: wide(`,"maxLength":8`)})
+		Expect(changes).To(HaveLen(40 * 20))
+		for _, c := range changes {
+			Expect(c.Rule).To(Equal(schemadiff.RuleLengthTightened))
+		}
+		Expect(changes[0].OldPointer).To(Equal("/oneOf/0/properties/p0"))
+		Expect(changes[len(changes)-1].NewPointer).To(Equal("/oneOf/39/properties/p9/maxLength"))
+	})
+
+	It("refuses oneOf/anyOf groups that multiply past 64 alternatives, naming each group's file and pointer", func() {
+		group := func(kw string, n int) string {
+			var bs []string
+			for i := range n {
+				bs = append(bs, fmt.Sprintf(`{"properties":{"%s%d":{"type":"string"}}}`, kw, i))
+			}
+			return `{"` + kw + `":[` + strings.Join(bs, ",") + `]}`
+		}
+		s := `{"type":"object","properties":{"x":{"allOf":[` + group("oneOf", 5) + `,{"$ref":"defs.json#/$defs/any"}]}}}`
+		oldPath, newPath := writeSchemas(diffCase{old: s, new: s, files: map[string]string{"defs.json": `{"$defs":{"any":` + group("anyOf", 13) + `}}`}})
 		_, err := schemadiff.Files(oldPath, newPath)
 		var ce *gate.ConfigError
 		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
-		Expect(err.Error()).To(ContainSubstring("too large to compare"))
+		Expect(ce.File).To(Equal(oldPath))
+		Expect(ce.Key).To(Equal("/properties/x/allOf/0/oneOf"))
+		Expect(ce.Msg).To(ContainSubstring("at instance location /x, its oneOf/anyOf groups multiply into 65 alternatives, more than the 64"))
+		Expect(ce.Msg).To(ContainSubstring("oneOf at " + oldPath + "#/properties/x/allOf/0/oneOf (5 branches)"))
+		Expect(ce.Msg).To(ContainSubstring("anyOf at " + filepath.Join(filepath.Dir(oldPath), "defs.json") + "#/$defs/any/anyOf (13 branches)"))
+	})
+
+	It("refuses a comparison past its bound of schema pairs, proportional to the schemas' size, naming the widest oneOf", func() {
+		// 64 alternatives of 100 true properties: few JSON objects, but
+		// 64 × 64 trial pairings of 100 properties each.
+		var branches []string
+		for i := range 64 {
+			var props []string
+			for j := range 100 {
+				props = append(props, fmt.Sprintf(`"p%d":true`, j))
+			}
+			branches = append(branches, fmt.Sprintf(`{"type":"object","properties":{"k%d":{"type":"string"},%s}}`, i, strings.Join(props, ",")))
+		}
+		s := `{"oneOf":[` + strings.Join(branches, ",") + `]}`
+		oldPath, newPath := writeSchemas(diffCase{old: s, new: s})
+		_, err := schemadiff.Files(oldPath, newPath)
+		var ce *gate.ConfigError
+		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
+		Expect(ce.File).To(Equal(newPath))
+		Expect(ce.Msg).To(MatchRegexp(`too large to compare with .*old.json: more than \d+ schema pairs \(16 per JSON object or array`))
+		Expect(ce.Msg).To(ContainSubstring("the widest oneOf/anyOf distribution seen has 64 alternatives, at instance location # (oneOf at " + oldPath + "#/oneOf (64 branches))"))
 	})
 
 	It("refuses a $ref outside the schema's folder and names the file", func() {

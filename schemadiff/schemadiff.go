@@ -35,13 +35,27 @@ import (
 	"github.com/airlockdev/airlock/reports"
 )
 
-// Bounds on the work one comparison may do: recursion depth, the number of
-// schema pairs compared (recursive schemas, wide oneOfs), and the number of
-// alternatives one location may distribute into.
+// Bounds on the work one comparison may do.
+//
+//   - maxDiffDepth: instance locations nested deeper than 64 are not
+//     compared (the gate's parse refuses a response nested deeper than
+//     its default depth cap, 64, so no admitted response has them).
+//   - maxAlternatives: the oneOf/anyOf groups that apply at one instance
+//     location distribute into the product of their branch counts; more
+//     than 64 alternatives on a side is an error naming each group's file
+//     and JSON Pointer (each alternative is tried against each of the
+//     other side's, so the work grows with the square of the product).
+//   - maxPairsPerNode, minPairs: the walk compares each pair of member
+//     lists once (see walk.go), at most maxPairsPerNode per JSON object or
+//     array in the two schemas' documents, plus minPairs; beyond that the
+//     schemas are an error rather than a diff that might miss a change.
+//     Memory and time are proportional to the pairs compared, so to the
+//     size of the schemas.
 const (
 	maxDiffDepth    = 64
-	maxDiffCompares = 20000
 	maxAlternatives = 64
+	maxPairsPerNode = 16
+	minPairs        = 10000
 )
 
 // Schema is one compiled schema file and the documents its $refs reach.
@@ -51,6 +65,8 @@ type Schema struct {
 	dir  *schema.Dir
 	docs map[string]any
 	root *jsonschema.Schema
+	// nodeCount caches nodes.
+	nodeCount int
 }
 
 // CompileFile compiles path; its $refs may reach the *.json files of
@@ -106,15 +122,24 @@ func (f *Schema) keyword(loc, kw string) (any, bool) {
 }
 
 // Files compares two schema files. Each may $ref the *.json files
-// of its own folder; nothing else is read.
+// of its own folder; nothing else is read. The two are compiled at the
+// same time (the compile of a large schema takes longer than the
+// comparison); an error of the old file is returned before one of the new.
 func Files(oldPath, newPath string) (*reports.Diff, error) {
+	var n *Schema
+	var nErr error
+	compiled := make(chan struct{})
+	go func() {
+		defer close(compiled)
+		n, nErr = CompileFile(newPath)
+	}()
 	o, err := CompileFile(oldPath)
+	<-compiled
 	if err != nil {
 		return nil, err
 	}
-	n, err := CompileFile(newPath)
-	if err != nil {
-		return nil, err
+	if nErr != nil {
+		return nil, nErr
 	}
 	cmp, err := Compare(filepath.Base(oldPath)+" → "+filepath.Base(newPath), o, n)
 	if err != nil {
@@ -217,14 +242,53 @@ func digitRun(s string) (string, string) {
 	return s[:i], s[i:]
 }
 
-// Compare compares two compiled schemas. Schemas too large to compare
-// within maxDiffCompares schema pairs are a configuration error rather
-// than a diff that might miss a change.
+// Compare compares two compiled schemas. Each pair of subschemas (each
+// pair of the lists of schemas that apply at an instance location) is
+// compared once; a change found behind a pair that applies at several
+// instance locations (a shared $ref target) is reported once, at the first
+// location in walk order, and its message names the others. Schemas whose
+// comparison needs more pairs than the bound (maxPairsPerNode per JSON
+// object or array of the two schemas, plus minPairs), or whose
+// oneOf/anyOf groups distribute into more than maxAlternatives at one
+// location, are a *gate.ConfigError naming the cause rather than a diff
+// that might miss a change.
 func Compare(name string, o, n *Schema) (reports.Comparison, error) {
-	w := newWalker(o, n, handlers(), maxDiffCompares)
-	w.compare([]member{{s: o.root}}, []member{{s: n.root}}, "", 0)
-	if w.budget <= 0 {
-		return reports.Comparison{}, &gate.ConfigError{File: n.path, Msg: fmt.Sprintf("too large to compare with %s: more than %d schema pairs (wide oneOf/anyOf or deep recursion)", o.path, maxDiffCompares)}
+	w := newWalker(o, n, handlers())
+	root := w.compare([]member{{s: o.root}}, []member{{s: n.root}}, "", 0)
+	if w.err != nil {
+		return reports.Comparison{}, w.err
 	}
-	return reports.Comparison{Name: name, Old: o.path, New: n.path, Changes: append([]reports.Change{}, w.changes...)}, nil
+	return reports.Comparison{Name: name, Old: o.path, New: n.path, Changes: append([]reports.Change{}, w.report(root)...)}, nil
+}
+
+// nodes is the number of JSON objects and arrays in the documents the
+// schema's folder read (its own file and those its $refs reach), counted
+// once per Schema.
+func (f *Schema) nodes() int {
+	if f.nodeCount == 0 {
+		for _, d := range f.docs {
+			f.nodeCount += countNodes(d)
+		}
+	}
+	return f.nodeCount
+}
+
+func countNodes(v any) int {
+	n := 0
+	stack := []any{v}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch x := x.(type) {
+		case map[string]any:
+			n++
+			for _, c := range x {
+				stack = append(stack, c)
+			}
+		case []any:
+			n++
+			stack = append(stack, x...)
+		}
+	}
+	return n
 }

@@ -42,9 +42,13 @@ func (b *bound) String() string {
 	return b.kw + " " + b.val.RatString()
 }
 
-// group is one oneOf or anyOf: its location and alternatives.
+// group is one oneOf or anyOf: its keyword ("oneOf", "anyOf"), its
+// keyword location from the root (ptr) and in its file (loc: the compiled
+// schema's Location with the keyword appended), and its branches.
 type group struct {
+	keyword  string
 	ptr      string
+	loc      string
 	branches []member
 }
 
@@ -270,7 +274,7 @@ func (v *View) addGroups(s *jsonschema.Schema, ptr string) {
 		if len(g.ss) == 0 {
 			continue
 		}
-		gr := group{ptr: kw(g.k)}
+		gr := group{keyword: g.k, ptr: kw(g.k), loc: s.Location + "/" + g.k}
 		for i, b := range g.ss {
 			gr.branches = append(gr.branches, member{s: b, ptr: kw(g.k) + "/" + strconv.Itoa(i)})
 		}

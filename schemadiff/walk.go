@@ -1,13 +1,15 @@
 package schemadiff
 
 import (
+	"encoding/binary"
 	"fmt"
-	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/reports"
 )
 
@@ -16,22 +18,86 @@ import (
 // registry's handlers in order; handlers report changes and ask for child
 // locations (properties, array elements, alternatives) through their
 // Emitter.
+//
+// The walk is memoised per pair of member lists (the schemas that apply at
+// a location, old and new, keyed by the schemas, not by the path that
+// reached them): a pair is compared once, wherever it is reached, so a
+// component that a description $refs from a thousand places costs one
+// comparison, and a recursive schema ends where its pair is reached again
+// (the pair being compared is returned as it is). The trial pairings of
+// alternatives are pairs of the same memo. The comparison of a pair is
+// kept as a list of steps (its own changes, and its child pairs in the
+// order the handlers asked for them), in the coordinates of the place it
+// was first compared; report then finds the shallowest instance location
+// of each pair (homes), walks the graph from the root pair in step order,
+// and reports each pair's changes once, rebased there, each naming the
+// other instance locations where the same pair applies (up to
+// maxAlsoShown, then a count). The output grows with the changes, not
+// with the number of places a definition is used.
 
 // walker walks two compiled schemas side by side.
 type walker struct {
 	old, new *Schema
 	handlers []Handler
-	changes  []reports.Change
-	// active holds the $ref pairs being compared, so recursive schemas end.
-	active map[string]bool
-	// budget is the number of schema pairs left to compare; at 0 the walk
-	// stops and Compare refuses the schemas as too large.
-	budget int
+	// memo holds every pair compared, by key; ids numbers the schemas
+	// for the keys.
+	memo map[string]*pair
+	ids  map[*jsonschema.Schema]uint32
+	// pairs counts the pair comparisons made (a truncated pair compared
+	// again counts again); more than maxPairs is an error.
+	pairs, maxPairs int
+	// widest is the widest distribution of alternatives seen, named in
+	// the error when maxPairs is exceeded.
+	widest widestAlternatives
+	err    error
 }
 
-func newWalker(o, n *Schema, hs []Handler, budget int) *walker {
-	return &walker{old: o, new: n, handlers: hs, active: map[string]bool{}, budget: budget}
+// widestAlternatives is where the most alternatives were distributed.
+type widestAlternatives struct {
+	count int
+	file  string
+	inst  string
 }
+
+func newWalker(o, n *Schema, hs []Handler) *walker {
+	w := &walker{old: o, new: n, handlers: hs, memo: map[string]*pair{}, ids: map[*jsonschema.Schema]uint32{}}
+	w.maxPairs = maxPairsPerNode*(o.nodes()+n.nodes()) + minPairs
+	return w
+}
+
+// pair is the comparison of one pair of member lists, computed once.
+type pair struct {
+	// inst, oldPtrs and newPtrs are the instance location and the members'
+	// keyword locations where the pair was compared: the coordinates of
+	// its steps, rebased by report to where the pair is reported.
+	inst             string
+	oldPtrs, newPtrs []string
+	// depth is the depth it was compared at; truncated is true when some
+	// location below it was deeper than maxDiffDepth and not compared, so
+	// the pair is compared again when it is reached at a smaller depth.
+	depth     int
+	truncated bool
+	done      bool
+	steps     []step
+	// cost is the number of changes at and below the pair, each child
+	// counted wherever it is reached (saturating at maxCost); breaking is
+	// true when one of them is breaking. They rank pairings of
+	// alternatives.
+	cost     int
+	breaking bool
+}
+
+// step is one change of a pair (child nil) or one child comparison.
+type step struct {
+	change reports.Change // Message holds the text after the location
+	child  *pair
+	inst   string
+	// oldPtrs and newPtrs are the child's members' keyword locations.
+	oldPtrs, newPtrs []string
+}
+
+// maxCost caps pair.cost, so that counting shared children cannot overflow.
+const maxCost = 1 << 30
 
 // Emitter is what a Handler reports through, for one instance location:
 // Emit records a change of one of the handler's rules, and the walk's own
@@ -39,6 +105,7 @@ func newWalker(o, n *Schema, hs []Handler, budget int) *walker {
 // during the handler call it was passed to.
 type Emitter struct {
 	w     *walker
+	p     *pair // the pair being compared, whose steps Emit appends to
 	inst  string
 	depth int
 	done  bool
@@ -61,10 +128,10 @@ func (e *Emitter) Emit(r Rule, oldPtr, newPtr, format string, a ...any) {
 // EmitAt is Emit at instance location inst (a child of the current one,
 // e.g. a property that was added).
 func (e *Emitter) EmitAt(r Rule, inst, oldPtr, newPtr, format string, a ...any) {
-	e.w.changes = append(e.w.changes, reports.Change{
+	e.p.steps = append(e.p.steps, step{change: reports.Change{
 		Rule: r.ID, Level: r.Level, Instance: inst, OldPointer: oldPtr, NewPointer: newPtr,
-		Message: instanceWhere(inst) + ": " + fmt.Sprintf(format, a...),
-	})
+		Message: fmt.Sprintf(format, a...),
+	}})
 }
 
 // Done ends the comparison of the current location after this handler:
@@ -75,7 +142,26 @@ func (e *Emitter) Done() { e.done = true }
 // descend compares what two member lists allow at instance location inst,
 // one level deeper.
 func (e *Emitter) descend(inst string, o, n []member) {
-	e.w.compare(o, n, inst, e.depth+1)
+	child := e.w.compare(o, n, inst, e.depth+1)
+	if child == nil {
+		if e.depth+1 > maxDiffDepth {
+			e.p.truncated = true
+		}
+		return
+	}
+	e.p.steps = append(e.p.steps, step{child: child, inst: inst, oldPtrs: ptrsOf(o), newPtrs: ptrsOf(n)})
+}
+
+// trial compares two member lists at the current location on the side,
+// without reporting: the number of changes a pairing of alternatives would
+// give, and whether one is breaking. The comparison is memoised like any
+// other, so the pairing chosen is not compared again.
+func (e *Emitter) trial(o, n []member) (cost int, breaking bool) {
+	p := e.w.compare(o, n, e.inst, e.depth+1)
+	if p == nil {
+		return 0, false
+	}
+	return p.cost, p.breaking
 }
 
 // where names an instance location in a message.
@@ -86,57 +172,355 @@ func instanceWhere(inst string) string {
 	return inst
 }
 
-// compare compares what two member lists allow at instance location inst.
-func (w *walker) compare(o, n []member, inst string, depth int) {
-	if depth > maxDiffDepth || w.budget <= 0 {
-		return
+// compare compares what two member lists allow at instance location inst
+// and returns the pair, or nil when it was not compared (deeper than
+// maxDiffDepth, or the walk failed). A pair being compared (a recursive
+// schema reached again) is returned as it is.
+func (w *walker) compare(o, n []member, inst string, depth int) *pair {
+	if depth > maxDiffDepth || w.err != nil {
+		return nil
 	}
-	w.budget--
+	key := w.key(o, n)
+	p := w.memo[key]
+	if p != nil && !(p.done && p.truncated && depth < p.depth) {
+		return p
+	}
+	if w.pairs++; w.pairs > w.maxPairs {
+		w.fail()
+		return nil
+	}
+	if p == nil {
+		p = &pair{}
+		w.memo[key] = p
+	}
+	*p = pair{inst: inst, oldPtrs: ptrsOf(o), newPtrs: ptrsOf(n), depth: depth}
 	ov, nv := build(w.old, o), build(w.new, n)
-	if key := cycleKey(ov.entered, nv.entered); key != "" {
-		if w.active[key] {
-			return
-		}
-		w.active[key] = true
-		defer delete(w.active, key)
-	}
 	ov.members, nv.members = o, n
-	e := &Emitter{w: w, inst: inst, depth: depth}
+	e := &Emitter{w: w, p: p, inst: inst, depth: depth}
 	for _, h := range w.handlers {
 		h(ov, nv, e)
-		if e.done {
-			return
+		if e.done || w.err != nil {
+			break
 		}
 	}
+	for _, s := range p.steps {
+		switch {
+		case s.child == nil:
+			p.cost++
+			p.breaking = p.breaking || s.change.Level == reports.Breaking
+		case s.child.done:
+			p.cost += s.child.cost
+			p.breaking = p.breaking || s.child.breaking
+			p.truncated = p.truncated || s.child.truncated
+		}
+		p.cost = min(p.cost, maxCost)
+	}
+	p.done = true
+	return p
 }
 
-// cycleKey names the pair of $ref targets two views entered, "" for none.
-func cycleKey(o, n []*jsonschema.Schema) string {
-	if len(o) == 0 && len(n) == 0 {
+// fail records that the walk needs more than maxPairs comparisons.
+func (w *walker) fail() {
+	msg := fmt.Sprintf("too large to compare with %s: more than %d schema pairs (%d per JSON object or array of the two schemas' documents, plus %d)", w.old.path, w.maxPairs, maxPairsPerNode, minPairs)
+	if w.widest.count > 1 {
+		msg += fmt.Sprintf("; the widest oneOf/anyOf distribution seen has %d alternatives, at instance location %s (%s)", w.widest.count, pointerOrRoot(w.widest.inst), w.widest.file)
+	}
+	w.err = &gate.ConfigError{File: w.new.path, Msg: msg}
+}
+
+// key identifies a pair of member lists by their schemas (each given a
+// number the first time it is seen) and flat marks; keyword locations are
+// left out, so the same schemas reached by another path share the key.
+func (w *walker) key(o, n []member) string {
+	b := make([]byte, 0, 4*(len(o)+len(n))+1)
+	put := func(ms []member) {
+		for _, m := range ms {
+			id := uint32(0)
+			if m.s != nil {
+				var ok bool
+				if id, ok = w.ids[m.s]; !ok {
+					id = uint32(len(w.ids)+1) << 1
+					w.ids[m.s] = id
+				}
+			}
+			if m.flat {
+				id |= 1
+			}
+			b = binary.LittleEndian.AppendUint32(b, id)
+		}
+	}
+	put(o)
+	b = append(b, '|')
+	put(n)
+	return string(b)
+}
+
+func ptrsOf(ms []member) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.ptr
+	}
+	return out
+}
+
+// maxAlsoShown is how many other instance locations a change names;
+// maxAlsoCounted is where their count stops (a recursive schema applies
+// at infinitely many).
+const (
+	maxAlsoShown   = 3
+	maxAlsoCounted = 1 << 20
+)
+
+// frame is where a pair is reported: its instance location, its members'
+// keyword locations, and the frame and step number of the pair that
+// reached it there.
+type frame struct {
+	p                *pair
+	inst             string
+	depth            int // reference tokens in inst
+	oldPtrs, newPtrs []string
+	parent           *frame
+	step             int
+}
+
+// report returns each pair's changes once, at the shallowest instance
+// location the pair applies at (the first in walk order among equals),
+// with instance and keyword locations rebased there, in walk order, and
+// the other locations where the same pair applies added to the message.
+func (w *walker) report(root *pair) []reports.Change {
+	if root == nil {
+		return nil
+	}
+	home := homes(root)
+	where := newLocations(root, home)
+	var out []reports.Change
+	type cursor struct {
+		f *frame
+		i int
+	}
+	stack := []cursor{{f: home[root]}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		f, i := top.f, top.i
+		if i == len(f.p.steps) {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		top.i++
+		s := f.p.steps[i]
+		if s.child == nil {
+			c := s.change
+			c.Instance = rebaseInstance(c.Instance, f.p.inst, f.inst)
+			c.OldPointer = rebasePointer(c.OldPointer, f.p.oldPtrs, f.oldPtrs)
+			c.NewPointer = rebasePointer(c.NewPointer, f.p.newPtrs, f.newPtrs)
+			c.Message = instanceWhere(c.Instance) + ": " + c.Message + where.also(f, c.Instance)
+			out = append(out, c)
+			continue
+		}
+		if g := home[s.child]; g.parent == f && g.step == i {
+			stack = append(stack, cursor{f: g})
+		}
+	}
+	return out
+}
+
+// locations finds the instance locations where a pair applies: one per
+// path from the root pair, each step adding its child's location below
+// the parent's.
+type locations struct {
+	home  map[*pair]*frame
+	in    map[*pair][]inEdge
+	shown map[*pair][]string
+	count map[*pair]int
+	busy  map[*pair]bool
+}
+
+// inEdge is a step of pair from that reaches a pair.
+type inEdge struct {
+	from *pair
+	inst string // the child's location, in from's coordinates
+}
+
+func newLocations(root *pair, home map[*pair]*frame) *locations {
+	l := &locations{home: home, in: map[*pair][]inEdge{}, shown: map[*pair][]string{root: {root.inst}},
+		count: map[*pair]int{root: 1}, busy: map[*pair]bool{}}
+	for p := range home {
+		for _, s := range p.steps {
+			if s.child != nil {
+				l.in[s.child] = append(l.in[s.child], inEdge{p, s.inst})
+			}
+		}
+	}
+	// Map order must not decide the examples: edges in the order of their
+	// source's home location, then of the step.
+	for _, es := range l.in {
+		slices.SortStableFunc(es, func(a, b inEdge) int {
+			fa, fb := home[a.from], home[b.from]
+			if fa.depth != fb.depth {
+				return fa.depth - fb.depth
+			}
+			return strings.Compare(fa.inst, fb.inst)
+		})
+	}
+	return l
+}
+
+// walk computes the first instance locations (up to maxAlsoShown+1,
+// without repeats) and the number of paths reaching p (saturating at
+// maxAlsoCounted; a path through a pair still being walked, a recursion,
+// counts as maxAlsoCounted). Depth-first over the steps that reach each
+// pair, with a stack of its own: the graph may be as deep as it has pairs.
+func (l *locations) walk(p *pair) ([]string, int) {
+	if s, ok := l.shown[p]; ok {
+		return s, l.count[p]
+	}
+	type item struct {
+		p     *pair
+		i     int
+		shown []string
+		n     int
+	}
+	l.busy[p] = true
+	stack := []*item{{p: p}}
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		if top.i == len(l.in[top.p]) {
+			delete(l.busy, top.p)
+			l.shown[top.p], l.count[top.p] = top.shown, top.n
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		e := l.in[top.p][top.i]
+		ss, done := l.shown[e.from]
+		if !done && !l.busy[e.from] {
+			l.busy[e.from] = true
+			stack = append(stack, &item{p: e.from})
+			continue // this step again once e.from is walked
+		}
+		top.i++
+		c := maxAlsoCounted
+		if done {
+			c = l.count[e.from]
+		}
+		for _, s := range ss {
+			loc := rebaseInstance(e.inst, e.from.inst, s)
+			if len(top.shown) <= maxAlsoShown && !slices.Contains(top.shown, loc) {
+				top.shown = append(top.shown, loc)
+			}
+		}
+		top.n = min(top.n+c, maxAlsoCounted)
+	}
+	return l.shown[p], l.count[p]
+}
+
+// also says where else a change reported at inst in frame f applies: the
+// other locations of f's pair, with the rest of inst below them.
+func (l *locations) also(f *frame, inst string) string {
+	shown, n := l.walk(f.p)
+	rest := strings.TrimPrefix(inst, f.inst)
+	var others []string
+	for _, s := range shown {
+		if s != f.inst && len(others) < maxAlsoShown {
+			others = append(others, instanceWhere(s+rest))
+		}
+	}
+	more := n - 1 - len(others)
+	switch {
+	case len(others) == 0 && more <= 0:
 		return ""
+	case n >= maxAlsoCounted:
+		return " (reported once; the same schemas also apply at " + strings.Join(others, ", ") + " and at more instance locations, as they recur)"
+	case more <= 0:
+		return " (reported once; the same schemas also apply at " + joinAnd(others) + ")"
 	}
-	var b strings.Builder
-	for _, s := range o {
-		fmt.Fprintf(&b, "%p,", s)
-	}
-	b.WriteString("|")
-	for _, s := range n {
-		fmt.Fprintf(&b, "%p,", s)
-	}
-	return b.String()
+	return " (reported once; the same schemas also apply at " + strings.Join(others, ", ") + " and at " + strconv.Itoa(more) + " more instance location(s))"
 }
 
-// trial compares two member lists at the current location on the side,
-// without reporting: the changes a pairing of alternatives would give.
-// Its work counts toward the budget (at most a tenth of the whole).
-func (e *Emitter) trial(o, n []member) []reports.Change {
-	w := e.w
-	start := min(w.budget, maxDiffCompares/10)
-	t := newWalker(w.old, w.new, w.handlers, start)
-	maps.Copy(t.active, w.active)
-	t.compare(o, n, e.inst, e.depth+1)
-	w.budget -= start - t.budget
-	return t.changes
+func joinAnd(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// homes finds, for each pair reachable from root, the frame it is reported
+// in: the shallowest instance location it is reached at, the first in
+// breadth-first order among equals. A child location is one reference
+// token below its parent (a property, an element) or at the same location
+// (an alternative), so a breadth-first search by depth, same-depth
+// children joining the current level, gives the depths.
+func homes(root *pair) map[*pair]*frame {
+	home := map[*pair]*frame{root: {p: root, inst: root.inst, oldPtrs: root.oldPtrs, newPtrs: root.newPtrs}}
+	level := []*frame{home[root]}
+	for len(level) > 0 {
+		var next []*frame
+		for k := 0; k < len(level); k++ {
+			f := level[k]
+			if home[f.p] != f {
+				continue // a shallower frame replaced it
+			}
+			for i, s := range f.p.steps {
+				if s.child == nil {
+					continue
+				}
+				inst := rebaseInstance(s.inst, f.p.inst, f.inst)
+				depth := tokens(inst)
+				if h, ok := home[s.child]; ok && h.depth <= depth {
+					continue
+				}
+				g := &frame{p: s.child, inst: inst, depth: depth, parent: f, step: i,
+					oldPtrs: rebasePointers(s.oldPtrs, f.p.oldPtrs, f.oldPtrs),
+					newPtrs: rebasePointers(s.newPtrs, f.p.newPtrs, f.newPtrs)}
+				home[s.child] = g
+				if depth == f.depth {
+					level = append(level, g)
+				} else {
+					next = append(next, g)
+				}
+			}
+		}
+		level = next
+	}
+	return home
+}
+
+// tokens is the number of reference tokens of an instance location.
+func tokens(inst string) int { return strings.Count(inst, "/") }
+
+// rebaseInstance moves instance location inst from below from to below to.
+func rebaseInstance(inst, from, to string) string {
+	if rest, ok := strings.CutPrefix(inst, from); ok {
+		return to + rest
+	}
+	return inst
+}
+
+// rebasePointer moves keyword location ptr from below the member location
+// of from that is its longest prefix to below the member location of to at
+// the same index (the same schema, reached by another path); a pointer
+// below none of them is returned as it is.
+func rebasePointer(ptr string, from, to []string) string {
+	best := -1
+	for i, f := range from {
+		if (ptr == f || strings.HasPrefix(ptr, f+"/") || f == "") && (best < 0 || len(f) > len(from[best])) {
+			best = i
+		}
+	}
+	if best < 0 || best >= len(to) {
+		return ptr
+	}
+	return to[best] + ptr[len(from[best]):]
+}
+
+func rebasePointers(ptrs, from, to []string) []string {
+	if slices.Equal(from, to) {
+		return ptrs
+	}
+	out := make([]string, len(ptrs))
+	for i, p := range ptrs {
+		out[i] = rebasePointer(p, from, to)
+	}
+	return out
 }
 
 // alternative is one distributed oneOf/anyOf choice: the flattened base
@@ -148,33 +532,89 @@ type alternative struct {
 }
 
 // alternatives distributes the oneOf/anyOf groups of v (built from v's
-// members on side) into alternatives, each built into its own view. More
-// than maxAlternatives exhaust the budget, so Compare refuses the schemas.
+// members on side) into alternatives, each built into its own view, and
+// drops those that admit no value (a false schema, or no type left: an
+// allOf beside the oneOf excludes the branch), since they add no shape a
+// response could have. The distribution is a product: more than
+// maxAlternatives fail the walk with an error naming the groups.
 func (e *Emitter) alternatives(side *Schema, v *View) []alternative {
+	if e.w.err != nil {
+		return nil
+	}
 	ms := v.members
 	out := []alternative{{members: ms, ptr: v.ptr}}
 	if len(v.groups) > 0 {
+		count := 1
+		for _, g := range v.groups {
+			count = min(count*len(g.branches), maxAlternatives+1)
+		}
+		if count > maxAlternatives {
+			e.w.err = tooManyAlternatives(side, v, e.inst)
+			return nil
+		}
+		if count > e.w.widest.count {
+			e.w.widest = widestAlternatives{count: count, inst: e.inst, file: groupsText(side, v.groups)}
+		}
 		base := make([]member, len(ms))
 		for i, m := range ms {
 			base[i] = member{s: m.s, ptr: m.ptr, flat: true}
 		}
 		out = []alternative{{members: base}}
 		for _, g := range v.groups {
-			var next []alternative
+			next := make([]alternative, 0, len(out)*len(g.branches))
 			for _, a := range out {
 				for _, b := range g.branches {
-					if len(next) == maxAlternatives {
-						e.w.budget = 0 // too many to compare: Compare reports it
-						break
-					}
 					next = append(next, alternative{members: append(slices.Clone(a.members), b), ptr: b.ptr})
 				}
 			}
 			out = next
 		}
 	}
-	for i := range out {
-		out[i].view = build(side, out[i].members)
+	kept := out[:0]
+	for _, a := range out {
+		a.view = build(side, a.members)
+		if !a.view.never && a.view.allowed != 0 {
+			kept = append(kept, a)
+		}
 	}
-	return out
+	return kept
+}
+
+// tooManyAlternatives is the error for a location whose oneOf/anyOf
+// groups distribute into more than maxAlternatives alternatives: it names
+// the file and JSON Pointer of each group and its number of branches.
+func tooManyAlternatives(side *Schema, v *View, inst string) error {
+	product := 1
+	for _, g := range v.groups {
+		product = min(product*len(g.branches), 1<<30)
+	}
+	first := v.groups[0]
+	ce := &gate.ConfigError{File: side.path, Key: first.ptr}
+	if pos, ok := side.dir.Locate(first.loc, ""); ok {
+		ce.File, ce.Key = pos.File, pos.Pointer
+	}
+	what := "its oneOf/anyOf groups multiply into"
+	if len(v.groups) == 1 {
+		what = "its " + first.keyword + " has"
+	}
+	ce.Msg = fmt.Sprintf("at instance location %s, %s %d alternatives, more than the %d the diff compares (each alternative is paired with each of the other side's; the groups multiply): %s", pointerOrRoot(inst), what, product, maxAlternatives, groupsText(side, v.groups))
+	return ce
+}
+
+// groupsText lists groups for an error: each keyword, its file and JSON
+// Pointer, and its number of branches, the first eight.
+func groupsText(side *Schema, gs []group) string {
+	var parts []string
+	for i, g := range gs {
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("… %d more", len(gs)-8))
+			break
+		}
+		where := side.relative(g.loc)
+		if pos, ok := side.dir.Locate(g.loc, ""); ok {
+			where = pos.File + "#" + pos.Pointer
+		}
+		parts = append(parts, fmt.Sprintf("%s at %s (%d branches)", g.keyword, where, len(g.branches)))
+	}
+	return strings.Join(parts, ", ")
 }

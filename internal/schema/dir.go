@@ -345,6 +345,7 @@ func (d *Dir) CompileWith(name string, formats FormatPolicy) (*jsonschema.Schema
 	}
 	c := NewCompiler(d)
 	formats.register(c)
+	d.precompile(c, url)
 	d.failed = nil
 	s, err := c.Compile(url)
 	if err != nil {

@@ -36,11 +36,33 @@ const intro = "# airlock diff\n\n" +
 	"  written is a configuration error (exit 2; see [contracts.md](contracts.md#what-load-refuses)). Two contract folders compare their agent-facing schemas,\n" +
 	"  each upstream version present in both, then their manifests (below). `--tool NAME` (with `--schemas DIR`) compares two\n" +
 	"  upstream versions of `DIR/NAME/contract.yaml`.\n" +
-	"- **How.** `$ref`s are resolved first (recursive schemas end: a pair of definitions already\n" +
-	"  being compared is not entered again); `$ref` targets and `allOf` members that apply to one\n" +
-	"  instance location are merged; `oneOf`/`anyOf` are distributed into alternatives, each new\n" +
+	"- **How.** `$ref`s are resolved first; `$ref` targets and `allOf` members that apply to one\n" +
+	"  instance location are merged; `oneOf`/`anyOf` are distributed into alternatives (one\n" +
+	"  branch of each group, with the rest of the location; an alternative that admits no value,\n" +
+	"  say one an `allOf` beside the `oneOf` excludes by `const` or `type`, is left out), each new\n" +
 	"  alternative paired with the old one closest to it. A new alternative that some old one\n" +
 	"  already covers (no breaking difference) is compared with it, not reported as added.\n" +
+	"- **Each pair of subschemas is compared once.** The lists of schemas that apply at a location,\n" +
+	"  old and new, are compared once wherever they are reached, so a definition `$ref`'d from a\n" +
+	"  thousand places costs one comparison and a recursive schema ends where its pair comes back.\n" +
+	"  A change behind such a shared pair is **reported once**, at the shallowest instance location\n" +
+	"  where it applies (the first in walk order among equals), and its sentence names up to three\n" +
+	"  other locations and how many more there are (counted by the paths that reach them), or says\n" +
+	"  that they recur: `/user/login: maxLength 8 became maxLength 16 (reported once; the same\n" +
+	"  schemas also apply at /head/user/login, /repo/owner/login, /base/user/login and at 12 more\n" +
+	"  instance location(s))`. The output grows with the changes, not with the places a\n" +
+	"  definition is used.\n" +
+	"- **Bounds.** Time and memory are proportional to the pairs compared, at most 16 per JSON\n" +
+	"  object or array in the two schemas' files plus 10,000; a comparison that needs more is a\n" +
+	"  configuration error that names the widest `oneOf`/`anyOf` distribution seen. The groups at\n" +
+	"  one location multiply (3 groups of 5 branches are 125 alternatives, each paired with each\n" +
+	"  of the other side's): more than 64 alternatives is a configuration error naming each group's\n" +
+	"  file, JSON Pointer and number of branches. Locations nested deeper than 64 are not compared:\n" +
+	"  the gate refuses responses nested that deep. GitHub's 969 component schemas (5.3 MB in 970\n" +
+	"  files, through `airlock import openapi`) diff against themselves in 4 to 7 s on a shared\n" +
+	"  two-core machine and 400 MB of heap, compiling the two sides included: 58,000 pairs,\n" +
+	"  against a bound of 1.7 million; GitHub Enterprise Server 3.17 against 3.19 the same way\n" +
+	"  (4.7 MB each) reports 74 changes, none breaking, in about 6 s (`make bench`).\n" +
 	"  Keywords the diff does not classify (`not`, `if`/`then`/`else`, `patternProperties`, …) are\n" +
 	"  still compared, and a change in them is reported as breaking for someone to review.\n" +
 	"- **Each change** has a rule id from the registry below (stable API), its level, the\n" +
