@@ -94,7 +94,11 @@ type pairResult struct {
 	old, new    *ManifestView
 	comparisons []reports.Comparison
 	versions    []string // per comparison: the upstream version, "" for the agent schema and the manifest
-	first       int      // index of comparisons[0] in the Diff
+	// touched holds, per schema comparison and per change in order, the
+	// watched labels the change touches (projectedLabel+field,
+	// ruleLabel+rule name; see compareWatching); none for the manifest.
+	touched [][][]string
+	first   int // index of comparisons[0] in the Diff
 }
 
 func comparePair(p ContractPair) (pairResult, error) {
@@ -112,22 +116,27 @@ func comparePair(p ContractPair) (pairResult, error) {
 	}
 	oc, nc := p.Old, p.New
 	if oc != nil && nc != nil {
-		cmp, err := Compare(nc.Tool()+" agent schema",
+		// The agent schema: every agent field is watched at its member.
+		watch := map[string][]jsonpointer.Pointer{}
+		for _, f := range agentFields(p) {
+			watch[projectedLabel+f] = []jsonpointer.Pointer{{f}}
+		}
+		cmp, touched, err := compareWatching(nc.Tool()+" agent schema",
 			contractSchema(oc, introspect.Manifest(oc).AgentSchema, introspect.AgentSchema(oc)),
-			contractSchema(nc, introspect.Manifest(nc).AgentSchema, introspect.AgentSchema(nc)))
+			contractSchema(nc, introspect.Manifest(nc).AgentSchema, introspect.AgentSchema(nc)), watch)
 		if err != nil {
 			return r, err
 		}
-		r.comparisons, r.versions = append(r.comparisons, cmp), append(r.versions, "")
+		r.comparisons, r.versions, r.touched = append(r.comparisons, cmp), append(r.versions, ""), append(r.touched, touched)
 		for _, v := range SortVersions(oc.UpstreamVersions()) {
 			if _, ok := introspect.Manifest(nc).UpstreamVersions[v]; !ok {
 				continue
 			}
-			cmp, err := diffVersions(oc, nc, v, v)
+			cmp, touched, err := diffVersions(oc, nc, v, v, versionWatch(p, []*ManifestView{r.old, r.new}, v))
 			if err != nil {
 				return r, err
 			}
-			r.comparisons, r.versions = append(r.comparisons, cmp), append(r.versions, v)
+			r.comparisons, r.versions, r.touched = append(r.comparisons, cmp), append(r.versions, v), append(r.touched, touched)
 		}
 	}
 	tool, oldFile, newFile := "", "", ""
@@ -219,45 +228,47 @@ func agentFields(p ContractPair) []string {
 	return out
 }
 
+// Labels of watched instance locations (compareWatching): an agent field
+// by its projection pointers, a rule by its pointers.
+const (
+	projectedLabel = "field:"
+	ruleLabel      = "rule:"
+)
+
+// versionWatch is what the schema comparison of upstream version v
+// watches: each agent field's projection pointers and each rule's
+// pointers, in either contract.
+func versionWatch(p ContractPair, views []*ManifestView, v string) map[string][]jsonpointer.Pointer {
+	watch := map[string][]jsonpointer.Pointer{}
+	for f, ptrs := range projected(p, v) {
+		watch[projectedLabel+f] = ptrs
+	}
+	for name, ptrs := range rulePointers(views, v) {
+		watch[ruleLabel+name] = ptrs
+	}
+	return watch
+}
+
 // impact fills the gate-impact view of d: every schema change's projected
 // fields and rules, and the fixture evidence of every narrowing.
 func impact(ctx context.Context, d *reports.Diff, done []pairResult, fixturesDir string) error {
 	for _, r := range done {
-		fields := agentFields(r.pair)
-		for i, v := range r.versions {
+		for i := range r.versions {
 			cmp := &d.Comparisons[r.first+i]
 			if i == len(r.versions)-1 {
 				continue // the manifest: its changes are judged by level
 			}
-			proj, rules := projected(r.pair, v), rulePointers([]*ManifestView{r.old, r.new}, v)
 			for j := range cmp.Changes {
 				c := &cmp.Changes[j]
-				inst, err := jsonpointer.Parse(c.Instance)
-				if err != nil {
-					continue
-				}
 				im := &reports.Impact{}
-				if i == 0 {
-					// The agent schema: every field under the location.
-					for _, f := range fields {
-						if touches(inst, jsonpointer.Pointer{f}) {
-							im.Projected = append(im.Projected, f)
-						}
-					}
-				} else {
-					for f, ptrs := range proj {
-						if slices.ContainsFunc(ptrs, func(p jsonpointer.Pointer) bool { return touches(inst, p) }) {
-							im.Projected = append(im.Projected, f)
-						}
-					}
-					for name, ptrs := range rules {
-						if slices.ContainsFunc(ptrs, func(p jsonpointer.Pointer) bool { return touches(inst, p) }) {
-							im.Rules = append(im.Rules, name)
-						}
+				// Labels come sorted, so each list is sorted too.
+				for _, label := range r.touched[i][j] {
+					if f, ok := strings.CutPrefix(label, projectedLabel); ok {
+						im.Projected = append(im.Projected, f)
+					} else if name, ok := strings.CutPrefix(label, ruleLabel); ok {
+						im.Rules = append(im.Rules, name)
 					}
 				}
-				slices.Sort(im.Projected)
-				slices.Sort(im.Rules)
 				c.Impact = im
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -309,5 +310,76 @@ var _ = Describe("contract diff: the gate-impact view", func() {
 		Expect(d.Evidence).To(HavePrefix("no fixture evidence: "))
 		Expect(d.Comparisons[len(d.Comparisons)-1].Changes[0].Impact).To(BeNil())
 		Expect(d.GateImpact()).To(Equal(0))
+	})
+})
+
+var _ = Describe("contract diff: the gate impact of a change behind a shared $ref", func() {
+	// A pull request's author and its head's author are one $defs/user:
+	// a change inside it is reported once, at the shallower /author, while
+	// only /head/author/login is projected.
+	write := func(maxLength int) string {
+		dir := filepath.Join(GinkgoT().TempDir(), "pull_author")
+		Expect(os.Mkdir(dir, 0o755)).To(Succeed())
+		files := map[string]string{
+			"contract.yaml": `tool: pull_author
+version: "1.0.0"
+agent_schema: agent.schema.json
+current: v1
+upstream_versions:
+  v1:
+    schema: upstream.v1.schema.json
+    projection:
+      head_author: /head/author/login
+`,
+			"agent.schema.json": `{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false,
+  "properties": {"head_author": {"type": "string", "maxLength": 64}}}`,
+			"upstream.v1.schema.json": `{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+  "properties": {
+    "author": {"$ref": "#/$defs/user"},
+    "head": {"type": "object", "properties": {"author": {"$ref": "#/$defs/user"}}}
+  },
+  "$defs": {"user": {"type": "object", "properties": {"login": {"type": "string", "maxLength": ` + strconv.Itoa(maxLength) + `}}}}}`,
+		}
+		for name, text := range files {
+			Expect(os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)).To(Succeed())
+		}
+		return dir
+	}
+
+	It("names the projected field reached through the other location", func() {
+		d, err := schemadiff.Contracts(context.Background(), write(39), write(64), schemadiff.ContractOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		var got []reports.Change
+		for _, cmp := range d.Comparisons {
+			for _, c := range cmp.Changes {
+				if c.Rule == schemadiff.RuleLengthLoosened {
+					got = append(got, c)
+				}
+			}
+		}
+		Expect(got).To(HaveLen(1), "the shared change is reported once")
+		Expect(got[0].Instance).To(Equal("/author/login"))
+		Expect(got[0].Message).To(ContainSubstring("/head/author/login"))
+		Expect(got[0].Impact).NotTo(BeNil())
+		Expect(got[0].Impact.Projected).To(Equal([]string{"head_author"}))
+		Expect(got[0].TouchesGate()).To(BeTrue())
+	})
+
+	It("names no field when the projection reaches neither location", func() {
+		old, new := write(39), write(64)
+		for _, dir := range []string{old, new} {
+			b, err := os.ReadFile(filepath.Join(dir, "contract.yaml"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(os.WriteFile(filepath.Join(dir, "contract.yaml"), []byte(strings.Replace(string(b), "/head/author/login", "/title", 1)), 0o644)).To(Succeed())
+		}
+		d, err := schemadiff.Contracts(context.Background(), old, new, schemadiff.ContractOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		for _, cmp := range d.Comparisons {
+			for _, c := range cmp.Changes {
+				if c.Rule == schemadiff.RuleLengthLoosened {
+					Expect(c.Impact.Projected).To(BeEmpty())
+				}
+			}
+		}
 	})
 })

@@ -156,21 +156,23 @@ func UpstreamVersions(schemasDir, tool, oldVersion, newVersion string, opts gate
 	if err != nil {
 		return nil, err
 	}
-	cmp, err := diffVersions(c, c, oldVersion, newVersion)
+	cmp, _, err := diffVersions(c, c, oldVersion, newVersion, nil)
 	if err != nil {
 		return nil, err
 	}
 	return &reports.Diff{Comparisons: []reports.Comparison{cmp}}, nil
 }
 
-func diffVersions(oc, nc *gate.Contract, oldVersion, newVersion string) (reports.Comparison, error) {
+// diffVersions compares upstream version oldVersion of oc with newVersion
+// of nc, judging each change against watch as compareWatching does.
+func diffVersions(oc, nc *gate.Contract, oldVersion, newVersion string, watch map[string][]jsonpointer.Pointer) (reports.Comparison, [][]string, error) {
 	ov, ok := introspect.Manifest(oc).UpstreamVersions[oldVersion]
 	if !ok {
-		return reports.Comparison{}, fmt.Errorf("%w: tool %s has no upstream version %q (have %v)", gate.ErrUsage, oc.Tool(), oldVersion, oc.UpstreamVersions())
+		return reports.Comparison{}, nil, fmt.Errorf("%w: tool %s has no upstream version %q (have %v)", gate.ErrUsage, oc.Tool(), oldVersion, oc.UpstreamVersions())
 	}
 	nv, ok := introspect.Manifest(nc).UpstreamVersions[newVersion]
 	if !ok {
-		return reports.Comparison{}, fmt.Errorf("%w: tool %s has no upstream version %q (have %v)", gate.ErrUsage, nc.Tool(), newVersion, nc.UpstreamVersions())
+		return reports.Comparison{}, nil, fmt.Errorf("%w: tool %s has no upstream version %q (have %v)", gate.ErrUsage, nc.Tool(), newVersion, nc.UpstreamVersions())
 	}
 	name := fmt.Sprintf("%s upstream %s → %s", nc.Tool(), oldVersion, newVersion)
 	if oldVersion == newVersion {
@@ -178,7 +180,7 @@ func diffVersions(oc, nc *gate.Contract, oldVersion, newVersion string) (reports
 	}
 	oroot, _ := introspect.Schema(oc, oldVersion)
 	nroot, _ := introspect.Schema(nc, newVersion)
-	return Compare(name, contractSchema(oc, ov.Schema, oroot), contractSchema(nc, nv.Schema, nroot))
+	return compareWatching(name, contractSchema(oc, ov.Schema, oroot), contractSchema(nc, nv.Schema, nroot), watch)
 }
 
 // contractSchema is a schema the contract compiled when it loaded (file is
@@ -253,12 +255,27 @@ func digitRun(s string) (string, string) {
 // location, are a *gate.ConfigError naming the cause rather than a diff
 // that might miss a change.
 func Compare(name string, o, n *Schema) (reports.Comparison, error) {
+	cmp, _, err := compareWatching(name, o, n, nil)
+	return cmp, err
+}
+
+// compareWatching is Compare that also says, for each change in order,
+// which labels of watch (label → instance locations, RFC 6901 with "*"
+// for any element) it touches: a watched location at, above or below
+// the change's instance location, at any of the locations the change
+// applies at (a change behind a shared $ref is reported once but applies
+// wherever the same schemas do). Labels are sorted; nil watch gives nil.
+func compareWatching(name string, o, n *Schema, watch map[string][]jsonpointer.Pointer) (reports.Comparison, [][]string, error) {
 	w := newWalker(o, n, handlers())
 	root := w.compare([]member{{s: o.root}}, []member{{s: n.root}}, "", 0)
 	if w.err != nil {
-		return reports.Comparison{}, w.err
+		return reports.Comparison{}, nil, w.err
 	}
-	return reports.Comparison{Name: name, Old: o.path, New: n.path, Changes: append([]reports.Change{}, w.report(root)...)}, nil
+	if watch != nil {
+		w.watched = newWatchFlow(root, watch)
+	}
+	changes := append([]reports.Change{}, w.report(root)...)
+	return reports.Comparison{Name: name, Old: o.path, New: n.path, Changes: changes}, w.touched, nil
 }
 
 // nodes is the number of JSON objects and arrays in the documents the

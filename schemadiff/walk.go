@@ -50,6 +50,11 @@ type walker struct {
 	// the error when maxPairs is exceeded.
 	widest widestAlternatives
 	err    error
+	// watched, when set, follows the caller's watched instance locations
+	// down the pair graph; report then gives touched, per reported change
+	// in order, the labels it touches (watch.go).
+	watched *watchFlow
+	touched [][]string
 }
 
 // widestAlternatives is where the most alternatives were distributed.
@@ -315,6 +320,9 @@ func (w *walker) report(root *pair) []reports.Change {
 			c.NewPointer = rebasePointer(c.NewPointer, f.p.newPtrs, f.newPtrs)
 			c.Message = instanceWhere(c.Instance) + ": " + c.Message + where.also(f, c.Instance)
 			out = append(out, c)
+			if w.watched != nil {
+				w.touched = append(w.touched, w.watched.labels(f.p, s.change.Instance))
+			}
 			continue
 		}
 		if g := home[s.child]; g.parent == f && g.step == i {
