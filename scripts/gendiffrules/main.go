@@ -110,7 +110,9 @@ const intro = "# airlock diff\n\n" +
 	"**Gate impact.** Each change between two contracts says what it means to the gate: the\n" +
 	"agent fields whose projection pointer its instance location touches (one is a prefix of the\n" +
 	"other, `*` matching any element; for the agent-facing schema, the fields under it) and the\n" +
-	"semantic rules whose pointer it touches. For each narrowing (a `compatible` change: a type\n" +
+	"semantic rules whose pointer it touches. A change reported once behind a shared `$ref` is\n" +
+	"judged at every instance location it applies at, not only the one it is reported at: the\n" +
+	"watched pointers are followed down the comparison's graph of schema pairs. For each narrowing (a `compatible` change: a type\n" +
 	"narrowed, a `required` added, bounds tightened, an enum value removed, an object closed, a\n" +
 	"limit lowered, a rule added or tightened …) the accepted, historical and recorded fixtures of\n" +
 	"the tool under `--fixtures DIR` (default `fixtures`) run through the old and the new\n" +
