@@ -149,8 +149,9 @@ func (u *upstreamReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// readBody reads at most limit+1 decoded bytes. It never allocates more than
-// limit+1 bytes for the body.
+// readBody reads at most limit+1 decoded bytes. The body's buffer never
+// holds more than limit+1 bytes; while it grows, the old and the new buffer
+// together stay below 1.5 × (limit+1) bytes.
 func readBody(body io.Reader, encoding string, limit int64) ([]byte, *refusal) {
 	if body == nil {
 		return nil, nil
@@ -185,8 +186,21 @@ func readBody(body io.Reader, encoding string, limit int64) ([]byte, *refusal) {
 			if lr.N == 0 {
 				break
 			}
-			grow := min(int64(cap(buf)), lr.N)
-			buf = append(buf, make([]byte, grow)...)[:len(buf)]
+			// Double, but never past limit+1, and with the exact capacity
+			// asked for: the old buffer and the new one are the only
+			// live copies, so reading an oversize body peaks below
+			// 1.5 × (limit+1) bytes (a reader that tells its length,
+			// Len(), is read into limit+1 bytes allocated once).
+			// A doubling that would leave less than another doubling to
+			// the end goes to the end at once, so the last buffer is not
+			// followed by one a byte larger.
+			want := 2 * int64(cap(buf))
+			if end := int64(len(buf)) + lr.N; want >= end || 2*want > end {
+				want = end
+			}
+			next := make([]byte, len(buf), want)
+			copy(next, buf)
+			buf = next
 		}
 		n, err := lr.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]

@@ -113,8 +113,9 @@ func (m *mutator) addBytes(mu Mutant, build func() []byte) {
 // followed by pad spaces, max_bytes+1 bytes in all, which the transport
 // stage refuses with transport.too_large after reading max_bytes+1 bytes.
 // It is a stream, an io.MultiReader of body and a reader of spaces: its
-// bytes are never held in memory, here or in the gate (which reads at most
-// max_bytes+1 of them into its own buffer).
+// bytes are never held in memory here; the gate reads max_bytes+1 of them
+// into one buffer of its own (the stream tells its length), so proving it
+// costs max_bytes+1 bytes per worker while it runs.
 func (m *mutator) tooLarge(body []byte, pad int64, canary string) {
 	if !m.keeps() {
 		m.skip()
@@ -127,8 +128,27 @@ func (m *mutator) tooLarge(body []byte, pad int64, canary string) {
 		After:  fmt.Sprintf("…%s + %d spaces (%d bytes: max_bytes+1)", tail, pad, int64(len(body))+pad)}
 	m.add(mu, nil)
 	last := &m.out[len(m.out)-1]
-	last.stream = func() io.Reader { return io.MultiReader(bytes.NewReader(body), &spaces{n: pad}) }
+	last.stream = func() io.Reader {
+		return &sized{Reader: io.MultiReader(bytes.NewReader(body), &spaces{n: pad}), n: int64(len(body)) + pad}
+	}
 }
+
+// sized is a stream that tells its length (Len, the bytes not yet read),
+// as bytes.Reader does, so the gate reads it into one buffer of
+// max_bytes+1 bytes instead of growing one.
+type sized struct {
+	io.Reader
+	n int64
+}
+
+func (s *sized) Read(p []byte) (int, error) {
+	n, err := s.Reader.Read(p)
+	s.n -= int64(n)
+	return n, err
+}
+
+// Len is the number of bytes left to read.
+func (s *sized) Len() int { return int(s.n) }
 
 // spaces reads n ASCII spaces.
 type spaces struct{ n int64 }
