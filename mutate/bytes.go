@@ -44,6 +44,7 @@ func (m *mutator) bytesMutants() {
 	}
 
 	// The rest carry a canary member at the start of the top-level object.
+	m.at = nil // the whole body
 	c := m.canary()
 	withCanary, at := raw, -1
 	for o := range objectStarts(raw) {
@@ -293,6 +294,7 @@ func (m *mutator) memberMutants(raw []byte, prefix jsonpointer.Pointer, wrap fun
 		after := o.after
 		for _, name := range slices.Sorted(maps.Keys(members)) {
 			c := m.canary()
+			m.at = append(ptr[:len(ptr):len(ptr)], name)
 			if m.keeps() { // the pointer's text only for a kept mutant
 				m.addBytes(Mutant{Family: FamilyBytes, Kind: "duplicate_member", Pointer: ptr.String() + "/" + jsonpointer.EscapeToken(name),
 					Expect: []string{gate.ReasonDuplicate}, Reason: gate.ReasonDuplicate, Canary: c, Hint: "built into the gate"},
@@ -302,6 +304,7 @@ func (m *mutator) memberMutants(raw []byte, prefix jsonpointer.Pointer, wrap fun
 			}
 			if folded := caseFolded(name); folded != "" && members[folded] == nil && hasPrefix(ptr, m.scope) {
 				c := m.canary()
+				m.at = append(ptr[:len(ptr):len(ptr)], folded)
 				if !m.keeps() {
 					m.skip()
 					continue
@@ -325,6 +328,7 @@ func (m *mutator) memberMutants(raw []byte, prefix jsonpointer.Pointer, wrap fun
 func (m *mutator) textMutants() {
 	inner := []byte(m.text.json)
 	m.memberMutants(inner, m.scope, m.text.wrap)
+	m.at = m.scope // the whole text
 	add := func(kind string, text func() []byte, expect, canary string) {
 		m.addBytes(Mutant{Family: FamilyBytes, Kind: kind, Pointer: m.scope.String(),
 			Expect: []string{expect}, Reason: expect, Canary: canary, Hint: "built into the gate"},

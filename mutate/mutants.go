@@ -123,6 +123,14 @@ type mutator struct {
 	seq  int
 	keep func(seq int) bool
 	out  []Mutant
+	// counting is set for the pass that only counts the mutants; tiers
+	// then gets, per mutant, whether it touches what the agent sees (at:
+	// the location being mutated; agentPaths: the projection's and the
+	// rules' pointers, relative to scope).
+	counting   bool
+	tiers      []bool
+	at         jsonpointer.Pointer
+	agentPaths []jsonpointer.Pointer
 
 	// mm: what equivalence (equivalent.go) and hint locations (hint.go)
 	// read: the contract and upstream version, and whether a rule other
@@ -204,10 +212,47 @@ func (mu Mutant) open(ctx context.Context, set *fixture.Set, f fixture.Fixture, 
 
 // keeps reports whether the next mutant generated is kept: a caller with
 // a costly description asks first, and calls skip instead of add when not.
-func (m *mutator) keeps() bool { return m.keep == nil || m.keep(m.seq) }
+func (m *mutator) keeps() bool {
+	if m.counting {
+		m.noteTier()
+		return false
+	}
+	return m.keep == nil || m.keep(m.seq)
+}
 
 // skip counts the next mutant without keeping it.
-func (m *mutator) skip() { m.seq++ }
+func (m *mutator) skip() {
+	if m.counting {
+		m.noteTier()
+	}
+	m.seq++
+}
+
+// noteTier records, once per mutant of the counting pass, whether the
+// location being mutated (m.at) touches what the agent sees (touchesAgent).
+func (m *mutator) noteTier() {
+	if len(m.tiers) == m.seq {
+		m.tiers = append(m.tiers, m.touchesAgent())
+	}
+}
+
+// touchesAgent reports whether a mutant at m.at may change what reaches
+// the agent or what a rule reads: m.at is at, above or below a projected
+// pointer or a rule's pointer ("*" matching any token), or above the
+// value the contract validates (the whole body). Mutants elsewhere can
+// only be unseen; the cap samples them last (sampleMutants).
+func (m *mutator) touchesAgent() bool {
+	if !hasPrefix(m.at, m.scope) {
+		return len(m.at) < len(m.scope) && hasPrefix(m.scope, m.at)
+	}
+	rel := m.at[len(m.scope):]
+	for _, p := range m.agentPaths {
+		if overlaps(p, rel) {
+			return true
+		}
+	}
+	return false
+}
 
 // add counts a mutant and keeps it when m.keep says so, naming it
 // family.kind@pointer unless it has an ID. build sets its Body when it is
@@ -230,6 +275,7 @@ func (m *mutator) add(mu Mutant, build func(*Mutant)) {
 
 // valueMutant is the value with newVal at loc, re-serialised when built.
 func (m *mutator) valueMutant(family, kind string, loc []string, newVal any, expect []string, reason, canary, hint string) {
+	m.at = loc
 	if !m.keeps() {
 		m.skip()
 		return
@@ -354,25 +400,54 @@ func canaryIfLong(s string) string {
 	return ""
 }
 
-// sampleMutants chooses at most max of the n mutants of fixture by their
-// generation index (0-based), with a generator seeded with seed and the
+// sampleMutants chooses at most max of a fixture's mutants by their
+// generation index (0-based; tiers[i] says whether mutant i touches what
+// the agent sees, touchesAgent), with a generator seeded with seed and the
 // fixture, and returns the chosen indices in generated order; nil means
-// every one (max ≤ 0, or n ≤ max). The choice is rand.Perm(n)[:max] (math/rand/v2,
-// PCG), shuffled in an []int32: 4 bytes per generated mutant, no body.
-func sampleMutants(n, max int, seed uint64, fixture string) []int {
+// every one (max ≤ 0, or len(tiers) ≤ max). Mutants that touch what the
+// agent sees come first: all of them when they fit under max, the rest
+// filled with a sample of the others; more than max of them are sampled
+// among themselves. So a survivor that reaches the agent is not sampled
+// away while others are kept, and closing one does not change which of
+// the others are run. When every mutant is in one tier the choice is the
+// first max of a shuffle of 0…n-1 (math/rand/v2, PCG, Shuffle over an
+// []int32: 4 bytes per generated mutant, no body).
+func sampleMutants(tiers []bool, max int, seed uint64, fixture string) []int {
+	n := len(tiers)
 	if max <= 0 || n <= max {
 		return nil
 	}
 	h := fnv.New64a()
 	h.Write([]byte(fixture))
 	rng := rand.New(rand.NewPCG(seed, h.Sum64()))
-	perm := make([]int32, n)
-	for i := range perm {
-		perm[i] = int32(i)
+	var first, rest []int32
+	for i, t := range tiers {
+		if t {
+			first = append(first, int32(i))
+		} else {
+			rest = append(rest, int32(i))
+		}
 	}
-	rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-	idx := make([]int, max)
-	for i, j := range perm[:max] {
+	pick := func(from []int32, k int) []int32 {
+		rng.Shuffle(len(from), func(i, j int) { from[i], from[j] = from[j], from[i] })
+		return from[:k]
+	}
+	var chosen []int32
+	switch {
+	case len(first) == 0 || len(rest) == 0:
+		// One tier: the sample every mutant had before tiers.
+		all := make([]int32, n)
+		for i := range all {
+			all[i] = int32(i)
+		}
+		chosen = pick(all, max)
+	case len(first) >= max:
+		chosen = pick(first, max)
+	default:
+		chosen = append(first, pick(rest, max-len(first))...)
+	}
+	idx := make([]int, len(chosen))
+	for i, j := range chosen {
 		idx[i] = int(j)
 	}
 	slices.Sort(idx)

@@ -40,6 +40,7 @@ import (
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/manifest"
 	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/reports"
@@ -203,9 +204,10 @@ func mutateFixture(ctx context.Context, set *fixture.Set, f fixture.Fixture, opt
 	}
 	m := j.m
 	if opts.MaxPerFixture > 0 {
-		m.keep = func(int) bool { return false }
+		m.counting = true
 		m.generate()
-		idx := sampleMutants(m.seq, opts.MaxPerFixture, opts.Seed, fixtureKey(f))
+		idx := sampleMutants(m.tiers, opts.MaxPerFixture, opts.Seed, fixtureKey(f))
+		m.counting, m.tiers = false, nil
 		m.restart(keepIndices(idx))
 	}
 	m.generate()
@@ -302,6 +304,44 @@ func rebuild(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture
 	return out, nil
 }
 
+// agentPaths lists what the agent sees of upstream version v of c, as
+// instance locations relative to the value the contract validates: the
+// projection's pointers and the pointers the rules read (a count rule's
+// two; a cel or custom rule may read anything: the whole value).
+func agentPaths(c *gate.Contract, v string, rules []manifest.RuleSpec) []jsonpointer.Pointer {
+	var out []jsonpointer.Pointer
+	fields, _ := c.Projection(v)
+	for _, f := range fields {
+		out = append(out, f.Pointer)
+	}
+	for _, r := range rules {
+		var ptrs []string
+		switch {
+		case r.Binding != nil:
+			ptrs = []string{r.Binding.Pointer}
+		case r.Context != nil:
+			ptrs = []string{r.Context.Pointer}
+		case r.Membership != nil:
+			ptrs = []string{r.Membership.Pointer}
+		case r.Freshness != nil:
+			ptrs = []string{r.Freshness.Pointer}
+		case r.Count != nil:
+			ptrs = []string{r.Count.Pointer}
+			if r.Count.EqualsPointer != "" {
+				ptrs = append(ptrs, r.Count.EqualsPointer)
+			}
+		default:
+			ptrs = []string{""}
+		}
+		for _, s := range ptrs {
+			if p, err := jsonpointer.Parse(s); err == nil {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
 // builtBodies counts the mutant bodies built since the process started;
 // the specs read it (export_test.go) to check that no more than the cap
 // are built per fixture.
@@ -372,6 +412,7 @@ func newMutator(c *gate.Contract, f fixture.Fixture, orig *gate.Verdict, req sem
 		canaryID: fmt.Sprintf("%08x", h.Sum32()),
 		// mm: equivalence and hint locations
 		contract: c, version: f.UpstreamVersion, opaqueRules: opaque,
+		agentPaths: agentPaths(c, f.UpstreamVersion, uv.Rules),
 	}, nil
 }
 

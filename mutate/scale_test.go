@@ -3,8 +3,10 @@ package mutate_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -84,5 +86,46 @@ var _ = Describe("mutate at scale", func() {
 		var ce *gate.ConfigError
 		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
 		Expect(err.Error()).To(ContainSubstring("open.json"))
+	})
+})
+
+var _ = Describe("the cap's sample", func() {
+	// tree is a contract that projects one string (/status) of a response
+	// with 60 other members nothing projects; none of them is bounded, so
+	// mutants of /status reach the agent and the others are unseen.
+	tree := func() string {
+		var members, props strings.Builder
+		for i := range 60 {
+			fmt.Fprintf(&members, `,"note_%02d":"n%d"`, i, i)
+			fmt.Fprintf(&props, `,"note_%02d":{"type":"string"}`, i)
+		}
+		return testtree.Write(GinkgoT(), map[string]string{
+			"schemas/wide/contract.yaml": "tool: wide\nversion: \"1\"\nagent_schema: agent.schema.json\nupstream_versions:\n  v1:\n    schema: upstream.schema.json\n    projection:\n      status: /status\n",
+			"schemas/wide/upstream.schema.json": `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,` +
+				`"properties":{"status":{"type":"string"}` + props.String() + `}}`,
+			"schemas/wide/agent.schema.json":      `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false,"properties":{"status":{"type":"string","maxLength":4096}}}`,
+			"fixtures/wide/defaults.meta.yaml":    "request: {id: req-00000001}\nclock: 2025-07-01T00:00:00Z\n",
+			"fixtures/wide/v1/accepted/page.json": `{"status":"open"` + members.String() + `}`,
+		})
+	}
+	survivors := func(dir string, limit int) []string {
+		rep, err := mutate.Mutate(context.Background(), mutate.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures"), MaxPerFixture: limit, Workers: 1})
+		Expect(err).NotTo(HaveOccurred())
+		var out []string
+		for _, r := range rep.Results {
+			if r.Outcome == mutate.Survived {
+				out = append(out, r.Mutant.ID)
+			}
+		}
+		return out
+	}
+
+	It("keeps every mutant that touches what the agent sees before the others", func() {
+		dir := tree()
+		all := survivors(dir, -1)
+		Expect(all).To(ContainElement("values.empty_string@/status"))
+		// 60 unprojected members give hundreds of mutants; a cap of 40
+		// still holds every one at /status or the whole body.
+		Expect(survivors(dir, 40)).To(Equal(all))
 	})
 })

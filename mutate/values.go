@@ -26,6 +26,7 @@ func (m *mutator) valueMutants(locs locations) {
 		if len(l.loc) == len(m.scope) {
 			continue
 		}
+		m.at = l.loc
 		switch x := l.v.(type) {
 		case string:
 			m.stringMutants(l, x)
@@ -55,6 +56,7 @@ func (m *mutator) stringMutants(l location, x string) {
 	m.valueMutant(FamilyValues, "empty_string", l.loc, "", []string{"schema.*", "semantic.*"}, "schema.minLength", "", "minLength: 1 or a pattern")
 	// maxLength counts code points (JSON Schema Validation 2020-12 §6.3.1).
 	c := m.canary()
+	m.at = l.loc
 	if m.keeps() { // the long string only for a kept mutant: maxLength may be large
 		target := utf8.RuneCountInString(x) + 1024
 		if f.maxLength >= 0 {
@@ -87,6 +89,7 @@ func (m *mutator) stringMutants(l location, x string) {
 // scalarToObject wraps a scalar in an object that carries an instruction.
 func (m *mutator) scalarToObject(l location, x any) {
 	c := m.canary()
+	m.at = l.loc
 	if !m.keeps() {
 		m.skip()
 		return
