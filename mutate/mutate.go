@@ -40,7 +40,6 @@ import (
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/introspect"
-	"github.com/airlockdev/airlock/internal/manifest"
 	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/reports"
@@ -306,37 +305,17 @@ func rebuild(ctx context.Context, set *fixture.Set, f fixture.Fixture, p fixture
 
 // agentPaths lists what the agent sees of upstream version v of c, as
 // instance locations relative to the value the contract validates: the
-// projection's pointers and the pointers the rules read (a count rule's
-// two; a cel or custom rule may read anything: the whole value).
-func agentPaths(c *gate.Contract, v string, rules []manifest.RuleSpec) []jsonpointer.Pointer {
+// projection's pointers, then ruled, the pointers the rules read (RFC 6901
+// text; "" for a rule that may read anything).
+func agentPaths(c *gate.Contract, v string, ruled []string) []jsonpointer.Pointer {
 	var out []jsonpointer.Pointer
 	fields, _ := c.Projection(v)
 	for _, f := range fields {
 		out = append(out, f.Pointer)
 	}
-	for _, r := range rules {
-		var ptrs []string
-		switch {
-		case r.Binding != nil:
-			ptrs = []string{r.Binding.Pointer}
-		case r.Context != nil:
-			ptrs = []string{r.Context.Pointer}
-		case r.Membership != nil:
-			ptrs = []string{r.Membership.Pointer}
-		case r.Freshness != nil:
-			ptrs = []string{r.Freshness.Pointer}
-		case r.Count != nil:
-			ptrs = []string{r.Count.Pointer}
-			if r.Count.EqualsPointer != "" {
-				ptrs = append(ptrs, r.Count.EqualsPointer)
-			}
-		default:
-			ptrs = []string{""}
-		}
-		for _, s := range ptrs {
-			if p, err := jsonpointer.Parse(s); err == nil {
-				out = append(out, p)
-			}
+	for _, s := range ruled {
+		if p, err := jsonpointer.Parse(s); err == nil {
+			out = append(out, p)
 		}
 	}
 	return out
@@ -383,19 +362,31 @@ func newMutator(c *gate.Contract, f fixture.Fixture, orig *gate.Verdict, req sem
 	}
 	scope, _ := jsonpointer.Parse(prefix)
 	var rules []RuleSpecView
+	var ruled []string // every pointer a rule reads, relative to the validated value
 	opaque := false
 	for _, r := range uv.Rules {
 		switch {
 		case r.Binding != nil:
 			rules = append(rules, RuleSpecView{r.Name, prefix + r.Binding.Pointer, true})
+			ruled = append(ruled, r.Binding.Pointer)
 		case r.Context != nil:
 			rules = append(rules, RuleSpecView{r.Name, prefix + r.Context.Pointer, true})
+			ruled = append(ruled, r.Context.Pointer)
 		case r.Membership != nil:
 			rules = append(rules, RuleSpecView{r.Name, prefix + r.Membership.Pointer, true})
+			ruled = append(ruled, r.Membership.Pointer)
 		case r.Freshness != nil:
 			rules = append(rules, RuleSpecView{r.Name, prefix + r.Freshness.Pointer, false})
+			ruled = append(ruled, r.Freshness.Pointer)
+		case r.Count != nil:
+			opaque = true // mm: count, cel, custom
+			ruled = append(ruled, r.Count.Pointer)
+			if r.Count.EqualsPointer != "" {
+				ruled = append(ruled, r.Count.EqualsPointer)
+			}
 		default:
 			opaque = true // mm: count, cel, custom
+			ruled = append(ruled, "") // may read anything
 		}
 	}
 	h := fnv.New32a()
@@ -412,7 +403,7 @@ func newMutator(c *gate.Contract, f fixture.Fixture, orig *gate.Verdict, req sem
 		canaryID: fmt.Sprintf("%08x", h.Sum32()),
 		// mm: equivalence and hint locations
 		contract: c, version: f.UpstreamVersion, opaqueRules: opaque,
-		agentPaths: agentPaths(c, f.UpstreamVersion, uv.Rules),
+		agentPaths: agentPaths(c, f.UpstreamVersion, ruled),
 	}, nil
 }
 
