@@ -1,6 +1,7 @@
 package mutate_test
 
 import (
+	"fmt"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -32,5 +33,30 @@ var _ = Describe("mutate's semantic mutants", func() {
 		}
 		// A values mutant that a schema keyword could also refuse stays unseen.
 		Expect(res["values.datetime_invalid@/at"].Outcome).To(Equal(mutate.Unseen))
+	})
+
+	It("swaps numbers and booleans equal to a request context value", func() {
+		rep := mutateTree(testtree.Tree(echoFiles()))
+		res := byID(rep)
+		for id, after := range map[string]any{
+			"semantic.bound_value_swapped@/proj":  "43",
+			"semantic.bound_value_swapped@/live":  false,
+			"semantic.bound_value_swapped@/ratio": "2.6",
+		} {
+			Expect(res).To(HaveKey(id))
+			r := res[id]
+			Expect(r.Outcome).To(Equal(mutate.Survived), "%s: %s", id, r.Problem)
+			if s, ok := after.(string); ok {
+				Expect(r.Mutant.After).To(BeEquivalentTo(s), id)
+			} else {
+				Expect(r.Mutant.After).To(Equal(after), id)
+			}
+		}
+		Expect(res["semantic.bound_value_swapped@/proj"].Mutant.Hint).To(Equal("a context rule: context: {pointer: /proj, key: proj}"))
+		again := byID(mutateTree(testtree.Tree(echoFiles())))
+		for id, r := range res {
+			Expect(fmt.Sprintf("%#v", again[id].Mutant.After)).To(Equal(fmt.Sprintf("%#v", r.Mutant.After)), id)
+			Expect(again[id].Mutant.Canary).To(Equal(r.Mutant.Canary), id)
+		}
 	})
 })
