@@ -154,7 +154,7 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 			}
 		}
 		fmt.Fprintf(w, "%-16s %-12s score %6.2f%% (%d/%d)  %s; unseen %d, baselined %d, equivalent %d\n",
-			reports.Line(s.Tool), reports.Line(s.UpstreamVersion), 100*s.Ratio(), s.Killed, s.Scored, strings.Join(fams, ", "), s.Unseen, s.Baselined, s.Equivalent)
+			reports.Line(s.Tool), reports.Line(s.UpstreamVersion), s.Percent(), s.Killed, s.Scored, strings.Join(fams, ", "), s.Unseen, s.Baselined, s.Equivalent)
 	}
 	for _, s := range rep.Skipped {
 		fmt.Fprintln(w, "skipped:", reports.Line(s))
@@ -202,10 +202,7 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 	}
 	if total.Generated+total.Equivalent > 0 {
 		notKilled := total.Scored - total.Killed
-		ratio := 100.0
-		if total.Scored > 0 {
-			ratio = 100 * float64(total.Killed) / float64(total.Scored)
-		}
+		ratio := total.Percent() // rounded down: 100.00% only when all were killed
 		fmt.Fprintf(w, "\n%d mutants run: %d killed, %d not killed, score %.2f%%; %d unseen, %d baselined, %d equivalent (not run)",
 			total.Generated, total.Killed, notKilled, ratio, total.Unseen, total.Baselined, total.Equivalent)
 		if rep.Strict {
