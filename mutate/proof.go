@@ -82,9 +82,30 @@ type MutantResult struct {
 	Duration time.Duration
 }
 
-// Diff is a go-cmp diff of the original against the mutant.
+// Diff is a go-cmp diff of the original against the mutant, byte-stable:
+// go-cmp writes the space after each line's "-", "+" or indentation as
+// U+00A0 in about half of the processes (on purpose, so that callers do
+// not rely on its format; cmp/report_text.go), and Diff writes it as a
+// space, so two runs print the same bytes. A U+00A0 inside a value is
+// kept.
 func (r MutantResult) Diff() string {
-	return cmp.Diff(r.Mutant.Before, r.Mutant.After)
+	return stableDiff(cmp.Diff(r.Mutant.Before, r.Mutant.After))
+}
+
+// stableDiff replaces, on each line of a go-cmp diff, every U+00A0 of the
+// line's lead (its "-" or "+" marker and indentation: spaces and U+00A0
+// only) with a space.
+func stableDiff(d string) string {
+	if !strings.Contains(d, "\u00a0") {
+		return d
+	}
+	lines := strings.SplitAfter(d, "\n")
+	for i, l := range lines {
+		rest := strings.TrimLeft(l, " -+\u00a0")
+		lead := l[:len(l)-len(rest)]
+		lines[i] = strings.ReplaceAll(lead, "\u00a0", " ") + rest
+	}
+	return strings.Join(lines, "")
 }
 
 // admitted reports whether the gate admitted the mutant.
