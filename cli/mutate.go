@@ -126,13 +126,14 @@ error.`,
 	f.StringVar(&reason, "reason", "", "with --baseline-add, why the survivors are accepted (written into every new entry)")
 	f.StringVar(&writeDir, "write", "", "write survivors as near-miss fixtures under DIR (DIR/<tool>/<version>/near-miss/)")
 	f.BoolVar(&writeAll, "all", false, "with --write, write every mutant run, not only survivors")
-	f.IntVar(&maxShown, "max-shown", 20, "survivors listed in full")
+	f.IntVar(&maxShown, "max-shown", 20, "survivors listed in full, and equivalent mutants listed")
 	return cmd
 }
 
 // writeMutationReport prints an ERROR line per broken contract, scores,
 // stale baseline entries, then survivors with hints, places and diffs,
-// then the totals.
+// the equivalent mutants (fixture, id, why; at most maxShown, then a count
+// of the rest), then the totals.
 func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 	for _, b := range rep.Broken {
 		fmt.Fprintf(w, "ERROR %s: contract configuration error: %s\n", reports.Ident(b.Tool), reports.Line(b.Err.Error()))
@@ -186,6 +187,22 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 	}
 	if len(surv) > maxShown {
 		fmt.Fprintf(w, "\n… %d more not shown\n", len(surv)-maxShown)
+	}
+	var equiv []mutate.MutantResult
+	for _, x := range rep.Results {
+		if x.Outcome == mutate.Equivalent {
+			equiv = append(equiv, x)
+		}
+	}
+	if len(equiv) > 0 {
+		fmt.Fprintf(w, "\nequivalent (not run), for review:\n")
+		for i, x := range equiv {
+			if i >= maxShown {
+				fmt.Fprintf(w, "  … %d more not shown\n", len(equiv)-maxShown)
+				break
+			}
+			fmt.Fprintf(w, "  %s %s: %s\n", reports.Line(x.Fixture.Body), reports.Line(x.Mutant.ID), reports.Line(x.Problem))
+		}
 	}
 	if len(hints) > 0 {
 		keys := make([]string, 0, len(hints))
