@@ -63,7 +63,7 @@ error.`,
 			if err := e.namedFile("--write", writeDir); err != nil {
 				return err
 			}
-			if baselineAdd && strings.TrimSpace(reason) == "" {
+			if baselineAdd && mutate.BlankReason(reason) {
 				return usageErr("--baseline-add needs --reason: say why these survivors are accepted")
 			}
 			if !baselineAdd && reason != "" {
@@ -75,14 +75,17 @@ error.`,
 			}
 			out := cmd.OutOrStdout()
 			if baselineAdd {
-				added, err := mutate.AddToBaseline(cmd.Context(), opts, rep.Results, reason, opts.Strict)
+				added, present, err := mutate.AddToBaseline(cmd.Context(), opts, rep.Results, reason, opts.Strict)
 				for _, a := range added {
 					fmt.Fprintf(out, "baselined %s:%d: %s %s\n", reports.Line(a.File), a.Line, reports.Line(a.Fixture), reports.Line(a.Mutant))
+				}
+				for _, a := range present { // another run wrote it first: not an error
+					fmt.Fprintf(out, "already in the baseline %s:%d: %s %s\n", reports.Line(a.File), a.Line, reports.Line(a.Fixture), reports.Line(a.Mutant))
 				}
 				if err != nil {
 					return err
 				}
-				rep.Accept(added)
+				rep.Accept(append(added, present...))
 			}
 			writeMutationReport(out, rep, maxShown)
 			if writeDir != "" {
