@@ -33,10 +33,13 @@ counted in the projection family), with exactly the failure envelope as agent ou
 its canary token nowhere in it.
 
 An admitted mutant is a survivor when it reaches the agent (the agent output differs from
-the fixture's, or carries its canary): a hole in the contract. An admitted mutant whose
+the fixture's, or carries its canary, or the mutant expects only a semantic refusal: a
+swapped request id or context value, a stale date-time, whose whole response is another
+call's or stale): a hole in the contract. An admitted mutant whose
 agent output is the fixture's is unseen: reported apart, and counted against the score
 and failing only with --strict. A mutant that is the fixture, or whose new value the
-schema names at that place (enum, const, type null), is equivalent: not run, counted apart.
+schema names at that place (enum, const, type null), is equivalent: not run, counted apart,
+and listed after the survivors for review. Scores are rounded down: 100.00% means all killed.
 
 Accepted survivors are listed with a reason in schemas/<tool>/mutate.baseline.yaml: they
 are reported as baselined and do not fail. A baseline entry that silences nothing any more
