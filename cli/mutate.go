@@ -33,10 +33,13 @@ counted in the projection family), with exactly the failure envelope as agent ou
 its canary token nowhere in it.
 
 An admitted mutant is a survivor when it reaches the agent (the agent output differs from
-the fixture's, or carries its canary): a hole in the contract. An admitted mutant whose
+the fixture's, or carries its canary, or the mutant expects only a semantic refusal: a
+swapped request id or context value, a stale date-time, whose whole response is another
+call's or stale): a hole in the contract. An admitted mutant whose
 agent output is the fixture's is unseen: reported apart, and counted against the score
 and failing only with --strict. A mutant that is the fixture, or whose new value the
-schema names at that place (enum, const, type null), is equivalent: not run, counted apart.
+schema names at that place (enum, const, type null), is equivalent: not run, counted apart,
+and listed after the survivors for review. Scores are rounded down: 100.00% means all killed.
 
 Accepted survivors are listed with a reason in schemas/<tool>/mutate.baseline.yaml: they
 are reported as baselined and do not fail. A baseline entry that silences nothing any more
@@ -63,7 +66,7 @@ error.`,
 			if err := e.namedFile("--write", writeDir); err != nil {
 				return err
 			}
-			if baselineAdd && strings.TrimSpace(reason) == "" {
+			if baselineAdd && mutate.BlankReason(reason) {
 				return usageErr("--baseline-add needs --reason: say why these survivors are accepted")
 			}
 			if !baselineAdd && reason != "" {
@@ -75,14 +78,17 @@ error.`,
 			}
 			out := cmd.OutOrStdout()
 			if baselineAdd {
-				added, err := mutate.AddToBaseline(cmd.Context(), opts, rep.Results, reason, opts.Strict)
+				added, present, err := mutate.AddToBaseline(cmd.Context(), opts, rep.Results, reason, opts.Strict)
 				for _, a := range added {
 					fmt.Fprintf(out, "baselined %s:%d: %s %s\n", reports.Line(a.File), a.Line, reports.Line(a.Fixture), reports.Line(a.Mutant))
+				}
+				for _, a := range present { // another run wrote it first: not an error
+					fmt.Fprintf(out, "already in the baseline %s:%d: %s %s\n", reports.Line(a.File), a.Line, reports.Line(a.Fixture), reports.Line(a.Mutant))
 				}
 				if err != nil {
 					return err
 				}
-				rep.Accept(added)
+				rep.Accept(append(added, present...))
 			}
 			writeMutationReport(out, rep, maxShown)
 			if writeDir != "" {
@@ -126,13 +132,14 @@ error.`,
 	f.StringVar(&reason, "reason", "", "with --baseline-add, why the survivors are accepted (written into every new entry)")
 	f.StringVar(&writeDir, "write", "", "write survivors as near-miss fixtures under DIR (DIR/<tool>/<version>/near-miss/)")
 	f.BoolVar(&writeAll, "all", false, "with --write, write every mutant run, not only survivors")
-	f.IntVar(&maxShown, "max-shown", 20, "survivors listed in full")
+	f.IntVar(&maxShown, "max-shown", 20, "survivors listed in full, and equivalent mutants listed")
 	return cmd
 }
 
 // writeMutationReport prints an ERROR line per broken contract, scores,
 // stale baseline entries, then survivors with hints, places and diffs,
-// then the totals.
+// the equivalent mutants (fixture, id, why; at most maxShown, then a count
+// of the rest), then the totals.
 func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 	for _, b := range rep.Broken {
 		fmt.Fprintf(w, "ERROR %s: contract configuration error: %s\n", reports.Ident(b.Tool), reports.Line(b.Err.Error()))
@@ -154,7 +161,7 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 			}
 		}
 		fmt.Fprintf(w, "%-16s %-12s score %6.2f%% (%d/%d)  %s; unseen %d, baselined %d, equivalent %d\n",
-			reports.Line(s.Tool), reports.Line(s.UpstreamVersion), 100*s.Ratio(), s.Killed, s.Scored, strings.Join(fams, ", "), s.Unseen, s.Baselined, s.Equivalent)
+			reports.Line(s.Tool), reports.Line(s.UpstreamVersion), s.Percent(), s.Killed, s.Scored, strings.Join(fams, ", "), s.Unseen, s.Baselined, s.Equivalent)
 	}
 	for _, s := range rep.Skipped {
 		fmt.Fprintln(w, "skipped:", reports.Line(s))
@@ -187,6 +194,22 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 	if len(surv) > maxShown {
 		fmt.Fprintf(w, "\n… %d more not shown\n", len(surv)-maxShown)
 	}
+	var equiv []mutate.MutantResult
+	for _, x := range rep.Results {
+		if x.Outcome == mutate.Equivalent {
+			equiv = append(equiv, x)
+		}
+	}
+	if len(equiv) > 0 {
+		fmt.Fprintf(w, "\nequivalent (not run), for review:\n")
+		for i, x := range equiv {
+			if i >= maxShown {
+				fmt.Fprintf(w, "  … %d more not shown\n", len(equiv)-maxShown)
+				break
+			}
+			fmt.Fprintf(w, "  %s %s: %s\n", reports.Line(x.Fixture.Body), reports.Line(x.Mutant.ID), reports.Line(x.Problem))
+		}
+	}
 	if len(hints) > 0 {
 		keys := make([]string, 0, len(hints))
 		for k := range hints {
@@ -202,10 +225,7 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 	}
 	if total.Generated+total.Equivalent > 0 {
 		notKilled := total.Scored - total.Killed
-		ratio := 100.0
-		if total.Scored > 0 {
-			ratio = 100 * float64(total.Killed) / float64(total.Scored)
-		}
+		ratio := total.Percent() // rounded down: 100.00% only when all were killed
 		fmt.Fprintf(w, "\n%d mutants run: %d killed, %d not killed, score %.2f%%; %d unseen, %d baselined, %d equivalent (not run)",
 			total.Generated, total.Killed, notKilled, ratio, total.Unseen, total.Baselined, total.Equivalent)
 		if rep.Strict {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
@@ -47,12 +48,32 @@ type BaselineEntry struct {
 	Fixture string `yaml:"fixture"`
 	// Mutant is the mutant's id ("values.empty_string@/data/title").
 	Mutant string `yaml:"mutant"`
-	// Reason says why the survivor is accepted; it may not be empty.
+	// Reason says why the survivor is accepted; it may not be blank
+	// (BlankReason).
 	Reason string `yaml:"reason"`
+	// Outcome is what the mutant did when the entry was written:
+	// OutcomeSurvived or OutcomeUnseen (--baseline-add writes it); ""
+	// (files written before the key existed) means OutcomeSurvived. An
+	// unseen entry silences only an unseen result: once its mutant reaches
+	// the agent it fails again and the entry is stale.
+	Outcome string `yaml:"outcome,omitempty"`
 	// File and Line are where the entry is (the file as configuration
 	// errors name it; 1-based line of its first key).
 	File string `yaml:"-"`
 	Line int    `yaml:"-"`
+}
+
+// Baseline entry outcomes (BaselineEntry.Outcome).
+const (
+	OutcomeSurvived = string(Survived)
+	OutcomeUnseen   = string(Unseen)
+)
+
+// silences reports whether e accepts a result of outcome o (Survived or
+// Unseen): an entry written for a survivor accepts both; one written for
+// an unseen mutant only Unseen.
+func (e *BaselineEntry) silences(o Outcome) bool {
+	return o == Unseen || o == Survived && e.Outcome != OutcomeUnseen
 }
 
 // baselineDoc is the file: one key.
@@ -63,8 +84,9 @@ type baselineDoc struct {
 // StaleEntry is a baseline entry that silences nothing any more.
 type StaleEntry struct {
 	BaselineEntry
-	// Why: the fixture is gone, the mutant is no longer generated, or it
-	// is now killed (or refused otherwise, or equivalent).
+	// Why: the fixture is gone, the mutant is no longer generated, it is
+	// now killed (or refused otherwise, or equivalent), or it was unseen
+	// when baselined (Outcome unseen) and now reaches the agent.
 	Why string
 }
 
@@ -109,8 +131,10 @@ func ReadBaseline(file, tool string, data []byte) ([]BaselineEntry, error) {
 			return nil, bad(at+"/fixture", "fixture %q: kind %q is never mutated; only accepted and historical fixtures are", e.Fixture, parts[2])
 		case e.Mutant == "":
 			return nil, bad(at+"/mutant", "an entry needs mutant: the mutant's id, as airlock mutate prints it")
-		case strings.TrimSpace(e.Reason) == "":
+		case BlankReason(e.Reason):
 			return nil, bad(at+"/reason", "an entry needs a reason: say why this survivor is accepted")
+		case e.Outcome != "" && e.Outcome != OutcomeSurvived && e.Outcome != OutcomeUnseen:
+			return nil, bad(at+"/outcome", "outcome %q is not survived or unseen", e.Outcome)
 		}
 		k := [2]string{e.Fixture, e.Mutant}
 		if j, dup := seen[k]; dup {
@@ -181,6 +205,10 @@ func applyBaseline(set *fixture.Set, fixtures []fixture.Fixture, opts Options, r
 				r := &rep.Results[j]
 				switch r.Outcome {
 				case Survived, Unseen:
+					if !e.silences(r.Outcome) {
+						rep.Stale = append(rep.Stale, StaleEntry{*e, "the mutant was unseen when baselined and now reaches the agent"})
+						continue
+					}
 					r.Problem = string(r.Outcome) + "; baselined: " + e.Reason
 					r.Outcome, r.Baseline = Baselined, e
 				case Baselined:
@@ -198,7 +226,10 @@ func applyBaseline(set *fixture.Set, fixtures []fixture.Fixture, opts Options, r
 
 // AddToBaseline appends the admitted results that fail (Survived, and
 // Unseen when strict) to the baseline file of their contract, each with
-// reason, and returns the entries added. An entry that exists (same
+// reason and its outcome (survived or unseen), and returns the entries
+// added, and the entries already in the file that name one of those
+// results (present: written before, or by another run at the same time;
+// not an error). An entry that exists (same
 // fixture and mutant) is never written again or changed. Each file is
 // written whole through a temporary file and a rename, under the contract
 // folder's lock (fileio), and only after the new text was read back as a
@@ -206,13 +237,13 @@ func applyBaseline(set *fixture.Set, fixtures []fixture.Fixture, opts Options, r
 // byte and the entries are appended to its survivors list (which must be
 // a block list, or absent). A blank reason is an error; so is an existing
 // file that is not a valid baseline (*gate.ConfigError).
-func AddToBaseline(ctx context.Context, opts Options, results []MutantResult, reason string, strict bool) ([]BaselineEntry, error) {
-	if strings.TrimSpace(reason) == "" {
-		return nil, errors.New("a baseline entry needs a reason")
+func AddToBaseline(ctx context.Context, opts Options, results []MutantResult, reason string, strict bool) (added, present []BaselineEntry, err error) {
+	if BlankReason(reason) {
+		return nil, nil, errors.New("a baseline entry needs a reason")
 	}
 	set, err := fixture.Open(opts.SchemasDir, "", fixture.Filter{Tools: opts.Filter.Tools}, opts.Gate)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byTool := map[string][]MutantResult{}
 	var tools []string
@@ -225,70 +256,75 @@ func AddToBaseline(ctx context.Context, opts Options, results []MutantResult, re
 		}
 		byTool[r.Fixture.Tool] = append(byTool[r.Fixture.Tool], r)
 	}
-	var added []BaselineEntry
 	for _, tool := range tools {
 		c := set.Contracts[tool]
 		if c == nil {
 			continue
 		}
-		got, err := addToFile(ctx, c, byTool[tool], reason)
+		got, had, err := addToFile(ctx, c, byTool[tool], reason)
 		added = append(added, got...)
+		present = append(present, had...)
 		if err != nil {
-			return added, err
+			return added, present, err
 		}
 	}
-	return added, nil
+	return added, present, nil
 }
 
-// addToFile appends the results of contract c to its baseline file.
-func addToFile(ctx context.Context, c *gate.Contract, results []MutantResult, reason string) ([]BaselineEntry, error) {
+// addToFile appends the results of contract c to its baseline file, and
+// returns the entries it added and those already there for a result.
+func addToFile(ctx context.Context, c *gate.Contract, results []MutantResult, reason string) (added, present []BaselineEntry, err error) {
 	_, _, shown := introspect.Source(c)
 	file := showFile(shown, BaselineFile)
 	osPath := filepath.Join(shown, BaselineFile)
 	w, err := fileio.NewTree(shown).Lock(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer w.Close()
 	old, err := fileio.NewTree(shown).ReadFile(osPath, config.MaxFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, &gate.ConfigError{File: file, Msg: "cannot read the baseline: " + err.Error(), Err: err}
+		return nil, nil, &gate.ConfigError{File: file, Msg: "cannot read the baseline: " + err.Error(), Err: err}
 	}
 	existing, err := ReadBaseline(file, c.Tool(), old)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	have := map[[2]string]bool{}
-	for _, e := range existing {
-		have[[2]string{e.Fixture, e.Mutant}] = true
+	have := map[[2]string]int{} // entry index + 1; -1 for an entry being added
+	for i, e := range existing {
+		have[[2]string{e.Fixture, e.Mutant}] = i + 1
 	}
 	var add []BaselineEntry
 	for _, r := range results {
 		k := [2]string{fixtureKey(r.Fixture), r.Mutant.ID}
-		if have[k] {
+		if i := have[k]; i != 0 {
+			if i > 0 {
+				present = append(present, existing[i-1])
+				have[k] = -1
+			}
 			continue
 		}
-		have[k] = true
-		add = append(add, BaselineEntry{Fixture: k[0], Mutant: k[1], Reason: reason})
+		have[k] = -1
+		add = append(add, BaselineEntry{Fixture: k[0], Mutant: k[1], Reason: reason, Outcome: string(r.Outcome)})
 	}
 	if len(add) == 0 {
-		return nil, nil
+		return nil, present, nil
 	}
 	text, err := appendEntries(file, old, add)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	back, err := ReadBaseline(file, c.Tool(), text)
 	if err != nil || len(back) != len(existing)+len(add) {
-		return nil, &gate.ConfigError{File: file, Msg: "cannot append to the survivors list as it is written; write it as a block list (\"survivors:\" then \"- fixture: …\" lines) at the end of the file", Err: err}
+		return nil, nil, &gate.ConfigError{File: file, Msg: "cannot append to the survivors list as it is written; write it as a block list (\"survivors:\" then \"- fixture: …\" lines) at the end of the file", Err: err}
 	}
 	if err := w.WriteFileAtomic(ctx, osPath, text); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i := range add {
 		add[i] = back[len(existing)+i]
 	}
-	return add, nil
+	return add, present, nil
 }
 
 // baselineHeader starts a new baseline file.
@@ -299,17 +335,23 @@ survivors:
 
 // appendEntries returns old with the entries appended to its survivors
 // list, indented like the list's first item ("- " at column 1 when the
-// list is empty or absent); a file without the key gets it.
+// list is empty or absent); a file without the key gets it. The lines
+// written end like old's first line ("\r\n" or "\n"), so a CRLF file
+// stays CRLF.
 func appendEntries(file string, old []byte, add []BaselineEntry) ([]byte, error) {
+	nl := "\n"
+	if i := bytes.IndexByte(old, '\n'); i > 0 && old[i-1] == '\r' {
+		nl = "\r\n"
+	}
 	var b bytes.Buffer
 	indent := ""
 	switch {
 	case len(bytes.TrimSpace(old)) == 0:
-		b.WriteString(baselineHeader)
+		b.WriteString(strings.ReplaceAll(baselineHeader, "\n", nl))
 	default:
 		b.Write(old)
 		if !bytes.HasSuffix(old, []byte("\n")) {
-			b.WriteByte('\n')
+			b.WriteString(nl)
 		}
 		pos := strictyaml.NewPositions(old)
 		if line, col := pos.KeyPosition("/survivors/0"); line > 0 && col > 0 {
@@ -321,12 +363,15 @@ func appendEntries(file string, old []byte, add []BaselineEntry) ([]byte, error)
 				}
 			}
 		} else if line, _ := pos.KeyPosition("/survivors"); line == 0 {
-			b.WriteString("survivors:\n")
+			b.WriteString("survivors:" + nl)
 		}
 	}
 	for _, e := range add {
-		fmt.Fprintf(&b, "%s- fixture: %s\n%s  mutant: %s\n%s  reason: %s\n",
-			indent, strconv.Quote(e.Fixture), indent, strconv.Quote(e.Mutant), indent, strconv.Quote(e.Reason))
+		fmt.Fprintf(&b, "%s- fixture: %s%s%s  mutant: %s%s%s  reason: %s%s",
+			indent, strconv.Quote(e.Fixture), nl, indent, strconv.Quote(e.Mutant), nl, indent, strconv.Quote(e.Reason), nl)
+		if e.Outcome != "" {
+			fmt.Fprintf(&b, "%s  outcome: %s%s", indent, e.Outcome, nl)
+		}
 	}
 	return b.Bytes(), nil
 }
@@ -339,11 +384,23 @@ func (r *Report) Accept(entries []BaselineEntry) {
 		e := &entries[i]
 		for j := range r.Results {
 			x := &r.Results[j]
-			if (x.Outcome == Survived || x.Outcome == Unseen) && x.Mutant.ID == e.Mutant && fixtureKey(x.Fixture) == e.Fixture {
+			if (x.Outcome == Survived || x.Outcome == Unseen) && e.silences(x.Outcome) && x.Mutant.ID == e.Mutant && fixtureKey(x.Fixture) == e.Fixture {
 				x.Problem = string(x.Outcome) + "; baselined: " + e.Reason
 				x.Outcome, x.Baseline = Baselined, e
 			}
 		}
 	}
 	r.Scores = scoresOf(r.Results, r.Strict)
+}
+
+// BlankReason reports whether a reason has no visible character: only
+// white space (unicode.IsSpace) and format characters (Unicode category
+// Cf: zero-width spaces and joiners, bidi controls, U+FEFF).
+func BlankReason(s string) bool {
+	for _, r := range s {
+		if !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/testtree"
 	"github.com/airlockdev/airlock/mutate"
+	"github.com/airlockdev/airlock/reports"
 )
 
 // A memo contract written to show each classification: id, state, label
@@ -153,7 +154,9 @@ var _ = Describe("mutate's classification of admitted mutants", func() {
 		}
 		Expect(s.Generated).To(Equal(n))
 		for _, c := range rep.Cases() {
-			Expect(c.Name).NotTo(HaveSuffix("#values.empty_string@/note"), "an equivalent mutant has no testcase")
+			if strings.HasSuffix(c.Name, "#values.empty_string@/note") {
+				Expect(c.Status).To(Equal(reports.Unchecked), "an equivalent mutant's testcase is unchecked: not run")
+			}
 		}
 	})
 
@@ -283,12 +286,16 @@ var _ = Describe("the mutation baseline", func() {
 		opts := mutate.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")}
 		rep, err := mutate.Mutate(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
-		_, err = mutate.AddToBaseline(context.Background(), opts, rep.Results, "  ", false)
+		_, _, err = mutate.AddToBaseline(context.Background(), opts, rep.Results, "  ", false)
 		Expect(err).To(HaveOccurred(), "a blank reason")
-		added, err := mutate.AddToBaseline(context.Background(), opts, rep.Results, "labels are free text", false)
+		_, _, err = mutate.AddToBaseline(context.Background(), opts, rep.Results, "\t\u00a0\u200b\u2060", false)
+		Expect(err).To(HaveOccurred(), "a reason of white space and format characters only")
+		added, present, err := mutate.AddToBaseline(context.Background(), opts, rep.Results, "labels are free text", false)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(added).To(HaveLen(rep.Scores[0].Survived))
+		Expect(present).To(BeEmpty(), "the baselined result is not added again")
 		for _, a := range added {
+			Expect(a.Outcome).To(Equal(mutate.OutcomeSurvived))
 			Expect(a.Mutant).NotTo(Equal("values.empty_string@/id"), "an entry that exists is not written again")
 			Expect(a.Reason).To(Equal("labels are free text"))
 			Expect(a.Line).To(BeNumerically(">", 6))
@@ -299,11 +306,65 @@ var _ = Describe("the mutation baseline", func() {
 		again := mutateTree(dir)
 		Expect(again.Survivors()).To(BeEmpty())
 		Expect(again.Stale).To(BeEmpty())
-		more, err := mutate.AddToBaseline(context.Background(), opts, again.Results, "again", false)
+		more, _, err := mutate.AddToBaseline(context.Background(), opts, again.Results, "again", false)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(more).To(BeEmpty())
 		after, _ := os.ReadFile(filepath.Join(dir, "schemas", "memo", mutate.BaselineFile))
 		Expect(after).To(Equal(text))
+		// Another run that mutated before this one wrote (concurrent
+		// --baseline-add) finds its entries there: present, nothing added.
+		more, present, err = mutate.AddToBaseline(context.Background(), opts, rep.Results, "at the same time", false)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(more).To(BeEmpty())
+		Expect(present).To(HaveLen(rep.Scores[0].Survived))
+		after, _ = os.ReadFile(filepath.Join(dir, "schemas", "memo", mutate.BaselineFile))
+		Expect(after).To(Equal(text))
+	})
+
+	It("keeps a CRLF file's line ending when appending", func() {
+		dir := baseline("# crlf\r\nsurvivors:\r\n  - fixture: memo/v1/accepted/memo.json\r\n    mutant: values.empty_string@/id\r\n    reason: ids may be empty upstream\r\n")
+		opts := mutate.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")}
+		rep, err := mutate.Mutate(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		added, _, err := mutate.AddToBaseline(context.Background(), opts, rep.Results, "labels are free text", false)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(added).NotTo(BeEmpty())
+		text, err := os.ReadFile(filepath.Join(dir, "schemas", "memo", mutate.BaselineFile))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.Count(string(text), "\n")).To(Equal(strings.Count(string(text), "\r\n")), "%q", text)
+	})
+
+	It("refuses a reason made only of white space and format characters", func() {
+		_, err := mutate.ReadBaseline("b.yaml", "memo", []byte("survivors:\n  - fixture: memo/v1/accepted/memo.json\n    mutant: values.empty_string@/id\n    reason: \"\\t\\u00a0\\u200b\"\n"))
+		Expect(err).To(MatchError(ContainSubstring("b.yaml:4:5: /survivors/0/reason: an entry needs a reason")))
+		Expect(mutate.BlankReason("\u200b\u00a0 \ufeff")).To(BeTrue())
+		Expect(mutate.BlankReason("\u200bx")).To(BeFalse())
+	})
+
+	It("lets an entry written for an unseen mutant silence only an unseen result", func() {
+		entry := func(mutant, outcome string) string {
+			return "survivors:\n  - fixture: memo/v1/accepted/memo.json\n    mutant: " + mutant + "\n    reason: not projected\n    outcome: " + outcome + "\n"
+		}
+		// values.empty_string@/label reaches the agent.
+		rep := mutateTree(baseline(entry("values.empty_string@/label", "unseen")))
+		r := byID(rep)["values.empty_string@/label"]
+		Expect(r.Outcome).To(Equal(mutate.Survived), r.Problem)
+		Expect(r.Fails(false)).To(BeTrue())
+		Expect(rep.Stale).To(HaveLen(1))
+		Expect(rep.Stale[0].String()).To(HaveSuffix(mutate.BaselineFile + ":2: memo/v1/accepted/memo.json values.empty_string@/label: the mutant was unseen when baselined and now reaches the agent"))
+		// Written for a survivor (or with no outcome, as files before the
+		// key): it silences the survivor.
+		for _, o := range []string{"survived"} {
+			rep = mutateTree(baseline(entry("values.empty_string@/label", o)))
+			Expect(byID(rep)["values.empty_string@/label"].Outcome).To(Equal(mutate.Baselined))
+			Expect(rep.Stale).To(BeEmpty())
+		}
+		// An unseen entry silences an unseen result.
+		rep = mutateTree(baseline(entry("structure.null_for_object@/extra", "unseen")))
+		Expect(byID(rep)["structure.null_for_object@/extra"].Outcome).To(Equal(mutate.Baselined))
+		Expect(rep.Stale).To(BeEmpty())
+		_, err := mutate.ReadBaseline("b.yaml", "memo", []byte(entry("values.empty_string@/label", "killed")))
+		Expect(err).To(MatchError(ContainSubstring("b.yaml:5:5: /survivors/0/outcome: outcome \"killed\" is not survived or unseen")))
 	})
 })
 

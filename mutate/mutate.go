@@ -414,8 +414,11 @@ func newMutator(c *gate.Contract, f fixture.Fixture, orig *gate.Verdict, req sem
 // outcome, the problem and where the hint's keyword goes (file:line:
 // pointer), its detail the hint, that place, the survivor's value and the
 // diff; unseen (unless Strict) and baselined mutants pass with Actual
-// "admitted (unseen)" or "admitted (baselined)"; equivalent mutants were
-// not run and have no case. Under Strict each stale baseline entry is a
+// "admitted (unseen)" or "admitted (baselined)" and a Message saying so
+// (for a baselined one, the entry's reason, file and line: JUnit writes it
+// as the testcase's system-out); equivalent mutants were not run: they are
+// Unchecked cases (JUnit skipped) with Actual "not run" and the Message
+// "equivalent (not run): " and why. Under Strict each stale baseline entry is a
 // Failed case named "baseline:<mutant id>" on its fixture's class, its
 // file the baseline file.
 func (r *Report) Cases() []reports.Case {
@@ -424,9 +427,6 @@ func (r *Report) Cases() []reports.Case {
 		out = append(out, reports.ContractError(b.Tool, gate.ManifestFile, b.Err.File, b.Err.Error()))
 	}
 	for _, x := range r.Results {
-		if x.Outcome == Equivalent {
-			continue
-		}
 		c := reports.Case{
 			Tool: x.Fixture.Tool, UpstreamVersion: x.Fixture.UpstreamVersion, Kind: x.Fixture.Kind,
 			Suite: Suite, Name: x.Fixture.Name + "#" + x.Mutant.ID, File: x.Fixture.Body,
@@ -441,8 +441,17 @@ func (r *Report) Cases() []reports.Case {
 				c.Message += " (at " + x.Location.String() + ")"
 			}
 			c.Detail = x.HintText() + "\n-original +mutant\n" + x.Diff()
-		case x.Outcome == Unseen || x.Outcome == Baselined:
-			c.Actual = "admitted (" + string(x.Outcome) + ")"
+		case x.Outcome == Equivalent:
+			c.Status, c.Message = reports.Unchecked, "equivalent (not run): "+x.Problem
+		case x.Outcome == Unseen:
+			c.Actual = "admitted (unseen)"
+			c.Message = "admitted (unseen): the agent output is the fixture's"
+		case x.Outcome == Baselined:
+			c.Actual = "admitted (baselined)"
+			c.Message = "admitted (baselined): " + x.Problem
+			if e := x.Baseline; e != nil {
+				c.Message = fmt.Sprintf("admitted (baselined): %s (%s:%d)", e.Reason, e.File, e.Line)
+			}
 		}
 		out = append(out, c)
 	}

@@ -127,9 +127,11 @@ var _ = Describe("airlock mutate", func() {
 			Expect(r.Outcome).To(Equal(mutate.Survived), "%s: %s", r.Mutant.ID, r.Problem)
 			reaching = append(reaching, r.Mutant.ID)
 		}
-		// Only the projected note_id reaches the agent; request_id and an
-		// added member change nothing the agent sees.
-		Expect(reaching).To(ConsistOf("values.empty_string@/note_id", "values.overlong_string@/note_id"))
+		// The projected note_id reaches the agent, and so does a swapped
+		// request_id (a response to another call, though not projected);
+		// other changes to request_id and an added member change nothing the
+		// agent sees.
+		Expect(reaching).To(ConsistOf("values.empty_string@/note_id", "values.overlong_string@/note_id", "semantic.bound_value_swapped@/request_id"))
 		rep := mutateTreeStrict(dir, true)
 		survivors := map[string]string{}
 		for _, r := range rep.Survivors() {

@@ -30,11 +30,14 @@ const (
 	// envelope, its canary nowhere in it.
 	Killed Outcome = "killed"
 	// Survived: admitted, and it reaches the agent: the agent output
-	// differs from the fixture's, or carries the mutant's canary. A hole in
-	// the contract.
+	// differs from the fixture's, or carries the mutant's canary, or the
+	// mutant expects only semantic refusals (semanticOnly: a response to
+	// another request, or a stale one, is wrong evidence whatever is
+	// projected). A hole in the contract.
 	Survived Outcome = "survived"
 	// Unseen: admitted, and the agent output is byte for byte the
-	// fixture's: the change lies in a field nothing projects. Reported
+	// fixture's: the change lies in a field nothing projects, and the
+	// mutant is not semanticOnly. Reported
 	// apart; a failure only under Options.Strict.
 	Unseen Outcome = "unseen"
 	// Baselined: admitted (survived or unseen), and listed in the
@@ -79,9 +82,30 @@ type MutantResult struct {
 	Duration time.Duration
 }
 
-// Diff is a go-cmp diff of the original against the mutant.
+// Diff is a go-cmp diff of the original against the mutant, byte-stable:
+// go-cmp writes the space after each line's "-", "+" or indentation as
+// U+00A0 in about half of the processes (on purpose, so that callers do
+// not rely on its format; cmp/report_text.go), and Diff writes it as a
+// space, so two runs print the same bytes. A U+00A0 inside a value is
+// kept.
 func (r MutantResult) Diff() string {
-	return cmp.Diff(r.Mutant.Before, r.Mutant.After)
+	return stableDiff(cmp.Diff(r.Mutant.Before, r.Mutant.After))
+}
+
+// stableDiff replaces, on each line of a go-cmp diff, every U+00A0 of the
+// line's lead (its "-" or "+" marker and indentation: spaces and U+00A0
+// only) with a space.
+func stableDiff(d string) string {
+	if !strings.Contains(d, "\u00a0") {
+		return d
+	}
+	lines := strings.SplitAfter(d, "\n")
+	for i, l := range lines {
+		rest := strings.TrimLeft(l, " -+\u00a0")
+		lead := l[:len(l)-len(rest)]
+		lines[i] = strings.ReplaceAll(lead, "\u00a0", " ") + rest
+	}
+	return strings.Join(lines, "")
 }
 
 // admitted reports whether the gate admitted the mutant.
@@ -166,7 +190,9 @@ func (mu Mutant) Check(ctx context.Context, set *fixture.Set, f fixture.Fixture,
 // the request requestID, against orig, the agent output of the fixture
 // itself:
 //   - admitted: Survived when the output differs from orig or carries the
-//     canary (it reaches the agent), else Unseen;
+//     canary (it reaches the agent), or when the mutant is semanticOnly
+//     (the agent gets a response that belongs to another call, or a stale
+//     one, even when the changed field is not projected), else Unseen;
 //   - refused: Leaked when the output is not exactly the failure envelope
 //     for the tool and request, or carries the canary; Killed when the
 //     reason is one the mutant expects, or any reason of the projection
@@ -180,6 +206,8 @@ func classify(f fixture.Fixture, tool, requestID string, mu Mutant, v *gate.Verd
 		if canary {
 			r.Problem += "; its canary reached the agent output"
 		}
+	case v.Admitted && mu.semanticOnly():
+		r.Outcome, r.Problem = Survived, "admitted and reaches the agent: the response belongs to another request or is stale, though the agent output is the fixture's: "+mu.Hint+" would refuse it"
 	case v.Admitted:
 		r.Outcome, r.Problem = Unseen, "admitted, but the agent output is the fixture's: nothing projected changed"
 	case !fixture.IsVerdictFailure(v.Output, tool, requestID, v):
@@ -194,4 +222,16 @@ func classify(f fixture.Fixture, tool, requestID string, mu Mutant, v *gate.Verd
 		r.Actual = v.Reason
 	}
 	return r
+}
+
+// semanticOnly reports whether every reason mu expects is of the semantic
+// stage ("semantic.*" or a semantic.<rule> code): a swapped bound value or
+// a stale date-time, whose whole response is wrong evidence once admitted.
+func (mu Mutant) semanticOnly() bool {
+	for _, e := range mu.Expect {
+		if !strings.HasPrefix(e, "semantic.") {
+			return false
+		}
+	}
+	return len(mu.Expect) > 0
 }

@@ -33,6 +33,17 @@ func (s Score) Ratio() float64 {
 	return float64(s.Killed) / float64(s.Scored)
 }
 
+// Percent is the score in percent, rounded down to two decimals
+// (Killed*10000/Scored in integers, then /100): 100.00 only when every
+// scored mutant was killed (24020 of 24021 is 99.99, never 100.00); 100
+// when nothing was scored. Every printed score uses it.
+func (s Score) Percent() float64 {
+	if s.Scored == 0 {
+		return 100
+	}
+	return float64(int64(s.Killed)*10000/int64(s.Scored)) / 100
+}
+
 // scoresOf adds up results per tool and upstream version, in the order in
 // which each pair is first seen.
 func scoresOf(results []MutantResult, strict bool) []Score {

@@ -1,8 +1,11 @@
 package mutate
 
 import (
+	"encoding/json"
 	"maps"
+	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/airlockdev/airlock/jsonpointer"
 )
@@ -17,35 +20,73 @@ import (
 type boundField struct{ ptr, rule, hint string }
 
 // semanticMutants swaps each bound field: first those the rules bind, in
-// rule order, then every other string in walk order that equals the
-// request id or a request context value (echoed, so it should be bound).
+// rule order, then every other scalar in walk order that equals (JSON
+// equality, equalJSON) the request id or a request context value
+// (echoed, so it should be bound). A string swaps by tweak (or for
+// another value of its enum), a number by swapNumber, a boolean for its
+// negation; the swap depends only on the value, so the same inputs give
+// the same mutants and canaries.
 func (m *mutator) semanticMutants(locs locations) {
 	for _, t := range m.boundFields(locs) {
 		p, err := jsonpointer.Parse(t.ptr)
 		if err != nil {
 			continue
 		}
-		s, ok := p.LookupString(m.value)
+		v, ok := p.Lookup(m.value)
 		if !ok {
 			continue
 		}
-		swapped := tweak(s)
-		// An enum-bound value swaps for another allowed value (the first
-		// in sorted order).
-		for _, e := range m.facts(p).enums {
-			if e != s {
-				swapped = e
-				break
+		var swapped any
+		canary := ""
+		switch x := v.(type) {
+		case string:
+			sw := tweak(x)
+			// An enum-bound value swaps for another allowed value (the
+			// first in sorted order).
+			for _, e := range m.facts(p).enums {
+				if e != x {
+					sw = e
+					break
+				}
 			}
-		}
-		if swapped == s {
+			if sw == x {
+				continue
+			}
+			swapped, canary = sw, canaryIfLong(sw)
+		case json.Number:
+			n, ok := swapNumber(x)
+			if !ok {
+				continue
+			}
+			swapped, canary = n, canaryIfLong(string(n))
+		case bool:
+			swapped = !x
+		default:
 			continue
 		}
-		m.valueMutant(FamilySemantic, "bound_value_swapped", p, swapped, []string{"semantic.*"}, t.rule, canaryIfLong(swapped), t.hint)
+		m.valueMutant(FamilySemantic, "bound_value_swapped", p, swapped, []string{"semantic.*"}, t.rule, canary, t.hint)
 	}
 }
 
-// boundFields lists the fields semanticMutants swaps, in its order. A value
+// swapNumber returns another number that looks as valid as n: an integer
+// (no fraction or exponent) plus one, exactly (math/big: any length the
+// parse stage admitted); a decimal with its last digit changed by tweak
+// ("2.5" → "2.6", "2.9" → "2.0"). false when n's text has no digit to
+// change.
+func swapNumber(n json.Number) (json.Number, bool) {
+	s := string(n)
+	if !strings.ContainsAny(s, ".eE") {
+		if i, ok := new(big.Int).SetString(s, 10); ok {
+			return json.Number(i.Add(i, big.NewInt(1)).String()), true
+		}
+	}
+	t := tweak(s)
+	return json.Number(t), t != s
+}
+
+// boundFields lists the fields semanticMutants swaps, in its order: a
+// string, number or boolean equal (equalJSON: numbers by value) to a
+// request context value, or a string equal to the request id. A value
 // equal to several request context values is bound to the first key in
 // sorted order.
 func (m *mutator) boundFields(locs locations) []boundField {
@@ -59,15 +100,19 @@ func (m *mutator) boundFields(locs locations) []boundField {
 	}
 	keys := slices.Sorted(maps.Keys(m.request.Context))
 	for l := range locs {
-		s, ok := l.v.(string)
-		if !ok || len(l.loc) == len(m.scope) {
+		if len(l.loc) == len(m.scope) {
+			continue
+		}
+		switch l.v.(type) {
+		case string, json.Number, bool:
+		default:
 			continue
 		}
 		// The pointer only for a value the request names: it costs O(depth).
 		key := ""
-		if s != m.request.ID {
+		if s, ok := l.v.(string); !ok || s != m.request.ID {
 			for _, k := range keys {
-				if m.request.Context[k] == s {
+				if equalJSON(m.request.Context[k], l.v) {
 					key = k
 					break
 				}

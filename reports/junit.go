@@ -21,7 +21,9 @@ import (
 // so that they add up to it exactly (each is the rounded running total
 // minus the one before); the testsuites' time is the run's wall time. A failed case
 // has <failure message="one line" type="reason">details</failure>, an
-// unchecked one <skipped message="…">fixture: path</skipped>, and a broken
+// unchecked one <skipped message="…">fixture: path</skipped>, a passed one
+// with a Message (a mutant admitted but unseen or baselined) that line as
+// its <system-out>, and a broken
 // contract's case (classname tool.contract, name contract.yaml) <error
 // message="file:line:column: key: message" type="configuration">file: path
 // and the message</error>, counted in the errors attributes; the schema
@@ -60,6 +62,7 @@ type junitCase struct {
 	Failure   *junitFailure `xml:"failure,omitempty"`
 	Error     *junitFailure `xml:"error,omitempty"`
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
 }
 
 type junitFailure struct {
@@ -120,6 +123,10 @@ func WriteJUnit(w io.Writer, run *Run) error {
 				jc.Error = &junitFailure{Message: Line(c.Message), Type: "configuration", Body: Block(body)}
 			case Unchecked:
 				jc.Skipped = &junitSkipped{Message: Line("unchecked: " + c.Message), Body: "fixture: " + Ident(c.File)}
+			case Passed:
+				if c.Message != "" {
+					jc.SystemOut = Line(c.Message)
+				}
 			}
 			s.Cases = append(s.Cases, jc)
 		}

@@ -3,6 +3,9 @@ package reports_test
 import (
 	"bytes"
 	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -92,6 +95,24 @@ var _ = Describe("WriteJUnit", func() {
 		Expect(out).To(ContainSubstring(`<skipped message="unchecked: no reason">fixture: fixtures/t/v1/near-miss/u.json</skipped>`))
 		Expect(out).NotTo(ContainSubstring(` file=`))
 		Expect(regexp.MustCompile(`time="[^"]*"`).FindAllString(out, -1)).To(HaveEach(MatchRegexp(`^time="[0-9]+\.[0-9]{3}"$`)))
+	})
+
+	It("gives a passed testcase with a message (an unseen or baselined mutant) that line as its system-out, valid against junit-10.xsd", func() {
+		_, out := writeJUnit(
+			reports.Case{Tool: "t", UpstreamVersion: "v1", Kind: "accepted", Suite: "mutation", Name: "a.json#values.x@/a", File: "a.json", Status: reports.Passed, Message: "admitted (baselined): free text\n (schemas/t/mutate.baseline.yaml:4)"},
+			reports.Case{Tool: "t", UpstreamVersion: "v1", Kind: "accepted", Suite: "mutation", Name: "a.json#values.y@/a", File: "a.json", Status: reports.Passed},
+		)
+		Expect(out).To(ContainSubstring(`<testcase classname="t.v1.accepted.mutation" name="a.json#values.x@/a" time="0.000">` + "\n" +
+			`      <system-out>admitted (baselined): free text  (schemas/t/mutate.baseline.yaml:4)</system-out>`))
+		Expect(out).To(ContainSubstring(`<testcase classname="t.v1.accepted.mutation" name="a.json#values.y@/a" time="0.000"></testcase>`))
+		if xmllint, err := exec.LookPath("xmllint"); err == nil {
+			f := filepath.Join(GinkgoT().TempDir(), "j.xml")
+			Expect(os.WriteFile(f, []byte(out), 0o644)).To(Succeed())
+			b, err := exec.Command(xmllint, "--noout", "--schema", filepath.Join("testdata", "junit-10.xsd"), f).CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), string(b))
+		} else {
+			Fail("xmllint is needed to check the report against junit-10.xsd")
+		}
 	})
 
 	It("rounds the testcases' times so that they add up to their testsuite's", func() {

@@ -1,0 +1,62 @@
+package mutate_test
+
+import (
+	"fmt"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/airlockdev/airlock/internal/testtree"
+	"github.com/airlockdev/airlock/mutate"
+)
+
+// The memo project with an echoed request id (rid), a date-time (at) and
+// typed request context values (proj, live, ratio) in fields nothing
+// projects, and no rule reading them.
+func echoFiles() map[string]string {
+	files := memoFiles(nil)
+	files["fixtures/memo/v1/accepted/memo.json"] = strings.Replace(memoBody, `{"id":"M-1",`, `{"id":"M-1","rid":"req-1","at":"2025-06-01T11:00:00Z","proj":42,"live":true,"ratio":2.5,`, 1)
+	files["fixtures/memo/defaults.meta.yaml"] = "request: {id: req-1, context: {proj: 42, live: true, ratio: 2.50}}\nclock: 2025-06-01T12:00:00Z\n"
+	return files
+}
+
+var _ = Describe("mutate's semantic mutants", func() {
+	It("calls an admitted mutant that expects only semantic refusals a survivor, though nothing projected changed", func() {
+		rep := mutateTree(testtree.Tree(echoFiles()))
+		res := byID(rep)
+		for _, id := range []string{"semantic.bound_value_swapped@/rid", "values.datetime_stale@/at"} {
+			Expect(res).To(HaveKey(id))
+			Expect(res[id].Outcome).To(Equal(mutate.Survived), "%s: %s", id, res[id].Problem)
+			Expect(res[id].Problem).To(ContainSubstring("belongs to another request or is stale"))
+			Expect(res[id].Fails(false)).To(BeTrue())
+		}
+		// A values mutant that a schema keyword could also refuse stays unseen.
+		Expect(res["values.datetime_invalid@/at"].Outcome).To(Equal(mutate.Unseen))
+	})
+
+	It("swaps numbers and booleans equal to a request context value", func() {
+		rep := mutateTree(testtree.Tree(echoFiles()))
+		res := byID(rep)
+		for id, after := range map[string]any{
+			"semantic.bound_value_swapped@/proj":  "43",
+			"semantic.bound_value_swapped@/live":  false,
+			"semantic.bound_value_swapped@/ratio": "2.6",
+		} {
+			Expect(res).To(HaveKey(id))
+			r := res[id]
+			Expect(r.Outcome).To(Equal(mutate.Survived), "%s: %s", id, r.Problem)
+			if s, ok := after.(string); ok {
+				Expect(r.Mutant.After).To(BeEquivalentTo(s), id)
+			} else {
+				Expect(r.Mutant.After).To(Equal(after), id)
+			}
+		}
+		Expect(res["semantic.bound_value_swapped@/proj"].Mutant.Hint).To(Equal("a context rule: context: {pointer: /proj, key: proj}"))
+		again := byID(mutateTree(testtree.Tree(echoFiles())))
+		for id, r := range res {
+			Expect(fmt.Sprintf("%#v", again[id].Mutant.After)).To(Equal(fmt.Sprintf("%#v", r.Mutant.After)), id)
+			Expect(again[id].Mutant.Canary).To(Equal(r.Mutant.Canary), id)
+		}
+	})
+})
