@@ -33,9 +33,9 @@ counted in the projection family), with exactly the failure envelope as agent ou
 its canary token nowhere in it.
 
 An admitted mutant is a survivor when it reaches the agent (the agent output differs from
-the fixture's, or carries its canary, or the mutant expects only a semantic refusal: a
-swapped request id or context value, a stale date-time, whose whole response is another
-call's or stale): a hole in the contract. An admitted mutant whose
+the fixture's, or carries its canary, or the mutant swaps a value bound to the request:
+the request id or a context value, whose whole response is another call's): a hole in the
+contract. An admitted mutant whose
 agent output is the fixture's is unseen: reported apart, and counted against the score
 and failing only with --strict. A mutant that is the fixture, or whose new value the
 schema names at that place (enum, const, type null), is equivalent: not run, counted apart,

@@ -31,13 +31,13 @@ const (
 	Killed Outcome = "killed"
 	// Survived: admitted, and it reaches the agent: the agent output
 	// differs from the fixture's, or carries the mutant's canary, or the
-	// mutant expects only semantic refusals (semanticOnly: a response to
-	// another request, or a stale one, is wrong evidence whatever is
-	// projected). A hole in the contract.
+	// mutant is of the semantic family (boundToRequest: a response that
+	// names another request, project or change is another call's answer,
+	// wrong evidence whatever is projected). A hole in the contract.
 	Survived Outcome = "survived"
 	// Unseen: admitted, and the agent output is byte for byte the
 	// fixture's: the change lies in a field nothing projects, and the
-	// mutant is not semanticOnly. Reported
+	// mutant is not boundToRequest. Reported
 	// apart; a failure only under Options.Strict.
 	Unseen Outcome = "unseen"
 	// Baselined: admitted (survived or unseen), and listed in the
@@ -190,9 +190,9 @@ func (mu Mutant) Check(ctx context.Context, set *fixture.Set, f fixture.Fixture,
 // the request requestID, against orig, the agent output of the fixture
 // itself:
 //   - admitted: Survived when the output differs from orig or carries the
-//     canary (it reaches the agent), or when the mutant is semanticOnly
-//     (the agent gets a response that belongs to another call, or a stale
-//     one, even when the changed field is not projected), else Unseen;
+//     canary (it reaches the agent), or when the mutant is boundToRequest
+//     (the agent gets a response that belongs to another call, even when
+//     the changed field is not projected), else Unseen;
 //   - refused: Leaked when the output is not exactly the failure envelope
 //     for the tool and request, or carries the canary; Killed when the
 //     reason is one the mutant expects, or any reason of the projection
@@ -206,8 +206,8 @@ func classify(f fixture.Fixture, tool, requestID string, mu Mutant, v *gate.Verd
 		if canary {
 			r.Problem += "; its canary reached the agent output"
 		}
-	case v.Admitted && mu.semanticOnly():
-		r.Outcome, r.Problem = Survived, "admitted and reaches the agent: the response belongs to another request or is stale, though the agent output is the fixture's: "+mu.Hint+" would refuse it"
+	case v.Admitted && mu.boundToRequest():
+		r.Outcome, r.Problem = Survived, "admitted and reaches the agent: the response belongs to another request, though the agent output is the fixture's: "+mu.Hint+" would refuse it"
 	case v.Admitted:
 		r.Outcome, r.Problem = Unseen, "admitted, but the agent output is the fixture's: nothing projected changed"
 	case !fixture.IsVerdictFailure(v.Output, tool, requestID, v):
@@ -224,14 +224,10 @@ func classify(f fixture.Fixture, tool, requestID string, mu Mutant, v *gate.Verd
 	return r
 }
 
-// semanticOnly reports whether every reason mu expects is of the semantic
-// stage ("semantic.*" or a semantic.<rule> code): a swapped bound value or
-// a stale date-time, whose whole response is wrong evidence once admitted.
-func (mu Mutant) semanticOnly() bool {
-	for _, e := range mu.Expect {
-		if !strings.HasPrefix(e, "semantic.") {
-			return false
-		}
-	}
-	return len(mu.Expect) > 0
-}
+// boundToRequest reports whether mu swaps a value bound to the request
+// (the semantic family: the request id, or a project or change the request
+// named, echoed in the response): admitted, the whole response is another
+// call's answer. A stale date-time is not: an old date in a field nothing
+// projects and no freshness rule reads is a real answer (a commit's author
+// date), so it is judged by what reaches the agent like any other value.
+func (mu Mutant) boundToRequest() bool { return mu.Family == FamilySemantic }
