@@ -385,7 +385,7 @@ func newMutator(c *gate.Contract, f fixture.Fixture, orig *gate.Verdict, req sem
 				ruled = append(ruled, r.Count.EqualsPointer)
 			}
 		default:
-			opaque = true // mm: count, cel, custom
+			opaque = true             // mm: count, cel, custom
 			ruled = append(ruled, "") // may read anything
 		}
 	}
