@@ -346,19 +346,54 @@ func limitKey(v *ManifestView, name string, set bool) string {
 	return ""
 }
 
-// compareContentTypes reports media types admitted on one side only
-// (defaults filled in; parameters and case as written are compared
-// lower-cased).
+// compareContentTypes reports the media ranges of one side that the
+// other side's do not cover (defaults filled in; compared lower-cased,
+// parameters as written): an entry of the new list that no old entry
+// covers widens what the gate admits, an old entry no new entry covers
+// narrows it. An entry covers another when it admits every media type the
+// other admits, as the gate's transport stage matches them (an exact type,
+// or "type/*+suffix" for any subtype with that structured-syntax suffix,
+// RFC 6839 §3): adding application/problem+json beside application/*+json
+// changes nothing the gate admits, and is not reported.
 func compareContentTypes(o, n *ManifestView, e *ManifestEmitter) {
 	ot, nt := contentTypes(o.M.ContentTypes), contentTypes(n.M.ContentTypes)
 	ok := presentKey(o.M.ContentTypes != nil, "/content_types", "")
 	nk := presentKey(n.M.ContentTypes != nil, "/content_types", "")
-	if added := minus(nt, ot); len(added) > 0 {
+	if added := uncovered(nt, ot); len(added) > 0 {
 		e.Emit(manifestContentTypesWidened, ok, nk, side(n.M.ContentTypes != nil), "", "content_types now admits %s", strings.Join(added, ", "))
 	}
-	if removed := minus(ot, nt); len(removed) > 0 {
+	if removed := uncovered(ot, nt); len(removed) > 0 {
 		e.Emit(manifestContentTypesNarrowed, ok, nk, side(n.M.ContentTypes != nil), "", "content_types no longer admits %s", strings.Join(removed, ", "))
 	}
+}
+
+// uncovered is the entries of a that no entry of b covers, in a's order.
+func uncovered(a, b []string) []string {
+	var out []string
+	for _, t := range a {
+		if !slices.ContainsFunc(b, func(r string) bool { return coversMediaRange(r, t) }) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// coversMediaRange reports whether content_types entry r admits every
+// media type entry t admits: t itself, or r is "type/*+suffix" and t is a
+// type of that type with a non-empty subtype before the suffix (the
+// gate's match), or t is "type/*+more+suffix" or "type/*+suffix".
+func coversMediaRange(r, t string) bool {
+	if r == t {
+		return true
+	}
+	typ, suffix, ok := strings.Cut(r, "/*+")
+	if !ok {
+		return false
+	}
+	if ttyp, tsuffix, ok := strings.Cut(t, "/*+"); ok {
+		return ttyp == typ && (tsuffix == suffix || strings.HasSuffix(tsuffix, "+"+suffix))
+	}
+	return strings.HasPrefix(t, typ+"/") && strings.HasSuffix(t, "+"+suffix) && len(t) > len(typ)+2+len(suffix)
 }
 
 func contentTypes(list []string) []string {
