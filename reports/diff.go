@@ -65,7 +65,12 @@ type Impact struct {
 	// Projected lists the agent fields whose projection pointer the
 	// change's instance location touches (one is a prefix of the other, "*"
 	// matching every array element), sorted; for a change of the
-	// agent-facing schema, the agent fields under its instance location.
+	// agent-facing schema, the agent fields under its instance location;
+	// for an error contract's schema or the agent error schema, the detail
+	// fields, as "detail.<field>". For a manifest change that alters what
+	// reaches the agent (current changed, an upstream version added, a
+	// projection field added, removed or re-pointed), the agent fields it
+	// alters; nil for other manifest changes.
 	Projected []string `json:"projected,omitempty"`
 	// Rules lists the semantic rules whose pointer the change's instance
 	// location touches, sorted.
@@ -89,7 +94,8 @@ type FixtureEvidence struct {
 const MaxImpactExamples = 5
 
 // TouchesGate reports whether c counts for --fail-on gate-impact: it
-// touches a projected path or a rule's pointer, its narrowing refuses
+// touches a projected path or a rule's pointer (or, a manifest change,
+// alters what reaches the agent: Impact.Projected), its narrowing refuses
 // fixtures the old contract admitted, or it is a breaking manifest change.
 func (c Change) TouchesGate() bool {
 	if c.File != "" && c.Level == Breaking {
