@@ -169,9 +169,9 @@ var (
 	manifestLimitLowered = Rule{ID: RuleManifestLimitLowered, Level: reports.Compatible,
 		Description: "A limit was lowered, or member_fold_collision turned back on." + mayRefuse}
 	manifestContentTypesWidened = Rule{ID: RuleManifestContentTypesWidened, Level: reports.Breaking,
-		Description: "content_types admits a media type it did not (defaults filled in: application/json, application/*+json): the gate admits bodies served under it."}
+		Description: "content_types admits a media type it did not (defaults filled in: application/json, application/*+json; a new entry that an old one already covers, such as application/problem+json beside application/*+json, is no widening and is not reported): the gate admits bodies served under it."}
 	manifestContentTypesNarrowed = Rule{ID: RuleManifestContentTypesNarrowed, Level: reports.Compatible,
-		Description: "content_types no longer admits a media type it did." + mayRefuse}
+		Description: "content_types no longer admits a media type it did (an old entry no new entry covers)." + mayRefuse}
 	manifestFormatPolicyLoosened = Rule{ID: RuleManifestFormatPolicyLoosened, Level: reports.Breaking,
 		Description: "The format policy of a format was loosened (assert to a named checker or annotate, a checker to annotate or to another checker; default filled in): values the old policy refused are admitted."}
 	manifestFormatPolicyTightened = Rule{ID: RuleManifestFormatPolicyTightened, Level: reports.Compatible,
