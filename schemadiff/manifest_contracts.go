@@ -524,9 +524,14 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 			fixtures = fixtures[:MaxImpactFixtures]
 		}
 		// Every narrowing of the pair gets evidence, refusing none until a
-		// fixture says otherwise.
+		// fixture says otherwise; not those of the error schemas: a response
+		// an error contract matches is refused by either contract, so
+		// admitted-then-refused never measures them.
 		if len(fixtures) > 0 {
 			for i := range r.comparisons {
+				if r.kinds[i] == kindError || r.kinds[i] == kindAgentError {
+					continue
+				}
 				for j := range d.Comparisons[r.first+i].Changes {
 					c := &d.Comparisons[r.first+i].Changes[j]
 					if c.Level != reports.Compatible {
@@ -670,7 +675,7 @@ var structuralRules = []string{RulePropertyAddedOpen, RuleBranchRemoved, RuleRef
 // policy tightened for schema.format; for a semantic refusal the rule
 // added, tightened or changed under the refusal's name; for transport and
 // parse the limits and content types narrowed; for a projection refusal
-// the text policy tightened, or the agent (error) schema's narrowings by
+// the text policy tightened, or the agent-facing schema's narrowings by
 // keyword and location as for a schema refusal. nil when nothing explains
 // it: the caller reports it as unexplained, never spread over every
 // narrowing.
@@ -787,13 +792,9 @@ func explain(d *reports.Diff, r pairResult, ver string, v *gate.Verdict) []*repo
 		manifestRules(RuleManifestLimitLowered, RuleManifestContentTypesNarrowed)
 	case gate.StageProjection:
 		manifestRules(RuleManifestTextPolicyTightened)
-		if len(out) == 0 && v.Audit.KeywordLocation != "" {
-			kind := kindAgent
-			if v.Reason == gate.ReasonAgentErrorSchema {
-				kind = kindAgentError
-			}
+		if len(out) == 0 && v.Reason == gate.ReasonAgentSchema && v.Audit.KeywordLocation != "" {
 			kl := v.Audit.KeywordLocation
-			bySchema(kind, kl[strings.LastIndex(kl, "/")+1:], locations(), nil, false)
+			bySchema(kindAgent, kl[strings.LastIndex(kl, "/")+1:], locations(), nil, false)
 		}
 	}
 	return out

@@ -81,6 +81,19 @@ var _ = Describe("contract diff: error contracts and the agent error schema", fu
 		}
 	})
 
+	It("gives an error schema's narrowing no fixture evidence: a matched error is refused by both contracts", func() {
+		oldDir, newDir := contractDir("review_status", nil), contractDir("review_status", nil)
+		editFile(newDir, "upstream.v2.error.schema.json", `"retryable": { "type": "boolean" }`, `"retryable": { "const": true }`)
+		d, err := schemadiff.Contracts(context.Background(), oldDir, newDir, schemadiff.ContractOptions{Fixtures: bundledFixtures("review_status")})
+		Expect(err).NotTo(HaveOccurred())
+		cmp := comparison(d, "review_status upstream v2 error not_found")
+		Expect(cmp.Changes).NotTo(BeEmpty())
+		for _, c := range cmp.Changes {
+			Expect(c.Level).To(Equal(reports.Compatible), c.Message)
+			Expect(c.Impact.Fixtures).To(BeNil())
+		}
+	})
+
 	It("compares the agent error schema: opening it is breaking", func() {
 		d := diff("agent.error.schema.json", `"additionalProperties": false,`, ``)
 		cmp := comparison(d, "review_status agent error schema")

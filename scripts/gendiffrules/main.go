@@ -148,7 +148,8 @@ const intro = "# airlock diff\n\n" +
 	"branch removed or a `$ref` re-targeted at or above the refusal. A semantic refusal goes to\n" +
 	"the rule of its name, a transport or parse refusal to a lowered limit or narrowed content\n" +
 	"types, a projection refusal to the text policy or, by keyword and location, to the\n" +
-	"agent-facing (or agent error) schema. \"this narrowing refuses 3 fixture(s) the old contract\n" +
+	"agent-facing schema (error schemas get no fixture evidence: a response an error contract\n" +
+	"matches is refused by both contracts). \"this narrowing refuses 3 fixture(s) the old contract\n" +
 	"admitted\", with up to 5 paths. A refusal that no reported change explains (a keyword the\n" +
 	"diff does not classify, say `not`) is credited to no change: the evidence line counts it and\n" +
 	"names up to 5 of the fixtures. Only the fixtures of upstream versions both contracts have are\n" +
