@@ -203,13 +203,13 @@ var (
 	manifestErrorContractRemoved = Rule{ID: RuleManifestErrorContractRemoved, Level: reports.ContractChange,
 		Description: "An error contract was removed: responses it matched get the refusal of the check that fails first (INVALID_RESPONSE, or the status policy's code)."}
 	manifestErrorContractChanged = Rule{ID: RuleManifestErrorContractChanged, Level: reports.Breaking,
-		Description: "An error contract's when, schema or detail changed: it may match responses it did not, or pass other values to the agent as detail."}
+		Description: "An error contract's when, schema or detail changed: it may match responses it did not, or pass other values to the agent as detail. The schema's contents are compared as a comparison of their own (\"<tool> upstream <version> error <name>\"); a schema file renamed whose contents compare equal, nothing else changed, is not reported."}
 	manifestErrorOutcomeChanged = Rule{ID: RuleManifestErrorOutcomeChanged, Level: reports.ContractChange,
 		Description: "An error contract's code or retryable changed: the agent is told something else for the same upstream error."}
 	manifestStatusPolicyChanged = Rule{ID: RuleManifestStatusPolicyChanged, Level: reports.ContractChange,
 		Description: "statuses or retryable changed: the agent is told another error code or retry flag for the same refusal."}
 	manifestAgentErrorSchemaChanged = Rule{ID: RuleManifestAgentErrorSchemaChanged, Level: reports.Breaking,
-		Description: "agent_error_schema was added, removed or renamed: the detail of matched upstream errors is checked against another closed shape, or none."}
+		Description: "agent_error_schema was added, removed or renamed: the detail of matched upstream errors is checked against another closed shape, or none. When both contracts name one, the contents are compared as a comparison of their own (\"<tool> agent error schema\"); a rename whose contents compare equal is not reported."}
 )
 
 // key builds a manifest JSON Pointer from tokens, escaping each.

@@ -149,6 +149,10 @@ func comparePair(p ContractPair) (pairResult, error) {
 		}
 	}
 	oc, nc := p.Old, p.New
+	// renamedOnly holds the manifest keys of schema files renamed whose
+	// contents compare equal: the gate judges as before, so the manifest's
+	// "schema changed" entry for them is dropped.
+	renamedOnly := map[string]bool{}
 	if oc != nil && nc != nil {
 		om, nm := r.old.M, r.new.M
 		// The agent schema: every agent field is watched at its member.
@@ -175,6 +179,9 @@ func comparePair(p ContractPair) (pairResult, error) {
 				return r, err
 			}
 			r.add(cmp, "", kindAgentError, touched)
+			if om.AgentErrorSchema != nm.AgentErrorSchema && len(cmp.Changes) == 0 {
+				renamedOnly["/agent_error_schema"] = true
+			}
 		}
 		for _, v := range SortVersions(oc.UpstreamVersions()) {
 			nv, ok := nm.UpstreamVersions[v]
@@ -209,6 +216,9 @@ func comparePair(p ContractPair) (pairResult, error) {
 					return r, err
 				}
 				r.add(cmp, v, kindError, touched)
+				if oe.Schema != ns.Schema && len(cmp.Changes) == 0 && slices.Equal(oe.When.Status, ns.When.Status) && oe.When.IsError == ns.When.IsError && equalMaps(oe.Detail, ns.Detail) {
+					renamedOnly[key("upstream_versions", v, "errors", strconv.Itoa(j))] = true
+				}
 			}
 		}
 	}
@@ -219,7 +229,9 @@ func comparePair(p ContractPair) (pairResult, error) {
 	if r.new != nil {
 		tool, newFile = r.new.M.Tool, r.new.File
 	}
-	changes := Manifests(r.old, r.new)
+	changes := slices.DeleteFunc(Manifests(r.old, r.new), func(c reports.Change) bool {
+		return (c.Rule == RuleManifestErrorContractChanged || c.Rule == RuleManifestAgentErrorSchemaChanged) && renamedOnly[c.NewPointer]
+	})
 	if p.OldError != nil {
 		// The old side did not load: the gate could not judge this tool's
 		// responses with it, so the new contract is compared as added (or,

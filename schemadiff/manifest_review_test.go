@@ -94,6 +94,26 @@ var _ = Describe("contract diff: error contracts and the agent error schema", fu
 		}
 	})
 
+	It("reports a schema file renamed with equal contents as nothing, and one renamed and changed by its changes", func() {
+		oldDir, newDir := contractDir("review_status", []edit{}), contractDir("review_status", []edit{
+			{"schema: upstream.v2.not-found.schema.json", "schema: missing.schema.json"},
+			{"agent_error_schema: agent.error.schema.json", "agent_error_schema: detail.schema.json"}})
+		Expect(os.Rename(filepath.Join(newDir, "upstream.v2.not-found.schema.json"), filepath.Join(newDir, "missing.schema.json"))).To(Succeed())
+		Expect(os.Rename(filepath.Join(newDir, "agent.error.schema.json"), filepath.Join(newDir, "detail.schema.json"))).To(Succeed())
+		d, err := schemadiff.Contracts(context.Background(), oldDir, newDir, schemadiff.ContractOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		for _, cmp := range d.Comparisons {
+			Expect(cmp.Changes).To(BeEmpty(), cmp.Name)
+		}
+		Expect(comparison(d, "review_status upstream v2 error not_found").New).To(HaveSuffix("missing.schema.json"))
+
+		editFile(newDir, "missing.schema.json", `{ "const": "NOT_FOUND" }`, `{}`)
+		d, err = schemadiff.Contracts(context.Background(), oldDir, newDir, schemadiff.ContractOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(comparison(d, "review_status upstream v2 error not_found").Changes).NotTo(BeEmpty())
+		Expect(rulesOf(comparison(d, "review_status manifest").Changes)).To(Equal([]string{schemadiff.RuleManifestErrorContractChanged}))
+	})
+
 	It("compares the agent error schema: opening it is breaking", func() {
 		d := diff("agent.error.schema.json", `"additionalProperties": false,`, ``)
 		cmp := comparison(d, "review_status agent error schema")
