@@ -27,13 +27,16 @@ types widened, the format or text policy loosened) is breaking.
 
   airlock diff OLD.json NEW.json             two schema files; each may $ref the *.json
                                              files of its own folder, nothing else
-  airlock diff OLD_DIR NEW_DIR               two contract folders: the agent-facing schemas,
-                                             each upstream version present in both, then
-                                             the manifests
+  airlock diff OLD_DIR NEW_DIR               two contract folders: the agent-facing and
+                                             agent error schemas, each upstream version
+                                             present in both with its error contracts in
+                                             both, then the manifests
   airlock diff --base REF [--tool NAME]      every contract of --schemas in the working tree
                                              against the same folders at git revision REF
-                                             (read with git, never checked out); contracts
-                                             added or removed are reported too
+                                             (read with git, never checked out; only the
+                                             folders compared); contracts added or removed
+                                             are reported too, and an old contract that
+                                             does not load as the new one added
   airlock diff --tool NAME OLD_VER NEW_VER   two upstream versions of SCHEMAS/NAME's contract
 
 Each change has a stable rule id (docs/diff.md), a level, the JSON Pointer of the change in
@@ -46,7 +49,9 @@ output says) the old contract admits and the new one refuses.
 
 --fail-on breaking (default): exit 1 on a breaking change. --fail-on gate-impact: exit 1
 on a change that touches a projected field or a rule's pointer, a narrowing that refuses
-fixtures, or a breaking manifest change.
+fixtures, a breaking manifest change, or a manifest change that alters what reaches the
+agent (current changed, an upstream version added, a projection field added, removed or
+re-pointed).
 
 Exit codes: 0 nothing to fail on, 1 findings (per --fail-on), 2 usage or configuration
 error (not a git work tree, an unknown revision), 3 internal error.`,

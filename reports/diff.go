@@ -65,7 +65,12 @@ type Impact struct {
 	// Projected lists the agent fields whose projection pointer the
 	// change's instance location touches (one is a prefix of the other, "*"
 	// matching every array element), sorted; for a change of the
-	// agent-facing schema, the agent fields under its instance location.
+	// agent-facing schema, the agent fields under its instance location;
+	// for an error contract's schema or the agent error schema, the detail
+	// fields, as "detail.<field>". For a manifest change that alters what
+	// reaches the agent (current changed, an upstream version added, a
+	// projection field added, removed or re-pointed), the agent fields it
+	// alters; nil for other manifest changes.
 	Projected []string `json:"projected,omitempty"`
 	// Rules lists the semantic rules whose pointer the change's instance
 	// location touches, sorted.
@@ -89,7 +94,8 @@ type FixtureEvidence struct {
 const MaxImpactExamples = 5
 
 // TouchesGate reports whether c counts for --fail-on gate-impact: it
-// touches a projected path or a rule's pointer, its narrowing refuses
+// touches a projected path or a rule's pointer (or, a manifest change,
+// alters what reaches the agent: Impact.Projected), its narrowing refuses
 // fixtures the old contract admitted, or it is a breaking manifest change.
 func (c Change) TouchesGate() bool {
 	if c.File != "" && c.Level == Breaking {
@@ -229,7 +235,8 @@ func WriteDiffJSON(w io.Writer, d *Diff) error {
 
 // WriteDiffText writes d for a terminal or a log: a header per comparison,
 // two lines per change (level, rule and message; then the pointers in
-// each schema, or in each manifest with the file and line of the key), a
+// each schema, or in each manifest with the file and line of the key, as
+// the JSON report holds them, the root shown as ""), a
 // third for its gate impact when it has one, and the totals.
 func WriteDiffText(w io.Writer, d *Diff) error {
 	var b strings.Builder
@@ -243,7 +250,7 @@ func WriteDiffText(w io.Writer, d *Diff) error {
 		}
 		for _, c := range cmp.Changes {
 			fmt.Fprintf(&b, "  %-15s %-42s %s\n", c.Level, c.Rule, c.Message)
-			fmt.Fprintf(&b, "  %-15s old %s  new %s%s\n", "", pointerText(c.OldPointer), pointerText(c.NewPointer), fileText(c))
+			fmt.Fprintf(&b, "  %-15s old %s  new %s%s\n", "", diffPointerText(c.OldPointer), diffPointerText(c.NewPointer), fileText(c))
 			if s := impactText(c.Impact); s != "" {
 				fmt.Fprintf(&b, "  %-15s gate impact: %s\n", "", s)
 			}
@@ -288,7 +295,7 @@ func writeChangeTable(b *strings.Builder, changes []Change) {
 			msg += " (" + mdCode(strings.TrimPrefix(f, "  at ")) + ")"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", levelMark(c.Level), mdCode(c.Rule),
-			mdCode(instanceText(c.Instance)), mdCode(pointerText(c.OldPointer)), mdCode(pointerText(c.NewPointer)), msg, mdText(impactText(c.Impact)))
+			mdCode(instanceText(c.Instance)), mdCode(diffPointerText(c.OldPointer)), mdCode(diffPointerText(c.NewPointer)), msg, mdText(impactText(c.Impact)))
 	}
 }
 
@@ -376,10 +383,22 @@ func instanceText(p string) string {
 	return p
 }
 
-// pointerText shows the root schema location, "", as "#".
+// pointerText shows the root schema location, "", as "#" (lint findings
+// and SARIF).
 func pointerText(p string) string {
 	if p == "" {
 		return "#"
+	}
+	return p
+}
+
+// diffPointerText shows a change's JSON Pointer as the JSON report holds
+// it (RFC 6901), the root, "", as "" between double quotes, so the text,
+// Markdown and JSON reports name the same location the same way, for a
+// schema's root and a manifest's root alike.
+func diffPointerText(p string) string {
+	if p == "" {
+		return `""`
 	}
 	return p
 }

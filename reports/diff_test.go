@@ -113,6 +113,29 @@ var _ = Describe("diff reports", func() {
 		Expect(out).NotTo(ContainSubstring("\x1b"))
 	})
 
+	It("writes an empty pointer as the JSON report holds it, in text and Markdown, for schema and manifest changes", func() {
+		d := &reports.Diff{Comparisons: []reports.Comparison{
+			{Name: "review_status manifest", Old: "old/contract.yaml", New: "new/contract.yaml", Changes: []reports.Change{
+				{Rule: "manifest-content-types-narrowed", Level: reports.Compatible, OldPointer: "", NewPointer: "/content_types", Message: "content_types no longer admits application/*+json", File: "new/contract.yaml", Line: 9},
+			}},
+			{Name: "review_status upstream v2", Old: "a.json", New: "b.json", Changes: []reports.Change{
+				{Rule: "response-object-opened", Level: reports.Breaking, OldPointer: "/additionalProperties", NewPointer: "", Message: "the response: opened"},
+			}},
+		}}
+		var text, md, js bytes.Buffer
+		Expect(reports.WriteDiffText(&text, d)).To(Succeed())
+		Expect(reports.WriteDiffMarkdown(&md, d)).To(Succeed())
+		Expect(reports.WriteDiffJSON(&js, d)).To(Succeed())
+		Expect(js.String()).To(ContainSubstring(`"old_pointer": "",`))
+		Expect(js.String()).To(ContainSubstring(`"new_pointer": "",`))
+		Expect(text.String()).To(ContainSubstring(`old ""  new /content_types  at new/contract.yaml:9` + "\n"))
+		Expect(text.String()).To(ContainSubstring(`old /additionalProperties  new ""` + "\n"))
+		Expect(md.String()).To(ContainSubstring("| `\"\"` | `/content_types` |"))
+		Expect(md.String()).To(ContainSubstring("| `/additionalProperties` | `\"\"` |"))
+		Expect(text.String()).NotTo(ContainSubstring("#"))
+		Expect(md.String()).NotTo(ContainSubstring("`#`"))
+	})
+
 	Describe("a contract diff's manifest changes and gate impact", func() {
 		impactDiff := func() *reports.Diff {
 			return &reports.Diff{Evidence: "2 fixture(s) of fixtures checked against both contracts", Comparisons: []reports.Comparison{

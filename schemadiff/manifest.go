@@ -169,9 +169,9 @@ var (
 	manifestLimitLowered = Rule{ID: RuleManifestLimitLowered, Level: reports.Compatible,
 		Description: "A limit was lowered, or member_fold_collision turned back on." + mayRefuse}
 	manifestContentTypesWidened = Rule{ID: RuleManifestContentTypesWidened, Level: reports.Breaking,
-		Description: "content_types admits a media type it did not (defaults filled in: application/json, application/*+json): the gate admits bodies served under it."}
+		Description: "content_types admits a media type it did not (defaults filled in: application/json, application/*+json; a new entry that an old one already covers, such as application/problem+json beside application/*+json, is no widening and is not reported): the gate admits bodies served under it."}
 	manifestContentTypesNarrowed = Rule{ID: RuleManifestContentTypesNarrowed, Level: reports.Compatible,
-		Description: "content_types no longer admits a media type it did." + mayRefuse}
+		Description: "content_types no longer admits a media type it did (an old entry no new entry covers)." + mayRefuse}
 	manifestFormatPolicyLoosened = Rule{ID: RuleManifestFormatPolicyLoosened, Level: reports.Breaking,
 		Description: "The format policy of a format was loosened (assert to a named checker or annotate, a checker to annotate or to another checker; default filled in): values the old policy refused are admitted."}
 	manifestFormatPolicyTightened = Rule{ID: RuleManifestFormatPolicyTightened, Level: reports.Compatible,
@@ -203,13 +203,13 @@ var (
 	manifestErrorContractRemoved = Rule{ID: RuleManifestErrorContractRemoved, Level: reports.ContractChange,
 		Description: "An error contract was removed: responses it matched get the refusal of the check that fails first (INVALID_RESPONSE, or the status policy's code)."}
 	manifestErrorContractChanged = Rule{ID: RuleManifestErrorContractChanged, Level: reports.Breaking,
-		Description: "An error contract's when, schema or detail changed: it may match responses it did not, or pass other values to the agent as detail."}
+		Description: "An error contract's when, schema or detail changed: it may match responses it did not, or pass other values to the agent as detail. The schema's contents are compared as a comparison of their own (\"<tool> upstream <version> error <name>\"); a schema file renamed whose contents compare equal, nothing else changed, is not reported."}
 	manifestErrorOutcomeChanged = Rule{ID: RuleManifestErrorOutcomeChanged, Level: reports.ContractChange,
 		Description: "An error contract's code or retryable changed: the agent is told something else for the same upstream error."}
 	manifestStatusPolicyChanged = Rule{ID: RuleManifestStatusPolicyChanged, Level: reports.ContractChange,
 		Description: "statuses or retryable changed: the agent is told another error code or retry flag for the same refusal."}
 	manifestAgentErrorSchemaChanged = Rule{ID: RuleManifestAgentErrorSchemaChanged, Level: reports.Breaking,
-		Description: "agent_error_schema was added, removed or renamed: the detail of matched upstream errors is checked against another closed shape, or none."}
+		Description: "agent_error_schema was added, removed or renamed: the detail of matched upstream errors is checked against another closed shape, or none. When both contracts name one, the contents are compared as a comparison of their own (\"<tool> agent error schema\"); a rename whose contents compare equal is not reported."}
 )
 
 // key builds a manifest JSON Pointer from tokens, escaping each.
@@ -346,19 +346,54 @@ func limitKey(v *ManifestView, name string, set bool) string {
 	return ""
 }
 
-// compareContentTypes reports media types admitted on one side only
-// (defaults filled in; parameters and case as written are compared
-// lower-cased).
+// compareContentTypes reports the media ranges of one side that the
+// other side's do not cover (defaults filled in; compared lower-cased,
+// parameters as written): an entry of the new list that no old entry
+// covers widens what the gate admits, an old entry no new entry covers
+// narrows it. An entry covers another when it admits every media type the
+// other admits, as the gate's transport stage matches them (an exact type,
+// or "type/*+suffix" for any subtype with that structured-syntax suffix,
+// RFC 6839 §3): adding application/problem+json beside application/*+json
+// changes nothing the gate admits, and is not reported.
 func compareContentTypes(o, n *ManifestView, e *ManifestEmitter) {
 	ot, nt := contentTypes(o.M.ContentTypes), contentTypes(n.M.ContentTypes)
 	ok := presentKey(o.M.ContentTypes != nil, "/content_types", "")
 	nk := presentKey(n.M.ContentTypes != nil, "/content_types", "")
-	if added := minus(nt, ot); len(added) > 0 {
+	if added := uncovered(nt, ot); len(added) > 0 {
 		e.Emit(manifestContentTypesWidened, ok, nk, side(n.M.ContentTypes != nil), "", "content_types now admits %s", strings.Join(added, ", "))
 	}
-	if removed := minus(ot, nt); len(removed) > 0 {
+	if removed := uncovered(ot, nt); len(removed) > 0 {
 		e.Emit(manifestContentTypesNarrowed, ok, nk, side(n.M.ContentTypes != nil), "", "content_types no longer admits %s", strings.Join(removed, ", "))
 	}
+}
+
+// uncovered is the entries of a that no entry of b covers, in a's order.
+func uncovered(a, b []string) []string {
+	var out []string
+	for _, t := range a {
+		if !slices.ContainsFunc(b, func(r string) bool { return coversMediaRange(r, t) }) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// coversMediaRange reports whether content_types entry r admits every
+// media type entry t admits: t itself, or r is "type/*+suffix" and t is a
+// type of that type with a non-empty subtype before the suffix (the
+// gate's match), or t is "type/*+more+suffix" or "type/*+suffix".
+func coversMediaRange(r, t string) bool {
+	if r == t {
+		return true
+	}
+	typ, suffix, ok := strings.Cut(r, "/*+")
+	if !ok {
+		return false
+	}
+	if ttyp, tsuffix, ok := strings.Cut(t, "/*+"); ok {
+		return ttyp == typ && (tsuffix == suffix || strings.HasSuffix(tsuffix, "+"+suffix))
+	}
+	return strings.HasPrefix(t, typ+"/") && strings.HasSuffix(t, "+"+suffix) && len(t) > len(typ)+2+len(suffix)
 }
 
 func contentTypes(list []string) []string {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +16,8 @@ import (
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/manifest"
+	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/reports"
 )
@@ -42,12 +47,21 @@ type ContractPair struct {
 	// OldManifest and NewManifest name each contract.yaml in reports; ""
 	// names it as the contract's folder does.
 	OldManifest, NewManifest string
+	// OldError, when not nil, is why the old contract did not load (Old is
+	// then nil): the pair is reported as the new contract added (or, New
+	// nil too, the old one removed), the entry's message giving the error.
+	// Tool names the tool then.
+	OldError error
+	Tool     string
 }
 
 // Contracts compares two contract directories (two revisions of one
-// tool's contract): the agent-facing schemas, each upstream version present
-// in both, in version order, then the manifests (the manifest rules of the
-// registry), with the gate-impact view of every change. Problems loading
+// tool's contract): the agent-facing schemas, the agent error schemas (when
+// both name one), each upstream version present in both, in version order,
+// each followed by its error contracts present in both (matched by name,
+// their schema files compared by content, whatever they are called), then
+// the manifests (the manifest rules of the registry), with the gate-impact
+// view of every change. Problems loading
 // either contract or the fixtures are *gate.ConfigError values.
 func Contracts(ctx context.Context, oldDir, newDir string, opts ContractOptions) (*reports.Diff, error) {
 	oc, err := gate.LoadDir(oldDir, opts.Gate)
@@ -87,18 +101,38 @@ func ComparePairs(ctx context.Context, pairs []ContractPair, opts ContractOption
 	return d, nil
 }
 
-// pairResult is one pair's comparisons: the agent schema (agent true),
-// each upstream version in both (version set), then the manifest.
+// The kinds of a pair's comparisons, in the order comparePair makes them.
+type compKind int
+
+const (
+	kindAgent      compKind = iota // the agent-facing schema
+	kindAgentError                 // the agent error schema (agent_error_schema)
+	kindVersion                    // an upstream version's schema
+	kindError                      // an error contract's schema (errors entry)
+	kindManifest                   // the manifest
+)
+
+// pairResult is one pair's comparisons: the agent schema, the agent error
+// schema (when both have one), each upstream version in both followed by
+// its error contracts in both, then the manifest.
 type pairResult struct {
 	pair        ContractPair
 	old, new    *ManifestView
 	comparisons []reports.Comparison
-	versions    []string // per comparison: the upstream version, "" for the agent schema and the manifest
+	versions    []string   // per comparison: the upstream version, "" for the agent schemas and the manifest
+	kinds       []compKind // per comparison: what it compares
 	// touched holds, per schema comparison and per change in order, the
 	// watched labels the change touches (projectedLabel+field,
 	// ruleLabel+rule name; see compareWatching); none for the manifest.
 	touched [][][]string
 	first   int // index of comparisons[0] in the Diff
+}
+
+func (r *pairResult) add(cmp reports.Comparison, version string, kind compKind, touched [][]string) {
+	r.comparisons = append(r.comparisons, cmp)
+	r.versions = append(r.versions, version)
+	r.kinds = append(r.kinds, kind)
+	r.touched = append(r.touched, touched)
 }
 
 func comparePair(p ContractPair) (pairResult, error) {
@@ -115,28 +149,77 @@ func comparePair(p ContractPair) (pairResult, error) {
 		}
 	}
 	oc, nc := p.Old, p.New
+	// renamedOnly holds the manifest keys of schema files renamed whose
+	// contents compare equal: the gate judges as before, so the manifest's
+	// "schema changed" entry for them is dropped.
+	renamedOnly := map[string]bool{}
 	if oc != nil && nc != nil {
+		om, nm := r.old.M, r.new.M
 		// The agent schema: every agent field is watched at its member.
 		watch := map[string][]jsonpointer.Pointer{}
 		for _, f := range agentFields(p) {
 			watch[projectedLabel+f] = []jsonpointer.Pointer{{f}}
 		}
 		cmp, touched, err := compareWatching(nc.Tool()+" agent schema",
-			contractSchema(oc, introspect.Manifest(oc).AgentSchema, introspect.AgentSchema(oc)),
-			contractSchema(nc, introspect.Manifest(nc).AgentSchema, introspect.AgentSchema(nc)), watch)
+			contractSchema(oc, om.AgentSchema, introspect.AgentSchema(oc)),
+			contractSchema(nc, nm.AgentSchema, introspect.AgentSchema(nc)), watch)
 		if err != nil {
 			return r, err
 		}
-		r.comparisons, r.versions, r.touched = append(r.comparisons, cmp), append(r.versions, ""), append(r.touched, touched)
+		r.add(cmp, "", kindAgent, touched)
+		// The agent error schema: every detail field is watched at its
+		// member.
+		if om.AgentErrorSchema != "" && nm.AgentErrorSchema != "" {
+			watch := map[string][]jsonpointer.Pointer{}
+			for _, f := range detailFields(om, nm) {
+				watch[projectedLabel+detailLabel+f] = []jsonpointer.Pointer{{f}}
+			}
+			cmp, touched, err := compareFiles(nc.Tool()+" agent error schema", oc, om.AgentErrorSchema, nc, nm.AgentErrorSchema, watch)
+			if err != nil {
+				return r, err
+			}
+			r.add(cmp, "", kindAgentError, touched)
+			if om.AgentErrorSchema != nm.AgentErrorSchema && len(cmp.Changes) == 0 {
+				renamedOnly["/agent_error_schema"] = true
+			}
+		}
 		for _, v := range SortVersions(oc.UpstreamVersions()) {
-			if _, ok := introspect.Manifest(nc).UpstreamVersions[v]; !ok {
+			nv, ok := nm.UpstreamVersions[v]
+			if !ok {
 				continue
 			}
 			cmp, touched, err := diffVersions(oc, nc, v, v, versionWatch(p, []*ManifestView{r.old, r.new}, v))
 			if err != nil {
 				return r, err
 			}
-			r.comparisons, r.versions, r.touched = append(r.comparisons, cmp), append(r.versions, v), append(r.touched, touched)
+			r.add(cmp, v, kindVersion, touched)
+			// Each error contract in both, matched by name as the manifest
+			// comparison matches it: its schema compared by content,
+			// whatever its file is called, its detail pointers watched.
+			newAt := byName(nv.Errors, func(s manifest.ErrorSpec) string { return s.Name })
+			for _, oe := range om.UpstreamVersions[v].Errors {
+				j, ok := newAt[oe.Name]
+				if !ok {
+					continue
+				}
+				ns := nv.Errors[j]
+				watch := map[string][]jsonpointer.Pointer{}
+				for _, s := range []manifest.ErrorSpec{oe, ns} {
+					for f, ptr := range s.Detail {
+						if q, err := jsonpointer.Parse(ptr); err == nil {
+							watch[projectedLabel+detailLabel+f] = append(watch[projectedLabel+detailLabel+f], q)
+						}
+					}
+				}
+				cmp, touched, err := compareFiles(fmt.Sprintf("%s upstream %s error %s", nc.Tool(), v, oe.Name), oc, oe.Schema, nc, ns.Schema, watch)
+				if err != nil {
+					return r, err
+				}
+				r.add(cmp, v, kindError, touched)
+				if oe.Schema != ns.Schema && len(cmp.Changes) == 0 && slices.Equal(oe.When.Status, ns.When.Status) && oe.When.IsError == ns.When.IsError && equalMaps(oe.Detail, ns.Detail) {
+					renamedOnly[key("upstream_versions", v, "errors", strconv.Itoa(j))] = true
+				}
+			}
 		}
 	}
 	tool, oldFile, newFile := "", "", ""
@@ -146,9 +229,80 @@ func comparePair(p ContractPair) (pairResult, error) {
 	if r.new != nil {
 		tool, newFile = r.new.M.Tool, r.new.File
 	}
-	r.comparisons = append(r.comparisons, reports.Comparison{Name: tool + " manifest", Old: oldFile, New: newFile, Changes: Manifests(r.old, r.new)})
-	r.versions = append(r.versions, "")
+	changes := slices.DeleteFunc(Manifests(r.old, r.new), func(c reports.Change) bool {
+		return (c.Rule == RuleManifestErrorContractChanged || c.Rule == RuleManifestAgentErrorSchemaChanged) && renamedOnly[c.NewPointer]
+	})
+	if p.OldError != nil {
+		// The old side did not load: the gate could not judge this tool's
+		// responses with it, so the new contract is compared as added (or,
+		// gone too, as removed), and the entry says why.
+		tool, oldFile = cmpOr(tool, p.Tool), p.OldManifest
+		if len(changes) == 0 {
+			changes = []reports.Change{{Rule: manifestContractRemoved.ID, Level: manifestContractRemoved.Level,
+				Message: fmt.Sprintf("contract %s was removed", tool), File: p.OldManifest}}
+		}
+		for i := range changes {
+			changes[i].Message += "; the old contract did not load: " + p.OldError.Error()
+		}
+	}
+	r.add(reports.Comparison{Name: tool + " manifest", Old: oldFile, New: newFile, Changes: changes}, "", kindManifest, nil)
 	return r, nil
+}
+
+// detailLabel prefixes the agent fields of an upstream error's detail in
+// Impact.Projected: "detail.upstream_code".
+const detailLabel = "detail."
+
+// detailFields lists the detail fields of every error contract of either
+// manifest, sorted.
+func detailFields(ms ...manifest.Manifest) []string {
+	seen := map[string]bool{}
+	for _, m := range ms {
+		for _, uv := range m.UpstreamVersions {
+			for _, s := range uv.Errors {
+				for f := range s.Detail {
+					seen[f] = true
+				}
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// compareFiles compares schema file oldName of oc with newName of nc (an
+// error contract's schema, the agent error schema), compiled again from
+// each contract's folder the way the gate compiled them when the contract
+// loaded (same folder, shared components and format policy).
+func compareFiles(name string, oc *gate.Contract, oldName string, nc *gate.Contract, newName string, watch map[string][]jsonpointer.Pointer) (reports.Comparison, [][]string, error) {
+	o, err := compileContractFile(oc, oldName)
+	if err != nil {
+		return reports.Comparison{}, nil, err
+	}
+	n, err := compileContractFile(nc, newName)
+	if err != nil {
+		return reports.Comparison{}, nil, err
+	}
+	return compareWatching(name, o, n, watch)
+}
+
+// compileContractFile compiles schema file name of contract c in a folder
+// view of its own (the contract's is read-only after load): the file and
+// the documents its $refs reach were read and checked when c loaded, so
+// this cannot fail on a contract that loaded, short of its files changing
+// since; then the error is the compiler's, naming the file.
+func compileContractFile(c *gate.Contract, name string) (*Schema, error) {
+	sd := introspect.SchemaDir(c)
+	d := schema.NewDir(sd.FS, sd.Folder, sd.Shown)
+	d.Components, d.ComponentsShown, d.Formats = sd.Components, sd.ComponentsShown, sd.Formats
+	policy, _, err := schema.ParseFormatPolicy(introspect.Manifest(c).Formats)
+	if err != nil {
+		return nil, err
+	}
+	root, err := d.CompileWith(name, policy)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{path: path.Join(sd.Shown, name), name: name, dir: d, docs: d.Docs, root: root}, nil
 }
 
 // touches reports whether two instance locations overlap: one is a prefix
@@ -250,13 +404,20 @@ func versionWatch(p ContractPair, views []*ManifestView, v string) map[string][]
 }
 
 // impact fills the gate-impact view of d: every schema change's projected
-// fields and rules, and the fixture evidence of every narrowing.
+// fields and rules, the agent fields of the manifest changes that alter
+// what reaches the agent (manifestImpact), and the fixture evidence of
+// every narrowing.
 func impact(ctx context.Context, d *reports.Diff, done []pairResult, fixturesDir string) error {
 	for _, r := range done {
-		for i := range r.versions {
+		for i, kind := range r.kinds {
 			cmp := &d.Comparisons[r.first+i]
-			if i == len(r.versions)-1 {
-				continue // the manifest: its changes are judged by level
+			if kind == kindManifest {
+				for j := range cmp.Changes {
+					if f := manifestImpact(r, &cmp.Changes[j]); len(f) > 0 {
+						cmp.Changes[j].Impact = &reports.Impact{Projected: f}
+					}
+				}
+				continue
 			}
 			for j := range cmp.Changes {
 				c := &cmp.Changes[j]
@@ -276,13 +437,59 @@ func impact(ctx context.Context, d *reports.Diff, done []pairResult, fixturesDir
 	return evidence(ctx, d, done, fixturesDir)
 }
 
+// manifestImpact returns the agent fields a manifest change alters, sorted,
+// for the changes that change what reaches the agent whatever their level:
+// a projection field added, removed or re-pointed (that field), an
+// upstream version added (its projection: responses naming it reach the
+// agent), current changed (the projections of the old and the new current
+// version: calls naming no version are judged and projected by another).
+// nil for every other change.
+func manifestImpact(r pairResult, c *reports.Change) []string {
+	if r.old == nil || r.new == nil {
+		return nil
+	}
+	fieldsOf := func(v *ManifestView, version string) []string {
+		return slices.Sorted(maps.Keys(v.M.UpstreamVersions[version].Projection))
+	}
+	switch c.Rule {
+	case RuleManifestProjectionFieldAdded:
+		return []string{lastKey(c.NewPointer)}
+	case RuleManifestProjectionFieldRemoved, RuleManifestProjectionFieldRepoint:
+		return []string{lastKey(c.OldPointer)}
+	case RuleManifestVersionAdded:
+		return fieldsOf(r.new, lastKey(c.NewPointer))
+	case RuleManifestCurrentChanged:
+		out := append(fieldsOf(r.old, r.old.Contract.Current()), fieldsOf(r.new, r.new.Contract.Current())...)
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	return nil
+}
+
+// lastKey is the last reference token of a manifest JSON Pointer, unescaped.
+func lastKey(ptr string) string {
+	p, err := jsonpointer.Parse(ptr)
+	if err != nil || len(p) == 0 {
+		return ""
+	}
+	return p[len(p)-1]
+}
+
 // evidenceKinds are the fixtures that show what the upstream really sends.
 var evidenceKinds = []string{fixture.KindAccepted, fixture.KindHistorical, fixture.KindRecorded}
 
 // evidence runs each tool's accepted, historical and recorded fixtures
-// through the old and the new contract and attributes each fixture the old
-// admits and the new refuses to the narrowing changes that explain the
-// refusal.
+// of the upstream versions both contracts have through the old and the new
+// contract and attributes each fixture the old admits and the new refuses
+// to the narrowing changes that explain the refusal (explain); one no
+// change explains is counted, and named, as unexplained.
+//
+// The fixtures of a version only one contract has (a version removed or
+// renamed whose folder is still there) are not run and fail nothing. When
+// the tool's fixture folder holds folders of versions that neither
+// contract has all of (one only the old has beside one only the new has,
+// or one neither has), the tool gets no evidence, and Diff.Evidence says
+// why.
 func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesDir string) error {
 	if fixturesDir == "" {
 		return nil
@@ -291,8 +498,8 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 		d.Evidence = fmt.Sprintf("no fixture evidence: %s is not a folder of fixtures, so no narrowing was run against recorded responses", fixturesDir)
 		return nil
 	}
-	ran, refused, unexplained := 0, 0, 0
-	var capped []string
+	ran, refused := 0, 0
+	var unexplained, capped, skipped []string
 	for _, r := range done {
 		oc, nc := r.pair.Old, r.pair.New
 		if oc == nil || nc == nil {
@@ -301,7 +508,19 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 		now := time.Now()
 		nset := &fixture.Set{Contracts: map[string]*gate.Contract{nc.Tool(): nc}, List: []*gate.Contract{nc}, Start: now}
 		oset := &fixture.Set{Contracts: map[string]*gate.Contract{nc.Tool(): oc}, List: []*gate.Contract{oc}, Start: now}
-		sel, err := nset.Select(fixturesDir, fixture.Filter{Tools: []string{nc.Tool()}, Kinds: evidenceKinds})
+		// Discovery refuses a version folder its contract does not list:
+		// discover with the contract that lists every folder, keeping only
+		// the versions both have.
+		discoverer, why := evidenceSet(fixturesDir, nc.Tool(), oset, nset)
+		if discoverer == nil {
+			skipped = append(skipped, why)
+			continue
+		}
+		both := bothVersions(r.old, r.new)
+		if len(both) == 0 {
+			continue
+		}
+		sel, err := discoverer.Select(fixturesDir, fixture.Filter{Tools: []string{nc.Tool()}, UpstreamVersions: both, Kinds: evidenceKinds})
 		if err != nil {
 			return err
 		}
@@ -317,9 +536,14 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 			fixtures = fixtures[:MaxImpactFixtures]
 		}
 		// Every narrowing of the pair gets evidence, refusing none until a
-		// fixture says otherwise.
+		// fixture says otherwise; not those of the error schemas: a response
+		// an error contract matches is refused by either contract, so
+		// admitted-then-refused never measures them.
 		if len(fixtures) > 0 {
 			for i := range r.comparisons {
+				if r.kinds[i] == kindError || r.kinds[i] == kindAgentError {
+					continue
+				}
 				for j := range d.Comparisons[r.first+i].Changes {
 					c := &d.Comparisons[r.first+i].Changes[j]
 					if c.Level != reports.Compatible {
@@ -349,6 +573,9 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 			}
 			nv, err := nset.CheckPrepared(ctx, f, p)
 			if err != nil {
+				if errors.Is(err, gate.ErrUsage) {
+					continue // the new contract lacks this upstream version
+				}
 				return err
 			}
 			ran++
@@ -358,7 +585,7 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 			refused++
 			targets := explain(d, r, f.UpstreamVersion, nv)
 			if len(targets) == 0 {
-				unexplained++
+				unexplained = append(unexplained, f.Body)
 			}
 			for _, c := range targets {
 				fe := c.Impact.Fixtures
@@ -370,21 +597,100 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 		}
 	}
 	d.Evidence = fmt.Sprintf("gate impact: %d fixture(s) (accepted, historical, recorded) of %s run through both contracts; %d admitted by the old contract are refused by the new one", ran, fixturesDir, refused)
-	if unexplained > 0 {
-		d.Evidence += fmt.Sprintf(" (%d for a reason no reported change explains)", unexplained)
+	if n := len(unexplained); n > 0 {
+		shown := unexplained[:min(n, reports.MaxImpactExamples)]
+		more := ""
+		if n > len(shown) {
+			more = ", …"
+		}
+		d.Evidence += fmt.Sprintf(" (%d for a reason no reported change explains: %s%s)", n, strings.Join(shown, ", "), more)
 	}
 	if len(capped) > 0 {
 		d.Evidence += fmt.Sprintf("; only the first %d fixtures of %s were run", MaxImpactFixtures, strings.Join(capped, ", "))
 	}
+	if len(skipped) > 0 {
+		d.Evidence += "; no evidence for " + strings.Join(skipped, "; ")
+	}
 	return nil
 }
 
+// evidenceSet returns the set whose contract lists every upstream version
+// folder of fixturesDir/tool (the new contract's first), or nil and why
+// neither does. A tool without a fixture folder gets the new contract's.
+func evidenceSet(fixturesDir, tool string, oset, nset *fixture.Set) (*fixture.Set, string) {
+	entries, err := os.ReadDir(filepath.Join(fixturesDir, tool))
+	if err != nil {
+		return nset, ""
+	}
+	var folders []string
+	for _, e := range entries {
+		if e.IsDir() {
+			folders = append(folders, e.Name())
+		}
+	}
+	for _, s := range []*fixture.Set{nset, oset} {
+		have := s.List[0].UpstreamVersions()
+		if !slices.ContainsFunc(folders, func(v string) bool { return !slices.Contains(have, v) }) {
+			return s, ""
+		}
+	}
+	return nil, fmt.Sprintf("%s: %s holds folders of upstream versions %v, which neither contract lists all of (old %v, new %v)",
+		tool, filepath.Join(fixturesDir, tool), folders, oset.List[0].UpstreamVersions(), nset.List[0].UpstreamVersions())
+}
+
+// The schema rules whose narrowing a refusal's keyword can come from
+// (JSON Schema Validation 2020-12 §6, JSON Schema Core 2020-12 §10):
+// schema.required by a property that became required, schema.enum and
+// schema.const by an enum or const change, schema.type by a type narrowed
+// (no longer nullable among them), the string keywords by their rules,
+// schema.additionalProperties, unevaluatedProperties and a false schema by
+// an object closed, the numeric, array and object bounds by theirs, a
+// oneOf/anyOf by a branch removed.
+var keywordRules = map[string][]string{
+	"required":              {RuleBecameRequired},
+	"dependentRequired":     {RuleBecameRequired},
+	"enum":                  {RuleEnumValueRemoved, RuleEnumAdded, RuleConstChanged},
+	"const":                 {RuleEnumValueRemoved, RuleEnumAdded, RuleConstChanged},
+	"type":                  {RuleTypeNarrowed, RuleTypeChanged},
+	"maxLength":             {RuleLengthTightened},
+	"minLength":             {RuleLengthTightened},
+	"pattern":               {RulePatternAdded, RulePatternChanged},
+	"format":                {RuleFormatAdded, RuleFormatChanged},
+	"additionalProperties":  {RuleObjectClosed},
+	"unevaluatedProperties": {RuleObjectClosed},
+	"false":                 {RuleObjectClosed, RuleTypeNarrowed},
+	"minimum":               {RuleRangeTightened},
+	"maximum":               {RuleRangeTightened},
+	"exclusiveMinimum":      {RuleRangeTightened},
+	"exclusiveMaximum":      {RuleRangeTightened},
+	"multipleOf":            {RuleRangeTightened},
+	"minItems":              {RuleItemsTightened},
+	"maxItems":              {RuleItemsTightened},
+	"minProperties":         {RuleMembersTightened},
+	"maxProperties":         {RuleMembersTightened},
+	"oneOf":                 {RuleBranchRemoved},
+	"anyOf":                 {RuleBranchRemoved},
+}
+
+// structuralRules are narrowings that can explain a refusal of any keyword
+// at or below their instance location: a property added to an open object
+// (its new subschema refuses), a branch removed, a $ref re-targeted.
+var structuralRules = []string{RulePropertyAddedOpen, RuleBranchRemoved, RuleRefTargetChanged}
+
 // explain returns the narrowing changes of pair r that account for the
-// new contract's refusal v of a fixture of upstream version ver: by the
-// refusal's stage, the narrowings of that version's schema at an
-// overlapping instance location (else all of them), the semantic rule
-// added, tightened or changed under the refusal's name, the limits and
-// content types lowered, or the text policy and agent schema narrowed.
+// new contract's refusal v of a fixture of upstream version ver, by the
+// refusal's stage: for a schema refusal, the narrowings of that version's
+// schema first by the refusal's keyword (keywordRules; for
+// schema.required only a property the refused object lacks), then by
+// instance location (the change's and the refusal's overlap), else a
+// structural narrowing at or above the refusal's location, plus a format
+// policy tightened for schema.format; for a semantic refusal the rule
+// added, tightened or changed under the refusal's name; for transport and
+// parse the limits and content types narrowed; for a projection refusal
+// the text policy tightened, or the agent-facing schema's narrowings by
+// keyword and location as for a schema refusal. nil when nothing explains
+// it: the caller reports it as unexplained, never spread over every
+// narrowing.
 func explain(d *reports.Diff, r pairResult, ver string, v *gate.Verdict) []*reports.Change {
 	var out []*reports.Change
 	narrowings := func(i int, keep func(c *reports.Change) bool) {
@@ -399,31 +705,81 @@ func explain(d *reports.Diff, r pairResult, ver string, v *gate.Verdict) []*repo
 	manifestRules := func(ids ...string) {
 		narrowings(manifestAt, func(c *reports.Change) bool { return slices.Contains(ids, c.Rule) })
 	}
-	switch v.Stage {
-	case gate.StageSchema:
-		locs := v.Audit.InstanceLocations
-		if len(locs) == 0 {
-			locs = []string{v.Audit.InstanceLocation}
+	// bySchema attributes a refusal with keyword kw at locs to the
+	// narrowings of the comparisons of kind k (and version ver).
+	bySchema := func(k compKind, kw string, locs []string, value any, hasValue bool) {
+		var at []jsonpointer.Pointer
+		for _, l := range locs {
+			if p, err := jsonpointer.Parse(l); err == nil {
+				at = append(at, p)
+			}
 		}
 		for i, cv := range r.versions {
-			if cv != ver || i == 0 || i == manifestAt {
+			if r.kinds[i] != k || k == kindVersion && cv != ver {
 				continue
 			}
+			before := len(out)
 			narrowings(i, func(c *reports.Change) bool {
+				if !slices.Contains(keywordRules[kw], c.Rule) {
+					return false
+				}
 				inst, err := jsonpointer.Parse(c.Instance)
 				if err != nil {
 					return false
 				}
-				for _, l := range locs {
-					if p, err := jsonpointer.Parse(l); err == nil && touches(inst, p) {
+				for _, p := range at {
+					if !touches(inst, p) {
+						continue
+					}
+					// A property that became required explains the refusal
+					// only if the refused object lacks it.
+					if c.Rule == RuleBecameRequired && hasValue && len(inst) == len(p)+1 {
+						if obj, ok := p.Lookup(value); ok {
+							if m, ok := obj.(map[string]any); ok {
+								if _, has := m[inst[len(inst)-1]]; has {
+									continue
+								}
+							}
+						}
+					}
+					return true
+				}
+				return false
+			})
+			if len(out) > before {
+				continue
+			}
+			narrowings(i, func(c *reports.Change) bool {
+				if !slices.Contains(structuralRules, c.Rule) {
+					return false
+				}
+				inst, err := jsonpointer.Parse(c.Instance)
+				if err != nil {
+					return false
+				}
+				for _, p := range at {
+					if len(inst) <= len(p) && touches(inst, p) {
 						return true
 					}
 				}
 				return false
 			})
-			if len(out) == 0 {
-				narrowings(i, func(*reports.Change) bool { return true })
-			}
+		}
+	}
+	locations := func() []string {
+		if len(v.Audit.InstanceLocations) > 0 {
+			return v.Audit.InstanceLocations
+		}
+		return []string{v.Audit.InstanceLocation}
+	}
+	switch v.Stage {
+	case gate.StageSchema:
+		value, ok := introspect.Value(v)
+		// The chosen cause's keyword is the reason's; its location is
+		// InstanceLocation, listed first.
+		bySchema(kindVersion, strings.TrimPrefix(v.Reason, "schema."), []string{v.Audit.InstanceLocation}, value, ok)
+		if len(out) == 0 {
+			bySchema(kindVersion, strings.TrimPrefix(v.Reason, "schema."), locations(), value, ok)
 		}
 		if v.Reason == "schema.format" {
 			manifestRules(RuleManifestFormatPolicyTightened)
@@ -448,8 +804,9 @@ func explain(d *reports.Diff, r pairResult, ver string, v *gate.Verdict) []*repo
 		manifestRules(RuleManifestLimitLowered, RuleManifestContentTypesNarrowed)
 	case gate.StageProjection:
 		manifestRules(RuleManifestTextPolicyTightened)
-		if len(out) == 0 {
-			narrowings(0, func(*reports.Change) bool { return true })
+		if len(out) == 0 && v.Reason == gate.ReasonAgentSchema && v.Audit.KeywordLocation != "" {
+			kl := v.Audit.KeywordLocation
+			bySchema(kindAgent, kl[strings.LastIndex(kl, "/")+1:], locations(), nil, false)
 		}
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -26,12 +27,13 @@ import (
 // the working tree.
 const (
 	// MaxGitEntries is the most files Base reads below the schemas folder
-	// at the revision (selected contract folders and _components).
+	// at the revision (the contract folders compared and _components).
 	MaxGitEntries = 10000
 	// MaxGitFile is the largest one file, in bytes (8 MiB, a component
 	// schema's bound).
 	MaxGitFile = 8 << 20
-	// MaxGitTotal is the most bytes of all those files together (256 MiB).
+	// MaxGitTotal is the most bytes of all those files together (256 MiB);
+	// files left unread (outside the folders compared) do not count.
 	MaxGitTotal = 256 << 20
 )
 
@@ -41,14 +43,24 @@ const (
 // contract on one side only is reported as added or removed. The old
 // contracts are read with git (git ls-tree, git cat-file --batch), never
 // checked out, and load from memory: schema and manifest files are named
-// "REF:path" in reports and errors.
+// "REF:path" in reports and errors. Only the folders compared (those
+// holding a contract.yaml on either side, or named by tools) and
+// "_components" are read; every other entry below schemasDir at ref (a
+// file beside the contract folders, an unrelated folder) is left unread.
+//
+// An old contract that does not load (a pull request that fixes a broken
+// contract), or whose folder at ref holds an entry Base refuses to read (a
+// symbolic link, mode 120000; a submodule, mode 160000; a file over
+// MaxGitFile bytes), fails only its own tool: the pair is reported as the
+// new contract added, its manifest entry saying why the old one did not
+// load (ContractPair.OldError), and the other tools are compared as usual.
 //
 // Errors: schemasDir not inside a git work tree, or ref not naming a
-// commit, wrap gate.ErrUsage; a symbolic link (mode 120000) or a submodule
-// (mode 160000) in the old tree, more than MaxGitEntries files, a file over
-// MaxGitFile or all over MaxGitTotal bytes, a tool on neither side, and any
-// contract that does not load are *gate.ConfigError values; a git that
-// cannot run is returned as it is.
+// commit, wrap gate.ErrUsage; such an entry in "_components" (shared by
+// every contract), more than MaxGitEntries files or more than MaxGitTotal
+// bytes read, a tool on neither side, and a contract of the working tree
+// that does not load are *gate.ConfigError values; a git that cannot run
+// is returned as it is.
 func Base(ctx context.Context, schemasDir, ref string, tools []string, opts ContractOptions) (*reports.Diff, error) {
 	if ref == "" || strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, "\x00\n") {
 		return nil, fmt.Errorf("%w: --base %q is not a git revision", gate.ErrUsage, ref)
@@ -72,16 +84,23 @@ func Base(ctx context.Context, schemasDir, ref string, tools []string, opts Cont
 	if err != nil {
 		return nil, fmt.Errorf("%w: --base %q: no such commit in the repository at %s", gate.ErrUsage, ref, top)
 	}
-	old, err := readTree(ctx, top, strings.TrimSpace(string(commit)), prefix, ref, tools)
+	now, err := workingTree(schemasDir, tools, opts.Gate)
 	if err != nil {
 		return nil, err
 	}
-	now, err := workingTree(schemasDir, tools, opts.Gate)
+	want := tools
+	if len(want) == 0 {
+		want = slices.Collect(maps.Keys(now))
+	}
+	old, err := readTree(ctx, top, strings.TrimSpace(string(commit)), prefix, ref, want, len(tools) == 0)
 	if err != nil {
 		return nil, err
 	}
 	names := map[string]bool{}
 	for n := range old.tools {
+		names[n] = true
+	}
+	for n := range old.broken {
 		names[n] = true
 	}
 	for n := range now {
@@ -93,26 +112,26 @@ func Base(ctx context.Context, schemasDir, ref string, tools []string, opts Cont
 		}
 	}
 	var pairs []ContractPair
-	for _, n := range slices.Sorted(func(yield func(string) bool) {
-		for n := range names {
-			if !yield(n) {
-				return
-			}
-		}
-	}) {
-		p := ContractPair{New: now[n]}
-		if old.tools[n] {
-			dir := path.Join(prefix, n)
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		p := ContractPair{New: now[n], Tool: n}
+		dir := path.Join(prefix, n)
+		manifestFile := ref + ":" + path.Join(dir, gate.ManifestFile)
+		switch {
+		case old.broken[n] != nil:
+			p.OldError, p.OldManifest = old.broken[n], manifestFile
+		case old.tools[n]:
 			c, err := gate.Load(old.fs, dir, opts.Gate)
 			if err != nil {
 				var ce *gate.ConfigError
 				if errors.As(err, &ce) {
 					ce.File = ref + ":" + ce.File
-					return nil, ce
+				} else {
+					err = fmt.Errorf("%s:%s: %w", ref, dir, err)
 				}
-				return nil, fmt.Errorf("%s:%s: %w", ref, dir, err)
+				p.OldError, p.OldManifest = err, manifestFile
+				break
 			}
-			p.Old, p.OldManifest = c, ref+":"+path.Join(dir, gate.ManifestFile)
+			p.Old, p.OldManifest = c, manifestFile
 		}
 		pairs = append(pairs, p)
 	}
@@ -157,12 +176,19 @@ func workingTree(schemasDir string, tools []string, opts gate.Options) (map[stri
 // oldTree is the schemas folder at a revision, in memory.
 type oldTree struct {
 	fs    fstest.MapFS
-	tools map[string]bool // folders holding a contract.yaml
+	tools map[string]bool // folders read that hold a contract.yaml
+	// broken holds, per tool folder, the entry that made Base refuse to
+	// read it (a *gate.ConfigError naming it); the folder was not read.
+	broken map[string]error
 }
 
-// readTree reads the files below prefix at commit (only the folders of
-// tools and _components when tools is not empty) into memory.
-func readTree(ctx context.Context, top, commit, prefix, ref string, tools []string) (*oldTree, error) {
+// readTree reads the files below prefix at commit that belong to the
+// folders of tools, to "_components", and, when alsoContracts, to every
+// other folder holding a contract.yaml at commit, into memory; nothing
+// else below prefix is read. An entry of a tool folder that cannot be read
+// (a symbolic link, a submodule, a file over MaxGitFile) marks that folder
+// broken; in "_components" it is the error.
+func readTree(ctx context.Context, top, commit, prefix, ref string, tools []string, alsoContracts bool) (*oldTree, error) {
 	args := []string{"ls-tree", "-r", "-l", "-z", "--full-tree", commit}
 	if prefix != "" {
 		args = append(args, "--", prefix+"/")
@@ -172,11 +198,14 @@ func readTree(ctx context.Context, top, commit, prefix, ref string, tools []stri
 		return nil, fmt.Errorf("git ls-tree %s: %w", ref, err)
 	}
 	type entry struct {
-		oid, path string
-		size      int64
+		mode, kind, oid, path, rel string
+		size                       string
 	}
-	var entries []entry
-	var total int64
+	var listed []entry
+	selected := map[string]bool{"_components": true}
+	for _, t := range tools {
+		selected[t] = true
+	}
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		if len(rec) == 0 {
 			continue
@@ -193,36 +222,60 @@ func readTree(ctx context.Context, top, commit, prefix, ref string, tools []stri
 				continue
 			}
 		}
-		first, _, _ := strings.Cut(rel, "/")
-		if len(tools) > 0 && first != "_components" && !slices.Contains(tools, first) {
+		if dir, file, ok := strings.Cut(rel, "/"); ok && file == gate.ManifestFile && alsoContracts {
+			selected[dir] = true
+		}
+		listed = append(listed, entry{mode: f[0], kind: f[1], oid: f[2], size: f[3], path: p, rel: rel})
+	}
+	t := &oldTree{fs: fstest.MapFS{}, tools: map[string]bool{}, broken: map[string]error{}}
+	type blob struct {
+		oid, path, rel string
+		size           int64
+	}
+	var entries []blob
+	var total int64
+	for _, e := range listed {
+		first, _, inFolder := strings.Cut(e.rel, "/")
+		if !inFolder || !selected[first] || t.broken[first] != nil {
+			continue // a file beside the folders, or a folder not compared
+		}
+		shown := ref + ":" + e.path
+		var bad *gate.ConfigError
+		size, err := strconv.ParseInt(e.size, 10, 64)
+		switch {
+		case e.mode == "120000":
+			bad = &gate.ConfigError{File: shown, Msg: "a symbolic link in the contracts at " + ref + "; a contract tree must hold real files (airlock follows no link inside one)", Err: fileio.ErrSymlink}
+		case e.mode == "160000":
+			bad = &gate.ConfigError{File: shown, Msg: "a submodule in the contracts at " + ref + "; a contract tree must hold its own files"}
+		case e.kind != "blob":
+			bad = &gate.ConfigError{File: shown, Msg: fmt.Sprintf("a git %s in the contracts at %s; only files are read", e.kind, ref)}
+		case err != nil || size < 0:
+			return nil, fmt.Errorf("git ls-tree %s: unexpected size %q of %s", ref, e.size, e.path)
+		case size > MaxGitFile:
+			bad = &gate.ConfigError{File: shown, Msg: fmt.Sprintf("%d bytes; a file of a contract tree may hold at most %d", size, MaxGitFile)}
+		}
+		if bad != nil {
+			if first == "_components" {
+				return nil, bad
+			}
+			t.broken[first] = bad
 			continue
 		}
-		shown := ref + ":" + p
-		switch f[0] {
-		case "120000":
-			return nil, &gate.ConfigError{File: shown, Msg: "a symbolic link in the contracts at " + ref + "; a contract tree must hold real files (airlock follows no link inside one)", Err: fileio.ErrSymlink}
-		case "160000":
-			return nil, &gate.ConfigError{File: shown, Msg: "a submodule in the contracts at " + ref + "; a contract tree must hold its own files"}
-		}
-		if f[1] != "blob" {
-			return nil, &gate.ConfigError{File: shown, Msg: fmt.Sprintf("a git %s in the contracts at %s; only files are read", f[1], ref)}
-		}
-		size, err := strconv.ParseInt(f[3], 10, 64)
-		if err != nil || size < 0 {
-			return nil, fmt.Errorf("git ls-tree %s: unexpected size in %q", ref, rec)
-		}
-		if size > MaxGitFile {
-			return nil, &gate.ConfigError{File: shown, Msg: fmt.Sprintf("%d bytes; a file of a contract tree may hold at most %d", size, MaxGitFile)}
-		}
-		if total += size; total > MaxGitTotal {
-			return nil, &gate.ConfigError{File: ref + ":" + prefix, Msg: fmt.Sprintf("the contracts at %s hold more than %d bytes", ref, MaxGitTotal)}
-		}
-		if len(entries) == MaxGitEntries {
-			return nil, &gate.ConfigError{File: ref + ":" + prefix, Msg: fmt.Sprintf("the contracts at %s hold more than %d files", ref, MaxGitEntries)}
-		}
-		entries = append(entries, entry{oid: f[2], path: p, size: size})
+		entries = append(entries, blob{oid: e.oid, path: e.path, rel: e.rel, size: size})
 	}
-	t := &oldTree{fs: fstest.MapFS{}, tools: map[string]bool{}}
+	// A broken folder is read not at all: drop what was kept of it.
+	entries = slices.DeleteFunc(entries, func(b blob) bool {
+		first, _, _ := strings.Cut(b.rel, "/")
+		return t.broken[first] != nil
+	})
+	for _, e := range entries {
+		if total += e.size; total > MaxGitTotal {
+			return nil, &gate.ConfigError{File: ref + ":" + prefix, Msg: fmt.Sprintf("the contracts compared at %s hold more than %d bytes", ref, MaxGitTotal)}
+		}
+	}
+	if len(entries) > MaxGitEntries {
+		return nil, &gate.ConfigError{File: ref + ":" + prefix, Msg: fmt.Sprintf("the contracts compared at %s hold more than %d files", ref, MaxGitEntries)}
+	}
 	if len(entries) == 0 {
 		return t, nil
 	}
@@ -249,11 +302,7 @@ func readTree(ctx context.Context, top, commit, prefix, ref string, tools []stri
 			return nil, fmt.Errorf("git cat-file %s: %s cut short", ref, e.path)
 		}
 		t.fs[e.path] = &fstest.MapFile{Data: data[:e.size], Mode: 0o444}
-		rel := e.path
-		if prefix != "" {
-			rel = strings.TrimPrefix(e.path, prefix+"/")
-		}
-		if dir, file, ok := strings.Cut(rel, "/"); ok && file == gate.ManifestFile && dir != "_components" {
+		if dir, file, ok := strings.Cut(e.rel, "/"); ok && file == gate.ManifestFile && dir != "_components" {
 			t.tools[dir] = true
 		}
 	}

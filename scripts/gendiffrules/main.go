@@ -34,7 +34,10 @@ const intro = "# airlock diff\n\n" +
 	"  gate's strict JSON rules and loaded as the gate loads contracts: JSON Schema 2020-12 only,\n" +
 	"  and a keyword, format, bound, pattern or reference the validator would not enforce as\n" +
 	"  written is a configuration error (exit 2; see [contracts.md](contracts.md#what-load-refuses)). Two contract folders compare their agent-facing schemas,\n" +
-	"  each upstream version present in both, then their manifests (below). `--tool NAME` (with `--schemas DIR`) compares two\n" +
+	"  their agent error schemas (`agent_error_schema`, when both have one), each upstream version\n" +
+	"  present in both and, after it, each of its error contracts present in both (matched by\n" +
+	"  name, whatever their schema files are called: `review_status upstream v2 error not_found`),\n" +
+	"  then their manifests (below). `--tool NAME` (with `--schemas DIR`) compares two\n" +
 	"  upstream versions of `DIR/NAME/contract.yaml`.\n" +
 	"- **How.** `$ref`s are resolved first; `$ref` targets and `allOf` members that apply to one\n" +
 	"  instance location are merged; `oneOf`/`anyOf` are distributed into alternatives (one\n" +
@@ -70,7 +73,8 @@ const intro = "# airlock diff\n\n" +
 	"  additional member, empty for the whole response), the JSON Pointer of the change in each\n" +
 	"  schema (its keyword location from the schema's root, through any `$ref`, as in JSON\n" +
 	"  Schema's `keywordLocation`; where a keyword exists on one side only, the other side points\n" +
-	"  at the enclosing schema), and one sentence.\n" +
+	"  at the enclosing schema), and one sentence. Text, Markdown and JSON write a pointer alike:\n" +
+	"  the root, an empty JSON Pointer, is `\"\"` in all three, for schemas and manifests.\n" +
 	"- **Output.** Text (default), `--format markdown` (for a pull request) or `--format json`,\n" +
 	"  whose format is published as `schemas/diff.schema.json` (`airlock schema diff`).\n" +
 	"- **Exit codes.** `0` nothing to fail on, `1` findings: a breaking change (`--fail-on\n" +
@@ -93,7 +97,12 @@ const intro = "# airlock diff\n\n" +
 	"new `current`, an upstream version added, error codes); a projected field removed or\n" +
 	"re-pointed is `breaking`. Limits, content types, format and text policies are compared with\n" +
 	"their defaults filled in, so writing a default out changes nothing; rules and error contracts\n" +
-	"are matched by name.\n\n" +
+	"are matched by name. Content types are judged by the media types they admit, as the gate\n" +
+	"matches them: `application/problem+json` added beside `application/*+json` admits nothing\n" +
+	"new and is not reported; `application/*+json` added beside `application/problem+json` is a\n" +
+	"widening. An error contract's schema and the agent error schema are compared by content as\n" +
+	"response schemas are (above), at the same levels: a loosening is breaking, since the gate then\n" +
+	"admits an error shape it refused.\n\n" +
 	"A manifest change gives the manifest (`file`; the new one, or the old one for a key only it\n" +
 	"has), the `line` of the key there, and JSON Pointers into each manifest as `old_pointer` and\n" +
 	"`new_pointer` (where a key exists on one side only, the other side names the enclosing key);\n" +
@@ -101,32 +110,59 @@ const intro = "# airlock diff\n\n" +
 	"**`--base REF`** compares every contract of `--schemas DIR` in the working tree (or only\n" +
 	"`--tool NAME`'s) with the same folders at git revision `REF` of the repository `DIR` is in.\n" +
 	"The old files are read with `git ls-tree -r -z` and `git cat-file --batch`, never checked\n" +
-	"out, and loaded from memory as the gate loads any contract; they are named `REF:path`. A\n" +
-	"symbolic link (mode 120000) or a submodule in the old tree is a configuration error, and so is\n" +
-	"more than 10,000 files, a file over 8 MiB or 256 MiB in all (`schemadiff.MaxGitEntries`,\n" +
-	"`MaxGitFile`, `MaxGitTotal`). Contracts on one side only are reported as\n" +
-	"`manifest-contract-added` or `manifest-contract-removed`. Not a git work tree, or a revision\n" +
-	"that names no commit, exits 2.\n\n" +
+	"out, and loaded from memory as the gate loads any contract; they are named `REF:path`. Only\n" +
+	"the folders compared (those holding a `contract.yaml` on either side, or `--tool`'s) and\n" +
+	"`_components` are read; a file beside them or an unrelated folder is never opened. In a\n" +
+	"contract folder, a symbolic link (mode 120000), a submodule or a file over 8 MiB\n" +
+	"(`schemadiff.MaxGitFile`) fails that tool only, and so does an old contract that does not\n" +
+	"load (a pull request that fixes a broken contract): its manifest comparison reports the new\n" +
+	"contract as `manifest-contract-added`, the sentence ending \"the old contract did not load:\"\n" +
+	"and the error naming the file, and every other tool is compared as usual. In `_components`\n" +
+	"such an entry is a configuration error (it is shared by every contract), and so is more than\n" +
+	"10,000 files or 256 MiB read in all (`schemadiff.MaxGitEntries`, `MaxGitTotal`). Contracts\n" +
+	"on one side only are reported as `manifest-contract-added` or `manifest-contract-removed`. Not\n" +
+	"a git work tree, a revision that names no commit, or a working-tree contract that does not\n" +
+	"load exits 2.\n\n" +
 	"**Gate impact.** Each change between two contracts says what it means to the gate: the\n" +
 	"agent fields whose projection pointer its instance location touches (one is a prefix of the\n" +
 	"other, `*` matching any element; for the agent-facing schema, the fields under it) and the\n" +
-	"semantic rules whose pointer it touches. A change reported once behind a shared `$ref` is\n" +
+	"semantic rules whose pointer it touches; for an error contract's schema and the agent error\n" +
+	"schema, the detail fields it touches (`detail.upstream_code`). A manifest change that alters\n" +
+	"what reaches the agent names the agent fields it alters, whatever its level: a projection\n" +
+	"field added, removed or re-pointed (that field), an upstream version added (its projected\n" +
+	"fields), `current` changed (the projected fields of the old and the new current version). A change reported once behind a shared `$ref` is\n" +
 	"judged at every instance location it applies at, not only the one it is reported at: the\n" +
 	"watched pointers are followed down the comparison's graph of schema pairs. For each narrowing (a `compatible` change: a type\n" +
 	"narrowed, a `required` added, bounds tightened, an enum value removed, an object closed, a\n" +
 	"limit lowered, a rule added or tightened …) the accepted, historical and recorded fixtures of\n" +
 	"the tool under `--fixtures DIR` (default `fixtures`) run through the old and the new\n" +
 	"contract, and each fixture the old admits and the new refuses is counted against the\n" +
-	"narrowing that explains the refusal (by its stage: a schema refusal at an overlapping\n" +
-	"instance location, a semantic refusal by the rule's name, a transport or parse refusal by a\n" +
-	"lowered limit or narrowed content types, a projection refusal by the text policy or the\n" +
-	"agent-facing schema): \"this narrowing refuses 3 fixture(s) the old contract admitted\", with\n" +
-	"up to 5 paths. At most 10,000 fixtures of one tool are run (`schemadiff.MaxImpactFixtures`).\n" +
+	"narrowing that explains the refusal, by its stage. A schema refusal goes first by the\n" +
+	"refusal's keyword (from the audit record's reason and keyword location): `schema.required`\n" +
+	"to a property that became required and that the refused object lacks, `schema.enum` and\n" +
+	"`schema.const` to an enum or const change, `schema.type` to a type narrowed (no longer\n" +
+	"nullable among them), `maxLength`/`minLength`, `pattern` and `format` to the string rules,\n" +
+	"`additionalProperties`/`unevaluatedProperties` to an object closed, the numeric, array and\n" +
+	"member bounds to theirs, `oneOf`/`anyOf` to a branch removed; then by instance location (the\n" +
+	"change's and the refusal's overlap); failing that, to a property added to an open object, a\n" +
+	"branch removed or a `$ref` re-targeted at or above the refusal. A semantic refusal goes to\n" +
+	"the rule of its name, a transport or parse refusal to a lowered limit or narrowed content\n" +
+	"types, a projection refusal to the text policy or, by keyword and location, to the\n" +
+	"agent-facing schema (error schemas get no fixture evidence: a response an error contract\n" +
+	"matches is refused by both contracts). \"this narrowing refuses 3 fixture(s) the old contract\n" +
+	"admitted\", with up to 5 paths. A refusal that no reported change explains (a keyword the\n" +
+	"diff does not classify, say `not`) is credited to no change: the evidence line counts it and\n" +
+	"names up to 5 of the fixtures. Only the fixtures of upstream versions both contracts have are\n" +
+	"run: a version removed or renamed whose fixture folder is still there fails nothing (when the\n" +
+	"tool's fixture folder holds versions neither contract lists all of, that tool gets no evidence\n" +
+	"and the evidence line says why). At most 10,000 fixtures of one tool are run\n" +
+	"(`schemadiff.MaxImpactFixtures`).\n" +
 	"A `--fixtures` folder that does not exist gives no fixture evidence, and the output says so.\n" +
 	"Comparing two schema files or two upstream versions (`--tool`) has no gate-impact view.\n\n" +
 	"`--fail-on gate-impact` exits 1 when a change touches a projected field or a rule's pointer,\n" +
-	"a narrowing refuses fixtures, or a manifest change is breaking; the JSON output counts them\n" +
-	"as `gate_impact`.\n\n" +
+	"a narrowing refuses fixtures, a manifest change is breaking, or a manifest change alters what\n" +
+	"reaches the agent (`current` changed, an upstream version added, a projection field added,\n" +
+	"removed or re-pointed); the JSON output counts them as `gate_impact`.\n\n" +
 	"## Rules\n\n" +
 	"The list below is generated from the registry in `schemadiff/rules.go`, in the order the\n" +
 	"walk reports changes, the `manifest-*` rules last, in the order the manifests are compared\n" +
