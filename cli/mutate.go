@@ -170,9 +170,20 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 		fmt.Fprintln(w, "warning: stale baseline entry", reports.Line(st.String()))
 	}
 	surv := rep.Survivors()
-	hints := map[string]int{}
+	mutate.BySeverity(surv) // survivors that reach the agent first, unseen ones last
+	type hintCount struct {
+		n, worst int
+		by       map[mutate.Outcome]int
+	}
+	hints := map[string]*hintCount{}
 	for i, x := range surv {
-		hints[x.Mutant.Hint]++
+		h := hints[x.Mutant.Hint]
+		if h == nil {
+			h = &hintCount{worst: x.Outcome.Severity(), by: map[mutate.Outcome]int{}}
+			hints[x.Mutant.Hint] = h
+		}
+		h.n++
+		h.by[x.Outcome]++
 		if i >= maxShown {
 			continue
 		}
@@ -215,12 +226,25 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 		for k := range hints {
 			keys = append(keys, k)
 		}
+		// The most severe outcome a hint closes first (as the listing), then
+		// the most mutants.
 		sort.Slice(keys, func(i, j int) bool {
-			return hints[keys[i]] > hints[keys[j]] || hints[keys[i]] == hints[keys[j]] && keys[i] < keys[j]
+			a, b := hints[keys[i]], hints[keys[j]]
+			if a.worst != b.worst {
+				return a.worst < b.worst
+			}
+			return a.n > b.n || a.n == b.n && keys[i] < keys[j]
 		})
 		fmt.Fprintln(w, "\nwhat would close them:")
 		for _, k := range keys {
-			fmt.Fprintf(w, "  %4d  %s\n", hints[k], reports.Line(k))
+			h := hints[k]
+			var parts []string
+			for _, o := range []mutate.Outcome{mutate.Survived, mutate.Leaked, mutate.WrongReason, mutate.Unseen} {
+				if c := h.by[o]; c > 0 {
+					parts = append(parts, fmt.Sprintf("%d %s", c, o))
+				}
+			}
+			fmt.Fprintf(w, "  %4d  %s (%s)\n", h.n, reports.Line(k), strings.Join(parts, ", "))
 		}
 	}
 	if total.Generated+total.Equivalent > 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,6 +54,31 @@ const (
 	// carries the canary.
 	Leaked Outcome = "leaked"
 )
+
+// Severity ranks an outcome for listing failing results, most severe
+// first: 0 Survived (it reaches the agent), 1 Leaked, 2 WrongReason, 3
+// Unseen (failing only under Options.Strict), 4 anything else. Reports list
+// failures in this order so that a capped listing (--max-shown) never
+// hides a survivor behind unseen mutants.
+func (o Outcome) Severity() int {
+	switch o {
+	case Survived:
+		return 0
+	case Leaked:
+		return 1
+	case WrongReason:
+		return 2
+	case Unseen:
+		return 3
+	}
+	return 4
+}
+
+// BySeverity sorts results in place by Outcome.Severity, keeping the order
+// (fixture, then generation) within one outcome.
+func BySeverity(results []MutantResult) {
+	slices.SortStableFunc(results, func(a, b MutantResult) int { return a.Outcome.Severity() - b.Outcome.Severity() })
+}
 
 // MutantResult is one mutant and what the gate did with it.
 type MutantResult struct {
