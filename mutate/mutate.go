@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -90,8 +91,9 @@ type Report struct {
 	// Strict is Options.Strict.
 	Strict bool
 	// Duration is the wall time of the run, from loading the contracts to
-	// the scores. With one worker the results' Durations add up to at most
-	// it; with more, their sum can exceed it (workers overlap).
+	// the scores. The results' Durations add up to at most it: with
+	// several workers, whose mutants overlap in time, each result's
+	// Duration is its share of it (shareDurations).
 	Duration time.Duration
 }
 
@@ -175,7 +177,35 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 	placeHints(set, rep.Results)
 	rep.Scores = scoresOf(rep.Results, opts.Strict)
 	rep.Duration = time.Since(start)
+	shareDurations(rep.Results, rep.Duration)
 	return rep, nil
+}
+
+// shareDurations makes the results' Durations add up to at most wall, the
+// run's wall time: when workers overlapped and the mutants' own times add
+// up to more, each becomes its share of wall in proportion to its own time
+// (d × wall / sum, rounded down, computed exactly in 128 bits), so a
+// report's per-suite sums never exceed the run's wall time. When they add
+// up to wall or less (one worker), they are left as they are.
+func shareDurations(results []MutantResult, wall time.Duration) {
+	var sum uint64
+	for _, r := range results {
+		if r.Duration > 0 {
+			sum += uint64(r.Duration)
+		}
+	}
+	if wall <= 0 || sum <= uint64(wall) {
+		return
+	}
+	for i := range results {
+		d := results[i].Duration
+		if d <= 0 {
+			continue
+		}
+		hi, lo := bits.Mul64(uint64(d), uint64(wall))
+		q, _ := bits.Div64(hi, lo, sum) // d ≤ sum, so the quotient fits: ≤ wall
+		results[i].Duration = time.Duration(q)
+	}
 }
 
 // mutateFixture generates the mutants of one fixture and proves them. It

@@ -103,8 +103,9 @@ type MutantResult struct {
 	// Duration is the time this mutant took: building its body, the
 	// gate's check and the classification, plus an equal share of its
 	// fixture's set-up (reading it, the original's check, generating its
-	// mutants). The Durations of one fixture's results add up to at most
-	// the wall time spent on that fixture.
+	// mutants). When several workers overlap and these add up to more
+	// than the run's wall time (Report.Duration), each is scaled down to
+	// its share of it, in proportion, so that they add up to at most it.
 	Duration time.Duration
 }
 
