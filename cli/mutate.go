@@ -111,10 +111,10 @@ error.`,
 				return brokenContracts(rep.Broken) // exit 2 wins over survivors
 			}
 			if n := len(rep.Survivors()); n > 0 {
-				return &exitError{code: ExitFindings, err: fmt.Errorf("%d mutants not killed", n)}
+				return &exitError{code: ExitFindings, err: fmt.Errorf("%s not killed", plural(n, "mutant", "mutants"))}
 			}
 			if opts.Strict && len(rep.Stale) > 0 {
-				return &exitError{code: ExitFindings, err: fmt.Errorf("%d stale baseline entries (--strict)", len(rep.Stale))}
+				return &exitError{code: ExitFindings, err: fmt.Errorf("%s (--strict)", plural(len(rep.Stale), "stale baseline entry", "stale baseline entries"))}
 			}
 			return nil
 		},
@@ -250,21 +250,28 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 	if total.Generated+total.Equivalent > 0 {
 		notKilled := total.Scored - total.Killed
 		ratio := total.Percent() // rounded down: 100.00% only when all were killed
-		fmt.Fprintf(w, "\n%d mutants run: %d killed, %d not killed, score %.2f%%; %d unseen, %d baselined, %d equivalent (not run)",
-			total.Generated, total.Killed, notKilled, ratio, total.Unseen, total.Baselined, total.Equivalent)
+		fmt.Fprintf(w, "\n%s run: %d killed, %d not killed, score %.2f%%; %d unseen, %d baselined, %d equivalent (not run)",
+			plural(total.Generated, "mutant", "mutants"), total.Killed, notKilled, ratio, total.Unseen, total.Baselined, total.Equivalent)
 		if rep.Strict {
 			fmt.Fprint(w, " (--strict: unseen counted)")
 		}
 		if n := len(rep.Stale); n > 0 {
-			fmt.Fprintf(w, "; %d stale baseline entries", n)
+			fmt.Fprintf(w, "; %s", plural(n, "stale baseline entry", "stale baseline entries"))
 		}
 	} else {
 		fmt.Fprint(w, "\n0 mutants: no score (nothing was mutated)") // not 100%: nothing was shown to be killed
 	}
-	if n := len(rep.Broken); n == 1 {
-		fmt.Fprint(w, "; 1 contract error")
-	} else if n > 1 {
-		fmt.Fprintf(w, "; %d contract errors", n)
+	if n := len(rep.Broken); n > 0 {
+		fmt.Fprintf(w, "; %s", plural(n, "contract error", "contract errors"))
 	}
 	fmt.Fprintln(w)
+}
+
+// plural is "1 entry" or "N entries": the count and the noun in its
+// number (one, other).
+func plural(n int, one, other string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, other)
 }

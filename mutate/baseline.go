@@ -217,7 +217,7 @@ func applyBaseline(set *fixture.Set, fixtures []fixture.Fixture, opts Options, r
 				}
 			}
 			if len(idx) == 0 && (opts.MaxPerFixture < 0 || n < opts.MaxPerFixture) {
-				rep.Stale = append(rep.Stale, StaleEntry{*e, "no such mutant is generated from the fixture any more"})
+				rep.Stale = append(rep.Stale, StaleEntry{*e, "not generated from this fixture (a typo, or the fixture or contract changed)"})
 			}
 		}
 	}

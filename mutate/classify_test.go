@@ -251,7 +251,7 @@ var _ = Describe("the mutation baseline", func() {
 		Expect(rep.Stale[1].Line).To(Equal(8))
 		Expect(rep.Stale[1].Why).To(Equal("no such fixture"))
 		Expect(rep.Stale[2].Line).To(Equal(11))
-		Expect(rep.Stale[2].Why).To(Equal("no such mutant is generated from the fixture any more"))
+		Expect(rep.Stale[2].Why).To(Equal("not generated from this fixture (a typo, or the fixture or contract changed)"))
 	})
 
 	It("does not judge an entry whose mutant the per-fixture sample may have left out", func() {
