@@ -191,6 +191,9 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 			strings.ToUpper(string(x.Outcome)), reports.Line(x.Fixture.Body), reports.Line(x.Mutant.ID), x.Mutant.Family, reports.Line(x.Actual), reports.Line(x.Mutant.Hint))
 		if h := x.Location; h != nil {
 			fmt.Fprintf(w, "  where:    %s (instance %s)\n", reports.Line(h.String()), reports.Line(mutate.ShowPointer(h.Instance)))
+			if add := h.AddText(x.Mutant.Hint); add != "" {
+				fmt.Fprintf(w, "  add:      %s\n", reports.Line(add))
+			}
 			if h.Value != "" {
 				fmt.Fprintf(w, "  value:    %s\n", reports.Line(h.Value))
 			}

@@ -4,15 +4,20 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"net/url"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/config"
 	"github.com/airlockdev/airlock/internal/fileio"
 	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/schemawalk"
 	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/internal/strictyaml"
@@ -34,8 +39,9 @@ type HintLocation struct {
 	Line int
 	// Pointer is the RFC 6901 JSON Pointer inside File where the keyword
 	// goes: the keyword location of the subschema that applies at
-	// Instance (the first one schemawalk.At reaches: the member's own
-	// subschema before its $ref targets), or for a semantic rule the
+	// Instance (the first one schemawalk.At reaches in the contract's own
+	// files: the member's own subschema before its $ref targets; never a
+	// shared component, see Add), or for a semantic rule the
 	// manifest key of the upstream version's rules (or of the version,
 	// when it has none).
 	Pointer string
@@ -51,6 +57,24 @@ type HintLocation struct {
 	// characters (schemawalk.ValueText); "" for a bytes mutant. Reports
 	// print it through reports.Line (control characters escaped).
 	Value string
+	// Add, when not "", is the RFC 6901 JSON Pointer, relative to Pointer,
+	// of the subschema to add at the place: the instance location lies
+	// inside a shared component (schemas/_components, which other
+	// contracts use), and Pointer names the deepest subschema on the way
+	// that lies in the contract's own files (for an imported contract, the
+	// root beside its $ref). It is "/properties/<member>" per object member
+	// and "/items" per array element on the way from there
+	// ("/properties/state", "/properties/labels/items/properties/name").
+	Add string
+	// Shared is the shared component's subschema that applies at Instance
+	// (the place the keyword would go if it could be edited), when Add is
+	// not "".
+	Shared *HintLocation
+	// Ref, for a keyword that closes an object (unevaluatedProperties:
+	// false) under Add, is the $ref to Shared, relative to File, to write
+	// beside it: unevaluatedProperties sees only the members its own
+	// subschema evaluates.
+	Ref string
 
 	tool, name string // the contract and the file's name in its folder, for placeHints
 	manifest   bool   // File is contract.yaml
@@ -117,19 +141,115 @@ func (m *mutator) locate(mu Mutant) *HintLocation {
 	}
 	inScope, _ := m.scope.Lookup(m.value)
 	dir := introspect.SchemaDir(m.contract)
-	for rel := loc[len(m.scope):]; ; rel = rel[:len(rel)-1] {
-		if at := schemawalk.At(m.schema, inScope, rel); len(at) > 0 {
-			p, ok := dir.Locate(at[0].Location, "")
-			if !ok {
-				return nil
-			}
-			return &HintLocation{File: p.File, Pointer: p.Pointer, Instance: rel.String(), Value: value,
-				tool: m.contract.Tool(), name: p.Name}
-		}
-		if len(rel) == 0 {
-			return nil
+	rel := loc[len(m.scope):]
+	// The instance location: the deepest on the way to rel where a
+	// subschema applies.
+	var at []*jsonschema.Schema
+	for ; ; rel = rel[:len(rel)-1] {
+		if at = schemawalk.At(m.schema, inScope, rel); len(at) > 0 || len(rel) == 0 {
+			break
 		}
 	}
+	if len(at) == 0 {
+		return nil
+	}
+	h := &HintLocation{Instance: rel.String(), Value: value, tool: m.contract.Tool()}
+	// The place: the first subschema at the deepest location on the way
+	// that lies in the contract's own files, never a shared component.
+	for d := len(rel); d >= 0; d-- {
+		here := at
+		if d < len(rel) {
+			here = schemawalk.At(m.schema, inScope, rel[:d])
+		}
+		for _, s := range here {
+			if p, ok := dir.Locate(s.Location, ""); ok && !strings.HasPrefix(p.Name, schema.ComponentPrefix) {
+				h.File, h.Pointer, h.name = p.File, p.Pointer, p.Name
+				h.Add = addPath(inScope, rel[:d], rel[d:])
+				break
+			}
+		}
+		if h.File != "" {
+			break
+		}
+	}
+	if h.File == "" {
+		return nil
+	}
+	if h.Add != "" {
+		// The shared subschema that applies at the instance location, left
+		// alone; a closing keyword needs a $ref to it beside it (it sees
+		// only the members evaluated there).
+		for _, s := range at {
+			if p, ok := dir.Locate(s.Location, ""); ok {
+				h.Shared = &HintLocation{File: p.File, Pointer: p.Pointer, Instance: h.Instance, tool: h.tool, name: p.Name}
+				break
+			}
+		}
+		if h.Shared != nil && slices.Contains(closingKinds, mu.Kind) {
+			h.Ref = h.Shared.name + "#" + (&url.URL{Fragment: h.Shared.Pointer}).EscapedFragment()
+		}
+	}
+	return h
+}
+
+// closingKinds are the mutations whose keyword closes an object
+// (unevaluatedProperties: false): beside a shared subschema it needs a
+// $ref to it, or it refuses every member.
+var closingKinds = []string{"unexpected_property", "success_with_error", "case_folded_name"}
+
+// addPath is the RFC 6901 JSON Pointer, relative to the subschema that
+// applies at instance location from inside value, of the subschema to add
+// there for the instance location from+rest: "/properties/<member>" for
+// each object member on the way, "/items" for each array element (items
+// applies to every element). "" when rest is empty.
+func addPath(value any, from, rest jsonpointer.Pointer) string {
+	cur, _ := from.Lookup(value)
+	var b strings.Builder
+	for _, tok := range rest {
+		switch v := cur.(type) {
+		case []any:
+			b.WriteString("/items")
+			i, _ := strconv.Atoi(tok)
+			if i >= 0 && i < len(v) {
+				cur = v[i]
+			}
+		case map[string]any:
+			b.WriteString("/properties/" + jsonpointer.EscapeToken(tok))
+			cur = v[tok]
+		default:
+			b.WriteString("/properties/" + jsonpointer.EscapeToken(tok))
+			cur = nil
+		}
+	}
+	return b.String()
+}
+
+// AddText says what to add at the place, when the instance location lies
+// inside a shared component: "properties/state: {KEYWORD} beside its $ref"
+// with keyword the hint (or, for a closing keyword, the $ref to the shared
+// subschema and unevaluatedProperties: false), and which shared subschema
+// stays as it is. "" when the keyword goes at the place itself.
+func (h *HintLocation) AddText(hint string) string {
+	if h == nil || h.Add == "" {
+		return ""
+	}
+	kw := hint
+	if h.Ref != "" {
+		kw = fmt.Sprintf("\"$ref\": %q, \"unevaluatedProperties\": false", h.Ref)
+	}
+	s := fmt.Sprintf("%s: {%s} there", strings.TrimPrefix(h.Add, "/"), kw)
+	if h.Shared != nil {
+		s += "; the shared " + h.Shared.String() + " stays as it is (other contracts use it)"
+	}
+	return s
+}
+
+// shared is h.Shared; nil for a nil h.
+func (h *HintLocation) shared() *HintLocation {
+	if h == nil {
+		return nil
+	}
+	return h.Shared
 }
 
 // showFile names a file of a contract folder shown as shown, as
@@ -151,15 +271,16 @@ func placeHints(set *fixture.Set, results []MutantResult) {
 	byFile := map[fileKey][]*HintLocation{}
 	var order []fileKey
 	for i := range results {
-		h := results[i].Location
-		if h == nil {
-			continue
+		for _, h := range []*HintLocation{results[i].Location, results[i].Location.shared()} {
+			if h == nil {
+				continue
+			}
+			k := fileKey{h.tool, h.name, h.manifest}
+			if _, seen := byFile[k]; !seen {
+				order = append(order, k)
+			}
+			byFile[k] = append(byFile[k], h)
 		}
-		k := fileKey{h.tool, h.name, h.manifest}
-		if _, seen := byFile[k]; !seen {
-			order = append(order, k)
-		}
-		byFile[k] = append(byFile[k], h)
 	}
 	for _, k := range order {
 		c := set.Contracts[k.tool]

@@ -502,11 +502,16 @@ func (r *Report) Cases() []reports.Case {
 
 // HintText is the hint of an admitted mutant in full, one item a line:
 // the keyword or rule to add, where it goes (file:line: pointer, and the
-// instance location it constrains) and the survivor's value.
+// instance location it constrains), what to add there when the location
+// lies inside a shared component (HintLocation.AddText), and the
+// survivor's value.
 func (r MutantResult) HintText() string {
 	s := "hint: " + r.Mutant.Hint
 	if h := r.Location; h != nil {
 		s += "\nwhere: " + h.String() + " (instance " + ShowPointer(h.Instance) + ")"
+		if add := h.AddText(r.Mutant.Hint); add != "" {
+			s += "\nadd: " + add
+		}
 		if h.Value != "" {
 			s += "\nvalue: " + h.Value
 		}
