@@ -21,6 +21,7 @@ func newMutateCmd(e *env) *cobra.Command {
 		maxShown    int
 		baselineAdd bool
 		reason      string
+		mutants     []string
 	)
 	cmd := &cobra.Command{
 		Use:   "mutate [flags]",
@@ -45,7 +46,9 @@ Accepted survivors are listed with a reason in schemas/<tool>/mutate.baseline.ya
 are reported as baselined and do not fail. A baseline entry that silences nothing any more
 is a warning (with --strict, a failure). --baseline-add --reason TEXT appends the current
 survivors (with --strict, also the unseen ones) to their contract's baseline, never
-changing an entry that exists.
+changing an entry that exists; with --mutant ID (repeatable; FIXTURE#ID for one
+fixture's, as JUnit names it) only those, and an ID that is not a current survivor is a
+usage error, nothing written.
 
 It prints the score per contract and upstream version, then each survivor with its hint:
 the keyword or rule that would refuse it, the file, line and JSON Pointer where it goes,
@@ -72,13 +75,22 @@ error.`,
 			if !baselineAdd && reason != "" {
 				return usageErr("--reason goes with --baseline-add")
 			}
+			if !baselineAdd && len(mutants) > 0 {
+				return usageErr("--mutant goes with --baseline-add")
+			}
 			rep, err := mutate.Mutate(cmd.Context(), opts)
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
 			if baselineAdd {
-				added, present, err := mutate.AddToBaseline(cmd.Context(), opts, rep.Results, reason, opts.Strict)
+				chosen := rep.Results
+				if len(mutants) > 0 {
+					if chosen, err = mutate.SelectSurvivors(rep.Results, mutants, opts.Strict); err != nil {
+						return usage(err) // nothing written
+					}
+				}
+				added, present, err := mutate.AddToBaseline(cmd.Context(), opts, chosen, reason, opts.Strict)
 				for _, a := range added {
 					fmt.Fprintf(out, "baselined %s:%d: %s %s\n", reports.Line(a.File), a.Line, reports.Line(a.Fixture), reports.Line(a.Mutant))
 				}
@@ -130,6 +142,7 @@ error.`,
 	f.BoolVar(&opts.Strict, "strict", false, "count unseen mutants (admitted, agent output unchanged) against the score and fail on them and on stale baseline entries")
 	f.BoolVar(&baselineAdd, "baseline-add", false, "append the current survivors to schemas/<tool>/"+mutate.BaselineFile+" (needs --reason)")
 	f.StringVar(&reason, "reason", "", "with --baseline-add, why the survivors are accepted (written into every new entry)")
+	f.StringArrayVar(&mutants, "mutant", nil, "with --baseline-add, only this survivor: a mutant id as printed (every fixture's), or FIXTURE#ID (FIXTURE the file name, its path or tool/version/kind/name); repeatable; one that is not a current survivor is a usage error")
 	f.StringVar(&writeDir, "write", "", "write survivors as near-miss fixtures under DIR (DIR/<tool>/<version>/near-miss/)")
 	f.BoolVar(&writeAll, "all", false, "with --write, write every mutant run, not only survivors")
 	f.IntVar(&maxShown, "max-shown", 20, "survivors listed in full, and equivalent mutants listed")

@@ -271,6 +271,72 @@ func AddToBaseline(ctx context.Context, opts Options, results []MutantResult, re
 	return added, present, nil
 }
 
+// SelectSurvivors returns the results of a run that --baseline-add may
+// write (Survived, and Unseen when strict) and that one of specs names, in
+// results' order. A spec is a mutant id as airlock mutate prints it
+// ("values.empty_string@/note_id": that mutant of every fixture), or
+// FIXTURE#ID with FIXTURE the fixture's file name ("open.json", as JUnit
+// testcase names print it), its path as printed ("fixtures/…/open.json")
+// or its baseline key ("note_status/v1/accepted/open.json"). A spec that
+// names no such result is an error naming it and saying what it names
+// instead (a killed or equivalent mutant, an unseen one without strict,
+// nothing at all); every bad spec is in the error.
+func SelectSurvivors(results []MutantResult, specs []string, strict bool) ([]MutantResult, error) {
+	names := func(r MutantResult, spec string) bool {
+		if spec == r.Mutant.ID {
+			return true
+		}
+		f, id, ok := strings.Cut(spec, "#")
+		for ok {
+			if id == r.Mutant.ID && (f == r.Fixture.Name || f == r.Fixture.Body || f == fixtureKey(r.Fixture)) {
+				return true
+			}
+			// A fixture name may hold '#': try the next one.
+			var more string
+			more, id, ok = strings.Cut(id, "#")
+			f += "#" + more
+		}
+		return false
+	}
+	chosen := make([]bool, len(results))
+	var bad []string
+	for _, spec := range specs {
+		found := false
+		var other []string
+		for i, r := range results {
+			if !names(r, spec) {
+				continue
+			}
+			if r.Outcome == Survived || strict && r.Outcome == Unseen {
+				chosen[i], found = true, true
+				continue
+			}
+			what := string(r.Outcome)
+			if r.Outcome == Unseen {
+				what += " (baseline unseen mutants with --strict)"
+			}
+			other = append(other, fixtureKey(r.Fixture)+"#"+r.Mutant.ID+" is "+what)
+		}
+		switch {
+		case found:
+		case len(other) > 0:
+			bad = append(bad, fmt.Sprintf("%q is not a current survivor: %s", spec, strings.Join(other, "; ")))
+		default:
+			bad = append(bad, fmt.Sprintf("%q names no mutant of this run (give an id as airlock mutate prints it, or FIXTURE#ID)", spec))
+		}
+	}
+	if len(bad) > 0 {
+		return nil, errors.New("--mutant " + strings.Join(bad, "; --mutant "))
+	}
+	var out []MutantResult
+	for i, r := range results {
+		if chosen[i] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
 // addToFile appends the results of contract c to its baseline file, and
 // returns the entries it added and those already there for a result.
 func addToFile(ctx context.Context, c *gate.Contract, results []MutantResult, reason string) (added, present []BaselineEntry, err error) {
