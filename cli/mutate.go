@@ -41,6 +41,8 @@ agent output is the fixture's is unseen: reported apart, and counted against the
 and failing only with --strict. A mutant that is the fixture, or whose new value the
 schema names at that place (enum, const, type null), is equivalent: not run, counted apart,
 and listed after the survivors for review. Scores are rounded down: 100.00% means all killed.
+An upstream version none of whose accepted or historical fixtures was admitted is printed
+as "not scored", with why each was skipped.
 
 Accepted survivors are listed with a reason in schemas/<tool>/mutate.baseline.yaml: they
 are reported as baselined and do not fail. A baseline entry that silences nothing any more
@@ -175,6 +177,9 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 		}
 		fmt.Fprintf(w, "%-16s %-12s score %6.2f%% (%d/%d)  %s; unseen %d, baselined %d, equivalent %d\n",
 			reports.Line(s.Tool), reports.Line(s.UpstreamVersion), s.Percent(), s.Killed, s.Scored, strings.Join(fams, ", "), s.Unseen, s.Baselined, s.Equivalent)
+	}
+	for _, u := range rep.Unscored {
+		fmt.Fprintf(w, "%-16s %-12s not scored: %s\n", reports.Line(u.Tool), reports.Line(u.UpstreamVersion), reports.Line(u.String()))
 	}
 	for _, s := range rep.Skipped {
 		fmt.Fprintln(w, "skipped:", reports.Line(s))

@@ -81,7 +81,7 @@ func (o *runOptions) register(f *pflag.FlagSet) {
 	f.StringSliceVar(&o.opts.Filter.UpstreamVersions, "upstream-version", nil, "only these upstream versions")
 	f.StringSliceVar(&o.opts.Filter.Kinds, "kind", nil, "only these kinds: accepted, near-miss, error, historical, recorded")
 	f.StringSliceVar(&o.opts.Suites, "suite", nil, "only these suites: parse, schema, semantic, projection, no-leak, mutation (with --mutate)")
-	f.BoolVar(&o.failUnchecked, "fail-unchecked", false, "exit 1 when any testcase is unchecked (a near-miss without a reason, a recorded fixture without an expectation; not an equivalent mutant of --mutate, listed as unchecked but dropped by design)")
+	f.BoolVar(&o.failUnchecked, "fail-unchecked", false, "exit 1 when any testcase is unchecked (a near-miss without a reason, a recorded fixture without an expectation, an upstream version --mutate could not score; not an equivalent mutant of --mutate, listed as unchecked but dropped by design)")
 	f.BoolVar(&o.strict, "strict", false, "exit 1 when airlock lint finds anything in the selected contracts (warnings included); with --mutate, unseen mutants and stale baseline entries fail too")
 	f.BoolVar(&o.withMutants, "mutate", false, "add the mutation suite: mutants of every admitted fixture (see airlock mutate)")
 	f.BoolVar(&o.opts.Update, "update", false, "write or refresh golden agent outputs of admitted fixtures")
@@ -139,7 +139,7 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 	}
 	_, failed, unchecked := res.Run.Counts()
 	for _, c := range res.Run.Cases {
-		if c.Suite == mutate.Suite && c.Status == reports.Unchecked {
+		if c.Suite == mutate.Suite && c.Status == reports.Unchecked && strings.HasPrefix(c.Message, mutate.EquivalentMessage) {
 			unchecked-- // an equivalent mutant: dropped by design, listed, never a finding
 		}
 	}

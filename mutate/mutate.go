@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/bits"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -88,6 +89,11 @@ type Report struct {
 	// Stale lists the baseline entries that silence nothing any more, by
 	// tool, in file order (applyBaseline says when an entry is judged).
 	Stale []StaleEntry
+	// Unscored lists, by tool then upstream version (as the manifest
+	// sorts them), each selected upstream version of a loaded contract that
+	// no mutant was run for: no accepted or historical fixture of it was
+	// admitted. Its score is unknown, not 100%.
+	Unscored []Unscored
 	// Strict is Options.Strict.
 	Strict bool
 	// Duration is the wall time of the run, from loading the contracts to
@@ -95,6 +101,28 @@ type Report struct {
 	// several workers, whose mutants overlap in time, each result's
 	// Duration is its share of it (shareDurations).
 	Duration time.Duration
+}
+
+// Unscored is an upstream version of a contract that has no score.
+type Unscored struct {
+	Tool, UpstreamVersion string
+	// Dir is the version's fixture folder, FixturesDir/tool/version.
+	Dir string
+	// Fixtures is the number of its accepted and historical fixtures
+	// selected; Skipped says, for each, why it was not mutated
+	// ("path: not admitted (schema.required)"), as Report.Skipped does.
+	Fixtures int
+	Skipped  []string
+}
+
+// String is "no admitted accepted or historical fixture (N skipped:
+// path: why; …)"; "(0 skipped: none is selected in the fixture tree)"
+// when it has none.
+func (u Unscored) String() string {
+	if u.Fixtures == 0 {
+		return "no admitted accepted or historical fixture (0 skipped: none is selected in the fixture tree)"
+	}
+	return fmt.Sprintf("no admitted accepted or historical fixture (%d skipped: %s)", len(u.Skipped), strings.Join(u.Skipped, "; "))
 }
 
 // Survivors returns the results that fail (MutantResult.Fails): those
@@ -167,6 +195,11 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	skipped := make([]string, len(outs))
+	for i, o := range outs {
+		skipped[i] = o.skipped
+	}
+	rep.Unscored = unscored(set, opts.FixturesDir, fixtures, skipped, rep.Results, opts.Filter)
 	if len(rep.Results) == 0 && len(rep.Broken) == 0 {
 		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: fmt.Sprintf("no mutant generated: none of the %d selected fixtures was admitted (%s)", len(fixtures), strings.Join(rep.Skipped, "; "))}
 	}
@@ -206,6 +239,33 @@ func shareDurations(results []MutantResult, wall time.Duration) {
 		q, _ := bits.Div64(hi, lo, sum) // d ≤ sum, so the quotient fits: ≤ wall
 		results[i].Duration = time.Duration(q)
 	}
+}
+
+// unscored lists the selected upstream versions of set's contracts that
+// no result is of, with their selected accepted and historical fixtures
+// and why each was skipped (skipped[i] for fixtures[i]).
+func unscored(set *fixture.Set, fixturesDir string, fixtures []fixture.Fixture, skipped []string, results []MutantResult, filter fixture.Filter) []Unscored {
+	scored := map[[2]string]bool{}
+	for _, r := range results {
+		scored[[2]string{r.Fixture.Tool, r.Fixture.UpstreamVersion}] = true
+	}
+	var out []Unscored
+	for _, c := range set.List {
+		for _, v := range c.UpstreamVersions() {
+			if scored[[2]string{c.Tool(), v}] || len(filter.UpstreamVersions) > 0 && !slices.Contains(filter.UpstreamVersions, v) {
+				continue
+			}
+			u := Unscored{Tool: c.Tool(), UpstreamVersion: v, Dir: filepath.Join(fixturesDir, c.Tool(), v)}
+			for i, f := range fixtures {
+				if f.Tool == c.Tool() && f.UpstreamVersion == v {
+					u.Fixtures++
+					u.Skipped = append(u.Skipped, f.Body+": "+skipped[i])
+				}
+			}
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // mutateFixture generates the mutants of one fixture and proves them. It
@@ -437,6 +497,14 @@ func newMutator(c *gate.Contract, f fixture.Fixture, orig *gate.Verdict, req sem
 	}, nil
 }
 
+// EquivalentMessage starts the Message of an equivalent mutant's case
+// (reports.Unchecked by design: --fail-unchecked does not count it).
+const EquivalentMessage = "equivalent (not run): "
+
+// UnscoredName is the testcase name of an upstream version with no score
+// (Report.Unscored), on the class tool.version.accepted.mutation.
+const UnscoredName = "(not scored)"
+
 // Cases turns mutation results into testcases of the "mutation" suite, and
 // each broken contract into its tool's reports.ContractError case (suite
 // reports.SuiteContract, status reports.Errored), in tool order. A result
@@ -448,7 +516,9 @@ func newMutator(c *gate.Contract, f fixture.Fixture, orig *gate.Verdict, req sem
 // (for a baselined one, the entry's reason, file and line: JUnit writes it
 // as the testcase's system-out); equivalent mutants were not run: they are
 // Unchecked cases (JUnit skipped) with Actual "not run" and the Message
-// "equivalent (not run): " and why. Under Strict each stale baseline entry is a
+// "equivalent (not run): " and why. Each upstream version with no score
+// (Report.Unscored) is an Unchecked case named UnscoredName with Actual
+// "not run" and the Message "not scored: " and why. Under Strict each stale baseline entry is a
 // Failed case named "baseline:<mutant id>" on its fixture's class, its
 // file the baseline file.
 func (r *Report) Cases() []reports.Case {
@@ -472,7 +542,7 @@ func (r *Report) Cases() []reports.Case {
 			}
 			c.Detail = x.HintText() + "\n-original +mutant\n" + x.Diff()
 		case x.Outcome == Equivalent:
-			c.Status, c.Message = reports.Unchecked, "equivalent (not run): "+x.Problem
+			c.Status, c.Message = reports.Unchecked, EquivalentMessage+x.Problem
 		case x.Outcome == Unseen:
 			c.Actual = "admitted (unseen)"
 			c.Message = "admitted (unseen): the agent output is the fixture's"
@@ -484,6 +554,13 @@ func (r *Report) Cases() []reports.Case {
 			}
 		}
 		out = append(out, c)
+	}
+	for _, u := range r.Unscored {
+		out = append(out, reports.Case{
+			Tool: u.Tool, UpstreamVersion: u.UpstreamVersion, Kind: fixture.KindAccepted, Suite: Suite,
+			Name: UnscoredName, File: u.Dir, Status: reports.Unchecked, Expected: "a score", Actual: "not run",
+			Message: "not scored: " + u.String(),
+		})
 	}
 	if r.Strict {
 		for _, st := range r.Stale {
