@@ -142,34 +142,28 @@ func (m *mutator) locate(mu Mutant) *HintLocation {
 	inScope, _ := m.scope.Lookup(m.value)
 	dir := introspect.SchemaDir(m.contract)
 	rel := loc[len(m.scope):]
-	// The instance location: the deepest on the way to rel where a
-	// subschema applies.
-	var at []*jsonschema.Schema
-	for ; ; rel = rel[:len(rel)-1] {
-		if at = schemawalk.At(m.schema, inScope, rel); len(at) > 0 || len(rel) == 0 {
-			break
-		}
+	// One walk along rel, as schemawalk.At does, keeping the subschemas
+	// that apply at each depth: the instance location is the deepest where
+	// one applies.
+	sets := walkSets(m.schema, inScope, rel)
+	for len(sets) > 0 && len(sets[len(sets)-1]) == 0 {
+		sets = sets[:len(sets)-1]
 	}
-	if len(at) == 0 {
+	if len(sets) == 0 {
 		return nil
 	}
+	rel = rel[:len(sets)-1]
+	at := sets[len(sets)-1]
 	h := &HintLocation{Instance: rel.String(), Value: value, tool: m.contract.Tool()}
 	// The place: the first subschema at the deepest location on the way
 	// that lies in the contract's own files, never a shared component.
-	for d := len(rel); d >= 0; d-- {
-		here := at
-		if d < len(rel) {
-			here = schemawalk.At(m.schema, inScope, rel[:d])
-		}
-		for _, s := range here {
+	for d := len(rel); d >= 0 && h.File == ""; d-- {
+		for _, s := range sets[d] {
 			if p, ok := dir.Locate(s.Location, ""); ok && !strings.HasPrefix(p.Name, schema.ComponentPrefix) {
 				h.File, h.Pointer, h.name = p.File, p.Pointer, p.Name
 				h.Add = addPath(inScope, rel[:d], rel[d:])
 				break
 			}
-		}
-		if h.File != "" {
-			break
 		}
 	}
 	if h.File == "" {
@@ -190,6 +184,40 @@ func (m *mutator) locate(mu Mutant) *HintLocation {
 		}
 	}
 	return h
+}
+
+// walkSets returns the subschemas of root that apply at each depth along
+// loc inside value, as schemawalk.At gives them for loc[:d] (d = 0 …
+// len(loc)), in one walk: O(len(loc)) steps. It stops early, shorter,
+// where loc leaves value (a member or element that is not there).
+func walkSets(root *jsonschema.Schema, value any, loc jsonpointer.Pointer) [][]*jsonschema.Schema {
+	cur := schemawalk.Applicable([]*jsonschema.Schema{root})
+	out := [][]*jsonschema.Schema{cur}
+	for _, tok := range loc {
+		var next []*jsonschema.Schema
+		switch v := value.(type) {
+		case map[string]any:
+			el, ok := v[tok]
+			if !ok {
+				return out
+			}
+			next, _ = schemawalk.Member(cur, tok)
+			value = el
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(v) || strconv.Itoa(i) != tok {
+				return out
+			}
+			next = schemawalk.Element(cur, i)
+			value = v[i]
+		default:
+			return out
+		}
+		slices.SortStableFunc(next, func(a, b *jsonschema.Schema) int { return strings.Compare(a.Location, b.Location) })
+		cur = schemawalk.Applicable(next)
+		out = append(out, cur)
+	}
+	return out
 }
 
 // closingKinds are the mutations whose keyword closes an object
