@@ -147,7 +147,7 @@ error.`,
 	f.StringArrayVar(&mutants, "mutant", nil, "with --baseline-add, only this survivor: a mutant id as printed (every fixture's), or FIXTURE#ID (FIXTURE the file name, its path or tool/version/kind/name); repeatable; one that is not a current survivor is a usage error")
 	f.StringVar(&writeDir, "write", "", "write survivors as near-miss fixtures under DIR (DIR/<tool>/<version>/near-miss/)")
 	f.BoolVar(&writeAll, "all", false, "with --write, write every mutant run, not only survivors")
-	f.IntVar(&maxShown, "max-shown", 20, "survivors listed in full, and equivalent mutants listed")
+	f.IntVar(&maxShown, "max-shown", 20, "failing results listed in full (most severe first: survived, leaked, wrong_reason, unseen), and equivalent mutants listed")
 	return cmd
 }
 
