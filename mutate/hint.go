@@ -253,8 +253,9 @@ func addPath(value any, from, rest jsonpointer.Pointer) string {
 }
 
 // AddText says what to add at the place, when the instance location lies
-// inside a shared component: "properties/state: {KEYWORD} beside its $ref"
-// with keyword the hint (or, for a closing keyword, the $ref to the shared
+// inside a shared component: "properties/state: {KEYWORD} there; the
+// shared FILE:LINE: POINTER stays as it is (other contracts use it)", with
+// KEYWORD the hint (or, for a closing keyword, the $ref to the shared
 // subschema and unevaluatedProperties: false), and which shared subschema
 // stays as it is. "" when the keyword goes at the place itself.
 func (h *HintLocation) AddText(hint string) string {
