@@ -61,6 +61,9 @@ type Change struct {
 }
 
 // Impact is the gate-impact view of one change between two contracts.
+// Whatever makes a change count for --fail-on gate-impact (Counts) is held
+// here, so every change counted in Diff.GateImpact shows why in each
+// format.
 type Impact struct {
 	// Projected lists the agent fields whose projection pointer the
 	// change's instance location touches (one is a prefix of the other, "*"
@@ -72,40 +75,75 @@ type Impact struct {
 	// projection field added, removed or re-pointed), the agent fields it
 	// alters; nil for other manifest changes.
 	Projected []string `json:"projected,omitempty"`
+	// Repointed is, for a projection field re-pointed, the agent field,
+	// its upstream version and the JSON Pointers (RFC 6901) it copied from
+	// and copies from now: whose agent output changes. nil otherwise.
+	Repointed *Repointed `json:"repointed,omitempty"`
 	// Rules lists the semantic rules whose pointer the change's instance
 	// location touches, sorted.
 	Rules []string `json:"rules,omitempty"`
+	// Loosens is true for a breaking manifest change other than a
+	// projection field removed or re-pointed (a limit raised, a rule
+	// removed, loosened or changed, content types widened, a policy
+	// loosened, an error contract or the agent error schema changed, the
+	// protocol changed): the gate may now admit what it refused.
+	Loosens bool `json:"loosens,omitempty"`
 	// Fixtures is the fixture evidence of a narrowing (a compatible-level
 	// change): nil when none was gathered for it.
 	Fixtures *FixtureEvidence `json:"fixtures,omitempty"`
+}
+
+// Repointed is a projection field that copies from another JSON Pointer.
+type Repointed struct {
+	Field           string `json:"field"`
+	UpstreamVersion string `json:"upstream_version"`
+	Old             string `json:"old"`
+	New             string `json:"new"`
+}
+
+// Counts reports whether the impact makes its change count for --fail-on
+// gate-impact: it names a projected field or a rule, it loosens the gate,
+// or its narrowing refuses fixtures the old contract admitted. A nil
+// Impact counts for nothing.
+func (im *Impact) Counts() bool {
+	if im == nil {
+		return false
+	}
+	return len(im.Projected) > 0 || len(im.Rules) > 0 || im.Loosens || im.Repointed != nil ||
+		im.Fixtures != nil && im.Fixtures.Refused > 0
 }
 
 // FixtureEvidence counts the accepted, historical and recorded fixtures of
 // the tool that the old contract admits and the new one refuses, where the
 // new refusal is attributed to this change.
 type FixtureEvidence struct {
-	// Refused is how many such fixtures there are.
+	// Refused is how many such fixtures there are: refused by this change,
+	// or refused earlier by another and, judged against this change alone,
+	// refused by it too.
 	Refused int `json:"refused"`
 	// Examples are the first of their body paths, at most MaxImpactExamples.
 	Examples []string `json:"examples,omitempty"`
+	// NotJudged is how many fixtures the old contract admits were not
+	// judged against this change: the new contract refused them at an
+	// earlier stage, and judging this change alone was not possible (a
+	// semantic rule, a text policy, a projection that changed too).
+	NotJudged int `json:"not_judged,omitempty"`
+	// RefusedEarlierBy names what refused those fixtures first: the
+	// changes (rule id and pointer) or, where no change explains it, the
+	// refusal's reason; at most MaxImpactExamples, each once.
+	RefusedEarlierBy []string `json:"refused_earlier_by,omitempty"`
 }
 
-// MaxImpactExamples is the most fixture paths one FixtureEvidence lists.
+// MaxImpactExamples is the most fixture paths one FixtureEvidence lists,
+// and the most names in RefusedEarlierBy.
 const MaxImpactExamples = 5
 
-// TouchesGate reports whether c counts for --fail-on gate-impact: it
-// touches a projected path or a rule's pointer (or, a manifest change,
-// alters what reaches the agent: Impact.Projected), its narrowing refuses
-// fixtures the old contract admitted, or it is a breaking manifest change.
-func (c Change) TouchesGate() bool {
-	if c.File != "" && c.Level == Breaking {
-		return true
-	}
-	if c.Impact == nil {
-		return false
-	}
-	return len(c.Impact.Projected) > 0 || len(c.Impact.Rules) > 0 || c.Impact.Fixtures != nil && c.Impact.Fixtures.Refused > 0
-}
+// TouchesGate reports whether c counts for --fail-on gate-impact: its
+// Impact counts (Impact.Counts): it touches a projected path or a rule's
+// pointer, alters what reaches the agent, loosens the gate (a breaking
+// manifest change), or its narrowing refuses fixtures the old contract
+// admitted. The gate-impact line of each format shows the same reasons.
+func (c Change) TouchesGate() bool { return c.Impact.Counts() }
 
 // Comparison is the changes between one pair of schemas.
 type Comparison struct {
@@ -164,8 +202,10 @@ func countLevel(changes []Change, l Level) int {
 }
 
 // diffVersion is the version of the JSON diff format: 2 added the
-// manifest changes' file and line, the gate-impact view and evidence.
-const diffVersion = 2
+// manifest changes' file and line, the gate-impact view and evidence; 3
+// added Impact.Repointed and Loosens and FixtureEvidence.NotJudged and
+// RefusedEarlierBy.
+const diffVersion = 3
 
 //go:embed diff.schema.json
 var diffSchemaJSON []byte
@@ -182,9 +222,14 @@ func cleanChange(c Change) Change {
 	if c.Impact != nil {
 		im := *c.Impact
 		im.Projected, im.Rules = cleanLines(im.Projected), cleanLines(im.Rules)
+		if im.Repointed != nil {
+			rp := *im.Repointed
+			rp.Field, rp.UpstreamVersion, rp.Old, rp.New = Line(rp.Field), Line(rp.UpstreamVersion), Line(rp.Old), Line(rp.New)
+			im.Repointed = &rp
+		}
 		if im.Fixtures != nil {
 			f := *im.Fixtures
-			f.Examples = cleanLines(f.Examples)
+			f.Examples, f.RefusedEarlierBy = cleanLines(f.Examples), cleanLines(f.RefusedEarlierBy)
 			im.Fixtures = &f
 		}
 		c.Impact = &im
@@ -252,7 +297,7 @@ func WriteDiffText(w io.Writer, d *Diff) error {
 			fmt.Fprintf(&b, "  %-15s %-42s %s\n", c.Level, c.Rule, c.Message)
 			fmt.Fprintf(&b, "  %-15s old %s  new %s%s\n", "", diffPointerText(c.OldPointer), diffPointerText(c.NewPointer), fileText(c))
 			if s := impactText(c.Impact); s != "" {
-				fmt.Fprintf(&b, "  %-15s gate impact: %s\n", "", s)
+				fmt.Fprintf(&b, "  %-15s %s\n", "", s)
 			}
 		}
 	}
@@ -295,7 +340,7 @@ func writeChangeTable(b *strings.Builder, changes []Change) {
 			msg += " (" + mdCode(strings.TrimPrefix(f, "  at ")) + ")"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", levelMark(c.Level), mdCode(c.Rule),
-			mdCode(instanceText(c.Instance)), mdCode(diffPointerText(c.OldPointer)), mdCode(diffPointerText(c.NewPointer)), msg, mdText(impactText(c.Impact)))
+			mdCode(instanceText(c.Instance)), mdCode(diffPointerText(c.OldPointer)), mdCode(diffPointerText(c.NewPointer)), msg, mdText(strings.TrimPrefix(impactText(c.Impact), "gate impact: ")))
 	}
 }
 
@@ -311,24 +356,33 @@ func fileText(c Change) string {
 	return "  at " + Line(c.File)
 }
 
-// impactText is one line for a change's gate impact: the projected fields
-// and rules it touches, and what its narrowing refuses among the fixtures;
-// "" for none.
+// impactText is one line for a change's gate impact, "" for none. When
+// the change counts (Impact.Counts) it starts "gate impact: " and says
+// why: the projected fields and rules it touches, whose agent output a
+// re-pointed field changes, that a breaking manifest change loosens the
+// gate, what its narrowing refuses among the fixtures. A narrowing that
+// refuses none starts "no gate impact: " and says so, with the fixtures
+// it could not be judged on.
 func impactText(im *Impact) string {
 	if im == nil {
 		return ""
 	}
 	var parts []string
-	if len(im.Projected) > 0 {
+	if rp := im.Repointed; rp != nil {
+		parts = append(parts, fmt.Sprintf("the agent's %s (upstream %s) now comes from %s instead of %s",
+			Line(rp.Field), Line(rp.UpstreamVersion), diffPointerText(Line(rp.New)), diffPointerText(Line(rp.Old))))
+	} else if len(im.Projected) > 0 {
 		parts = append(parts, "touches projected "+strings.Join(cleanLines(im.Projected), ", "))
 	}
 	if len(im.Rules) > 0 {
 		parts = append(parts, "touches rule "+strings.Join(cleanLines(im.Rules), ", "))
 	}
+	if im.Loosens {
+		parts = append(parts, "the gate may now admit what it refused")
+	}
 	if f := im.Fixtures; f != nil {
-		if f.Refused == 0 {
-			parts = append(parts, "refuses no fixture the old contract admitted")
-		} else {
+		switch {
+		case f.Refused > 0:
 			s := fmt.Sprintf("this narrowing refuses %d fixture(s) the old contract admitted", f.Refused)
 			if len(f.Examples) > 0 {
 				s += " (" + strings.Join(cleanLines(f.Examples), ", ")
@@ -338,9 +392,22 @@ func impactText(im *Impact) string {
 				s += ")"
 			}
 			parts = append(parts, s)
+		case f.NotJudged == 0:
+			parts = append(parts, "refuses no fixture the old contract admitted")
+		default:
+			parts = append(parts, "refuses none of the fixtures it was judged on")
+		}
+		if f.NotJudged > 0 {
+			parts = append(parts, fmt.Sprintf("%d fixture(s) not judged: refused earlier by %s", f.NotJudged, strings.Join(cleanLines(f.RefusedEarlierBy), ", ")))
 		}
 	}
-	return strings.Join(parts, "; ")
+	if len(parts) == 0 {
+		return ""
+	}
+	if !im.Counts() {
+		return "no gate impact: " + strings.Join(parts, "; ")
+	}
+	return "gate impact: " + strings.Join(parts, "; ")
 }
 
 func levelMark(l Level) string {

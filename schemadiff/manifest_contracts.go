@@ -413,8 +413,16 @@ func impact(ctx context.Context, d *reports.Diff, done []pairResult, fixturesDir
 			cmp := &d.Comparisons[r.first+i]
 			if kind == kindManifest {
 				for j := range cmp.Changes {
-					if f := manifestImpact(r, &cmp.Changes[j]); len(f) > 0 {
-						cmp.Changes[j].Impact = &reports.Impact{Projected: f}
+					c := &cmp.Changes[j]
+					im := &reports.Impact{Projected: manifestImpact(r, c)}
+					if c.Rule == RuleManifestProjectionFieldRepoint && r.old != nil && r.new != nil {
+						im.Repointed = repointed(r, c)
+					}
+					// A breaking manifest change that is not about the
+					// projection makes the gate admit what it refused.
+					im.Loosens = c.Level == reports.Breaking && c.Rule != RuleManifestProjectionFieldRemoved && c.Rule != RuleManifestProjectionFieldRepoint
+					if im.Counts() {
+						c.Impact = im
 					}
 				}
 				continue
@@ -464,6 +472,19 @@ func manifestImpact(r pairResult, c *reports.Change) []string {
 		return slices.Compact(out)
 	}
 	return nil
+}
+
+// repointed is the agent field, upstream version and old and new
+// projection pointers of a manifest-projection-field-repointed change (its
+// pointers are /upstream_versions/<version>/projection/<field>).
+func repointed(r pairResult, c *reports.Change) *reports.Repointed {
+	p, err := jsonpointer.Parse(c.NewPointer)
+	if err != nil || len(p) != 4 {
+		return nil
+	}
+	v, f := p[1], p[3]
+	return &reports.Repointed{Field: f, UpstreamVersion: v,
+		Old: r.old.M.UpstreamVersions[v].Projection[f], New: r.new.M.UpstreamVersions[v].Projection[f]}
 }
 
 // lastKey is the last reference token of a manifest JSON Pointer, unescaped.
