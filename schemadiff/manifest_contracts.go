@@ -698,6 +698,105 @@ var keywordRules = map[string][]string{
 // (its new subschema refuses), a branch removed, a $ref re-targeted.
 var structuralRules = []string{RulePropertyAddedOpen, RuleBranchRemoved, RuleRefTargetChanged}
 
+// explainer collects the narrowing changes of pair r (those with fixture
+// evidence) that account for one refusal of a fixture of upstream version
+// ver.
+type explainer struct {
+	d   *reports.Diff
+	r   pairResult
+	ver string
+	out []*reports.Change
+}
+
+// narrowings adds the narrowings of comparison i of the pair that keep
+// accepts.
+func (e *explainer) narrowings(i int, keep func(c *reports.Change) bool) {
+	for j := range e.d.Comparisons[e.r.first+i].Changes {
+		c := &e.d.Comparisons[e.r.first+i].Changes[j]
+		if c.Impact != nil && c.Impact.Fixtures != nil && keep(c) {
+			e.out = append(e.out, c)
+		}
+	}
+}
+
+func (e *explainer) manifestRules(ids ...string) {
+	e.narrowings(len(e.r.comparisons)-1, func(c *reports.Change) bool { return slices.Contains(ids, c.Rule) })
+}
+
+// bySchema attributes a schema refusal with keyword kw at locs (RFC 6901
+// instance locations) of value (when hasValue) to the narrowings of the
+// comparisons of kind k (and, for kindVersion, of version ver): by keyword
+// and location first, else a structural narrowing at or above a location.
+func (e *explainer) bySchema(k compKind, kw string, locs []string, value any, hasValue bool) {
+	var at []jsonpointer.Pointer
+	for _, l := range locs {
+		if p, err := jsonpointer.Parse(l); err == nil {
+			at = append(at, p)
+		}
+	}
+	for i, cv := range e.r.versions {
+		if e.r.kinds[i] != k || k == kindVersion && cv != e.ver {
+			continue
+		}
+		before := len(e.out)
+		e.narrowings(i, func(c *reports.Change) bool {
+			if !slices.Contains(keywordRules[kw], c.Rule) {
+				return false
+			}
+			inst, err := jsonpointer.Parse(c.Instance)
+			if err != nil {
+				return false
+			}
+			for _, p := range at {
+				if !touches(inst, p) {
+					continue
+				}
+				// A property that became required explains the refusal
+				// only if the refused object lacks it.
+				if c.Rule == RuleBecameRequired && hasValue && len(inst) == len(p)+1 {
+					if obj, ok := p.Lookup(value); ok {
+						if m, ok := obj.(map[string]any); ok {
+							if _, has := m[inst[len(inst)-1]]; has {
+								continue
+							}
+						}
+					}
+				}
+				return true
+			}
+			return false
+		})
+		if len(e.out) > before {
+			continue
+		}
+		e.narrowings(i, func(c *reports.Change) bool {
+			if !slices.Contains(structuralRules, c.Rule) {
+				return false
+			}
+			inst, err := jsonpointer.Parse(c.Instance)
+			if err != nil {
+				return false
+			}
+			for _, p := range at {
+				if len(inst) <= len(p) && touches(inst, p) {
+					return true
+				}
+			}
+			return false
+		})
+	}
+}
+
+// schemaFailure attributes a failure of the schema stage (or, k
+// kindAgent, of the agent-facing schema) to the narrowings that explain it:
+// by the chosen cause's location first, then by every failing location.
+func (e *explainer) schemaFailure(k compKind, kw, loc string, locs []string, value any, hasValue bool) {
+	e.bySchema(k, kw, []string{loc}, value, hasValue)
+	if len(e.out) == 0 {
+		e.bySchema(k, kw, locs, value, hasValue)
+	}
+}
+
 // explain returns the narrowing changes of pair r that account for the
 // new contract's refusal v of a fixture of upstream version ver, by the
 // refusal's stage: for a schema refusal, the narrowings of that version's
@@ -713,80 +812,7 @@ var structuralRules = []string{RulePropertyAddedOpen, RuleBranchRemoved, RuleRef
 // it: the caller reports it as unexplained, never spread over every
 // narrowing.
 func explain(d *reports.Diff, r pairResult, ver string, v *gate.Verdict) []*reports.Change {
-	var out []*reports.Change
-	narrowings := func(i int, keep func(c *reports.Change) bool) {
-		for j := range d.Comparisons[r.first+i].Changes {
-			c := &d.Comparisons[r.first+i].Changes[j]
-			if c.Impact != nil && c.Impact.Fixtures != nil && keep(c) {
-				out = append(out, c)
-			}
-		}
-	}
-	manifestAt := len(r.comparisons) - 1
-	manifestRules := func(ids ...string) {
-		narrowings(manifestAt, func(c *reports.Change) bool { return slices.Contains(ids, c.Rule) })
-	}
-	// bySchema attributes a refusal with keyword kw at locs to the
-	// narrowings of the comparisons of kind k (and version ver).
-	bySchema := func(k compKind, kw string, locs []string, value any, hasValue bool) {
-		var at []jsonpointer.Pointer
-		for _, l := range locs {
-			if p, err := jsonpointer.Parse(l); err == nil {
-				at = append(at, p)
-			}
-		}
-		for i, cv := range r.versions {
-			if r.kinds[i] != k || k == kindVersion && cv != ver {
-				continue
-			}
-			before := len(out)
-			narrowings(i, func(c *reports.Change) bool {
-				if !slices.Contains(keywordRules[kw], c.Rule) {
-					return false
-				}
-				inst, err := jsonpointer.Parse(c.Instance)
-				if err != nil {
-					return false
-				}
-				for _, p := range at {
-					if !touches(inst, p) {
-						continue
-					}
-					// A property that became required explains the refusal
-					// only if the refused object lacks it.
-					if c.Rule == RuleBecameRequired && hasValue && len(inst) == len(p)+1 {
-						if obj, ok := p.Lookup(value); ok {
-							if m, ok := obj.(map[string]any); ok {
-								if _, has := m[inst[len(inst)-1]]; has {
-									continue
-								}
-							}
-						}
-					}
-					return true
-				}
-				return false
-			})
-			if len(out) > before {
-				continue
-			}
-			narrowings(i, func(c *reports.Change) bool {
-				if !slices.Contains(structuralRules, c.Rule) {
-					return false
-				}
-				inst, err := jsonpointer.Parse(c.Instance)
-				if err != nil {
-					return false
-				}
-				for _, p := range at {
-					if len(inst) <= len(p) && touches(inst, p) {
-						return true
-					}
-				}
-				return false
-			})
-		}
-	}
+	e := &explainer{d: d, r: r, ver: ver}
 	locations := func() []string {
 		if len(v.Audit.InstanceLocations) > 0 {
 			return v.Audit.InstanceLocations
@@ -798,17 +824,14 @@ func explain(d *reports.Diff, r pairResult, ver string, v *gate.Verdict) []*repo
 		value, ok := introspect.Value(v)
 		// The chosen cause's keyword is the reason's; its location is
 		// InstanceLocation, listed first.
-		bySchema(kindVersion, strings.TrimPrefix(v.Reason, "schema."), []string{v.Audit.InstanceLocation}, value, ok)
-		if len(out) == 0 {
-			bySchema(kindVersion, strings.TrimPrefix(v.Reason, "schema."), locations(), value, ok)
-		}
+		e.schemaFailure(kindVersion, strings.TrimPrefix(v.Reason, "schema."), v.Audit.InstanceLocation, locations(), value, ok)
 		if v.Reason == "schema.format" {
-			manifestRules(RuleManifestFormatPolicyTightened)
+			e.manifestRules(RuleManifestFormatPolicyTightened)
 		}
 	case gate.StageSemantic:
 		name := strings.TrimPrefix(v.Reason, "semantic.")
 		prefix := key("upstream_versions", ver, "rules") + "/"
-		narrowings(manifestAt, func(c *reports.Change) bool {
+		e.narrowings(len(r.comparisons)-1, func(c *reports.Change) bool {
 			if c.Rule != RuleManifestRuleAdded && c.Rule != RuleManifestRuleTightened && c.Rule != RuleManifestRuleChanged {
 				return false
 			}
@@ -822,13 +845,13 @@ func explain(d *reports.Diff, r pairResult, ver string, v *gate.Verdict) []*repo
 			return err == nil && j < len(rules) && rules[j].Name == name
 		})
 	case gate.StageTransport, gate.StageParse:
-		manifestRules(RuleManifestLimitLowered, RuleManifestContentTypesNarrowed)
+		e.manifestRules(RuleManifestLimitLowered, RuleManifestContentTypesNarrowed)
 	case gate.StageProjection:
-		manifestRules(RuleManifestTextPolicyTightened)
-		if len(out) == 0 && v.Reason == gate.ReasonAgentSchema && v.Audit.KeywordLocation != "" {
+		e.manifestRules(RuleManifestTextPolicyTightened)
+		if len(e.out) == 0 && v.Reason == gate.ReasonAgentSchema && v.Audit.KeywordLocation != "" {
 			kl := v.Audit.KeywordLocation
-			bySchema(kindAgent, kl[strings.LastIndex(kl, "/")+1:], locations(), nil, false)
+			e.bySchema(kindAgent, kl[strings.LastIndex(kl, "/")+1:], locations(), nil, false)
 		}
 	}
-	return out
+	return e.out
 }
