@@ -395,7 +395,7 @@ func impactText(im *Impact) string {
 		case f.NotJudged == 0:
 			parts = append(parts, "refuses no fixture the old contract admitted")
 		default:
-			parts = append(parts, "refuses none of the fixtures it was judged on")
+			parts = append(parts, "not shown to refuse a fixture")
 		}
 		if f.NotJudged > 0 {
 			parts = append(parts, fmt.Sprintf("%d fixture(s) not judged: refused earlier by %s", f.NotJudged, strings.Join(cleanLines(f.RefusedEarlierBy), ", ")))

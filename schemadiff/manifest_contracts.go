@@ -1,13 +1,16 @@
 package schemadiff
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -609,12 +612,9 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 				unexplained = append(unexplained, f.Body)
 			}
 			for _, c := range targets {
-				fe := c.Impact.Fixtures
-				fe.Refused++
-				if len(fe.Examples) < reports.MaxImpactExamples {
-					fe.Examples = append(fe.Examples, f.Body)
-				}
+				credit(c, f.Body)
 			}
+			judgeLater(d, r, f.UpstreamVersion, f.Body, ov, nv, targets)
 		}
 	}
 	d.Evidence = fmt.Sprintf("gate impact: %d fixture(s) (accepted, historical, recorded) of %s run through both contracts; %d admitted by the old contract are refused by the new one", ran, fixturesDir, refused)
@@ -633,6 +633,198 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 		d.Evidence += "; no evidence for " + strings.Join(skipped, "; ")
 	}
 	return nil
+}
+
+// credit counts a fixture (its body path) against narrowing c.
+func credit(c *reports.Change, body string) {
+	fe := c.Impact.Fixtures
+	fe.Refused++
+	if len(fe.Examples) < reports.MaxImpactExamples {
+		fe.Examples = append(fe.Examples, body)
+	}
+}
+
+// stageRank orders the gate's stages as it runs them; an unknown stage
+// (internal) is 0, so every narrowing counts as later.
+func stageRank(s gate.Stage) int {
+	switch s {
+	case gate.StageParse:
+		return 1
+	case gate.StageSchema, gate.StageUpstream:
+		return 2
+	case gate.StageSemantic:
+		return 3
+	case gate.StageProjection:
+		return 4
+	}
+	return 0
+}
+
+// narrowingStage returns the rank (stageRank) of the stage at which
+// narrowing c of comparison kind k and version cv refuses, and whether it
+// applies to a fixture of upstream version ver at all: an upstream
+// version's schema to its own fixtures, a rule to its version's, the
+// limits, content types, policies and the agent-facing schema to every
+// fixture. A version removed applies to none (its fixtures are not run).
+func narrowingStage(k compKind, cv, ver string, c *reports.Change) (int, bool) {
+	switch k {
+	case kindVersion:
+		return 2, cv == ver
+	case kindAgent:
+		return 4, true
+	case kindManifest:
+		switch c.Rule {
+		case RuleManifestLimitLowered:
+			if c.NewPointer == "/limits/max_bytes" {
+				return 0, true
+			}
+			return 1, true
+		case RuleManifestContentTypesNarrowed:
+			return 0, true
+		case RuleManifestFormatPolicyTightened:
+			return 2, true
+		case RuleManifestRuleAdded, RuleManifestRuleTightened:
+			return 3, strings.HasPrefix(c.NewPointer, key("upstream_versions", ver, "rules")+"/")
+		case RuleManifestTextPolicyTightened:
+			return 4, true
+		}
+	}
+	return 0, false
+}
+
+// changeName names a change for "refused earlier by": its rule id and its
+// JSON Pointer (the new manifest's key for a manifest change, the instance
+// location and comparison for a schema change).
+func changeName(cmp string, c *reports.Change) string {
+	if c.File != "" {
+		return c.Rule + " " + cmpOr(c.NewPointer, `""`)
+	}
+	return fmt.Sprintf("%s at %s (%s)", c.Rule, cmpOr(c.Instance, `""`), cmp)
+}
+
+// judgeLater judges the narrowings of pair r at stages after the one
+// where the new contract refused a fixture (body, upstream version ver;
+// ov the old contract's admitting verdict, nv the new refusal, explained
+// by targets): the gate never ran them. A narrowing of the upstream
+// version's schema (with a format policy tightened) is judged by
+// validating the old verdict's value against the new schema, as the
+// schema stage would; one of the agent-facing schema by validating the
+// old agent output's data against the new agent schema, when the
+// projection of ver and the text policy are the same in both contracts
+// (so the new contract would project the same data). A fixture the
+// narrowing refuses that way is credited to it. Any other later narrowing
+// (a semantic rule, a text policy), or one whose judgment is not possible
+// (the protocol changed, the validator panicked), counts the fixture as
+// not judged, naming what refused it first. The cost is at most two
+// validations per fixture.
+func judgeLater(d *reports.Diff, r pairResult, ver, body string, ov, nv *gate.Verdict, targets []*reports.Change) {
+	at := stageRank(nv.Stage)
+	var earlier []string
+	for i := range r.comparisons {
+		for j := range d.Comparisons[r.first+i].Changes {
+			c := &d.Comparisons[r.first+i].Changes[j]
+			if slices.Contains(targets, c) {
+				earlier = append(earlier, changeName(d.Comparisons[r.first+i].Name, c))
+			}
+		}
+	}
+	if len(earlier) == 0 {
+		earlier = []string{"reason " + nv.Reason}
+	}
+	protocolChanged := slices.ContainsFunc(d.Comparisons[r.first+len(r.comparisons)-1].Changes, func(c reports.Change) bool {
+		return c.Rule == RuleManifestProtocolChanged
+	})
+	// The direct judgments, made once per fixture on first need.
+	var schemaDone, agentDone, schemaOK, agentOK bool
+	var schemaBy, agentBy []*reports.Change
+	judgeSchema := func() {
+		schemaDone = true
+		value, ok := introspect.Value(ov)
+		sch, has := introspect.Schema(r.pair.New, ver)
+		if !ok || !has || protocolChanged {
+			return
+		}
+		f, panicked := schema.ValidateLocations(sch, value, gate.MaxInstanceLocations)
+		if panicked != nil {
+			return
+		}
+		schemaOK = true
+		if f == nil {
+			return
+		}
+		e := &explainer{d: d, r: r, ver: ver}
+		e.schemaFailure(kindVersion, f.Keyword, f.InstanceLocation, f.InstanceLocations, value, true)
+		if f.Keyword == "format" {
+			e.manifestRules(RuleManifestFormatPolicyTightened)
+		}
+		schemaBy = e.out
+	}
+	judgeAgent := func() {
+		agentDone = true
+		op, _ := r.pair.Old.Projection(ver)
+		np, _ := r.pair.New.Projection(ver)
+		if protocolChanged || !slices.EqualFunc(op, np, func(a, b gate.ProjectionField) bool {
+			return a.Field == b.Field && slices.Equal(a.Pointer, b.Pointer)
+		}) || !reflect.DeepEqual(r.old.M.Text, r.new.M.Text) {
+			return
+		}
+		var env struct {
+			Data map[string]any `json:"data"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(ov.Output))
+		dec.UseNumber()
+		if err := dec.Decode(&env); err != nil || env.Data == nil {
+			return
+		}
+		f, panicked := schema.ValidateLocations(introspect.AgentSchema(r.pair.New), env.Data, gate.MaxInstanceLocations)
+		if panicked != nil {
+			return
+		}
+		agentOK = true
+		if f == nil {
+			return
+		}
+		e := &explainer{d: d, r: r, ver: ver}
+		e.schemaFailure(kindAgent, f.Keyword, f.InstanceLocation, f.InstanceLocations, nil, false)
+		agentBy = e.out
+	}
+	for i := range r.comparisons {
+		for j := range d.Comparisons[r.first+i].Changes {
+			c := &d.Comparisons[r.first+i].Changes[j]
+			if c.Impact == nil || c.Impact.Fixtures == nil || slices.Contains(targets, c) {
+				continue
+			}
+			stage, applies := narrowingStage(r.kinds[i], r.versions[i], ver, c)
+			if !applies || stage <= at {
+				continue
+			}
+			judged, refuses := false, false
+			switch {
+			case r.kinds[i] == kindVersion || c.Rule == RuleManifestFormatPolicyTightened:
+				if !schemaDone {
+					judgeSchema()
+				}
+				judged, refuses = schemaOK, slices.Contains(schemaBy, c)
+			case r.kinds[i] == kindAgent:
+				if !agentDone {
+					judgeAgent()
+				}
+				judged, refuses = agentOK, slices.Contains(agentBy, c)
+			}
+			switch {
+			case refuses:
+				credit(c, body)
+			case !judged:
+				fe := c.Impact.Fixtures
+				fe.NotJudged++
+				for _, n := range earlier {
+					if !slices.Contains(fe.RefusedEarlierBy, n) && len(fe.RefusedEarlierBy) < reports.MaxImpactExamples {
+						fe.RefusedEarlierBy = append(fe.RefusedEarlierBy, n)
+					}
+				}
+			}
+		}
+	}
 }
 
 // evidenceSet returns the set whose contract lists every upstream version

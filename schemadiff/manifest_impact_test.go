@@ -110,3 +110,73 @@ var _ = Describe("contract diff: every change counted in gate_impact shows why",
 		Expect(t.String()).To(ContainSubstring("gate impact: the agent's reviewed_by (upstream v2) now comes from /data/change_id instead of /data/reviewed_by\n"))
 	})
 })
+
+var _ = Describe("contract diff: a narrowing is judged on its own, not only when its stage refuses first", func() {
+	// evidence returns the fixture evidence of the change of rule in d.
+	evidence := func(d *reports.Diff, rule string) *reports.FixtureEvidence {
+		for _, cmp := range d.Comparisons {
+			for _, c := range cmp.Changes {
+				if c.Rule == rule {
+					Expect(c.Impact).NotTo(BeNil(), rule)
+					Expect(c.Impact.Fixtures).NotTo(BeNil(), rule)
+					return c.Impact.Fixtures
+				}
+			}
+		}
+		Fail("no change " + rule)
+		return nil
+	}
+	const limit = "max_bytes: 16384"
+	var fixtures string
+	BeforeEach(func() { fixtures = bundledFixtures("review_status") })
+	diff := func(oldDir, newDir string) *reports.Diff {
+		d, err := schemadiff.Contracts(context.Background(), oldDir, newDir, schemadiff.ContractOptions{Fixtures: fixtures})
+		Expect(err).NotTo(HaveOccurred())
+		return d
+	}
+
+	It("credits an agent-schema narrowing with what it refuses alone, though max_bytes lowered refuses those fixtures first", func() {
+		agent := func(dir string) {
+			editFile(dir, "agent.schema.json", `"maxLength": 128`, `"maxLength": 5`)
+		}
+		newDir := contractDir("review_status", nil)
+		agent(newDir)
+		alone := evidence(diff(contractDir("review_status", nil), newDir), schemadiff.RuleLengthTightened)
+		Expect(alone.Refused).To(BeNumerically(">", 0))
+
+		newDir = contractDir("review_status", []edit{{limit, "max_bytes: 64"}})
+		agent(newDir)
+		d := diff(contractDir("review_status", nil), newDir)
+		both := evidence(d, schemadiff.RuleLengthTightened)
+		Expect(both.Refused).To(Equal(alone.Refused))
+		Expect(both.Examples).To(Equal(alone.Examples))
+		Expect(both.NotJudged).To(Equal(0))
+		Expect(evidence(d, schemadiff.RuleManifestLimitLowered).Refused).To(BeNumerically(">", 0))
+	})
+
+	It("credits an upstream-schema narrowing the same way", func() {
+		enum := func(dir string) {
+			editFile(dir, "upstream.v2.schema.json", `"decision": { "enum": ["approved", "rejected", "pending"] }`, `"decision": { "enum": ["approved", "rejected"] }`)
+		}
+		newDir := contractDir("review_status", []edit{{limit, "max_bytes: 64"}})
+		enum(newDir)
+		got := evidence(diff(contractDir("review_status", nil), newDir), schemadiff.RuleEnumValueRemoved)
+		Expect(got.Refused).To(Equal(1))
+		Expect(got.Examples[0]).To(HaveSuffix("pending-escaped.json"))
+	})
+
+	It("says which fixtures a rule added was not judged on, and what refused them first, never that it refuses none", func() {
+		rule := "      - name: change_match\n        context: {pointer: /data/change_id, key: change_id}\n"
+		newDir := contractDir("review_status", []edit{{limit, "max_bytes: 64"},
+			{rule, rule + "      - name: approved_only\n        cel: {expr: 'value.data.decision == \"approved\"'}\n"}})
+		d := diff(contractDir("review_status", nil), newDir)
+		got := evidence(d, schemadiff.RuleManifestRuleAdded)
+		Expect(got.Refused).To(Equal(0))
+		Expect(got.NotJudged).To(BeNumerically(">", 0))
+		Expect(got.RefusedEarlierBy).To(Equal([]string{"manifest-limit-lowered /limits/max_bytes"}))
+		var t bytes.Buffer
+		Expect(reports.WriteDiffText(&t, d)).To(Succeed())
+		Expect(t.String()).To(MatchRegexp(`no gate impact: not shown to refuse a fixture; \d+ fixture\(s\) not judged: refused earlier by manifest-limit-lowered /limits/max_bytes\n`))
+		Expect(t.String()).NotTo(ContainSubstring("refuses no fixture the old contract admitted"))
+	})
+})
