@@ -153,6 +153,50 @@ type Comparison struct {
 	Old     string   `json:"old"`
 	New     string   `json:"new"`
 	Changes []Change `json:"changes"`
+	// Tool is, in a diff of contracts, the tool whose contract the
+	// comparison belongs to; "" for schema files and upstream versions.
+	// The text and Markdown reports write the consecutive comparisons of
+	// one tool as one contract: one line when none has a change. Not part
+	// of the JSON report.
+	Tool string `json:"-"`
+}
+
+// contractGroups splits comparisons into runs: consecutive comparisons of
+// one Tool, or a single comparison without one.
+func contractGroups(cmps []Comparison) [][]Comparison {
+	var out [][]Comparison
+	for i := 0; i < len(cmps); {
+		j := i + 1
+		for cmps[i].Tool != "" && j < len(cmps) && cmps[j].Tool == cmps[i].Tool {
+			j++
+		}
+		out = append(out, cmps[i:j])
+		i = j
+	}
+	return out
+}
+
+// unchangedNames lists the comparisons of a contract's group that have no
+// change, each named without the tool ("upstream v1"); nil for a group
+// without a Tool.
+func unchangedNames(group []Comparison) []string {
+	var out []string
+	for _, c := range group {
+		if c.Tool != "" && len(c.Changes) == 0 {
+			out = append(out, strings.TrimPrefix(c.Name, c.Tool+" "))
+		}
+	}
+	return out
+}
+
+// unchanged reports whether no comparison of a group has a change.
+func unchanged(group []Comparison) bool {
+	for _, c := range group {
+		if len(c.Changes) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Diff is the result of airlock diff: one or more comparisons.
@@ -251,7 +295,7 @@ func cleanLines(in []string) []string {
 func cleanComparisons(in []Comparison) []Comparison {
 	out := make([]Comparison, len(in))
 	for i, cmp := range in {
-		cmp.Name, cmp.Old, cmp.New = Line(cmp.Name), Line(cmp.Old), Line(cmp.New)
+		cmp.Name, cmp.Old, cmp.New, cmp.Tool = Line(cmp.Name), Line(cmp.Old), Line(cmp.New), Line(cmp.Tool)
 		changes := make([]Change, len(cmp.Changes))
 		for j, c := range cmp.Changes {
 			changes[j] = cleanChange(c)
@@ -278,26 +322,38 @@ func WriteDiffJSON(w io.Writer, d *Diff) error {
 	return enc.Encode(doc)
 }
 
-// WriteDiffText writes d for a terminal or a log: a header per comparison,
+// WriteDiffText writes d for a terminal or a log (in a diff of contracts,
+// a contract without changes is one line, "review_status: no changes", and
+// so are the comparisons without changes of a contract that has some,
+// "review_status: no changes in agent schema, upstream v1"): a header per
+// comparison,
 // two lines per change (level, rule and message; then the pointers in
 // each schema, or in each manifest with the file and line of the key, as
 // the JSON report holds them, the root shown as ""), a
 // third for its gate impact when it has one, and the totals.
 func WriteDiffText(w io.Writer, d *Diff) error {
 	var b strings.Builder
-	for i, cmp := range cleanComparisons(d.Comparisons) {
-		if i > 0 {
+	// Blocks are separated by a blank line, except one-line blocks that
+	// follow each other ("review_status: no changes").
+	oneLine := false
+	block := func(text string, line bool) {
+		if b.Len() > 0 && !(line && oneLine) {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%s: %s → %s\n", cmp.Name, fileOrNone(cmp.Old), fileOrNone(cmp.New))
-		if len(cmp.Changes) == 0 {
-			b.WriteString("  no changes\n")
+		b.WriteString(text)
+		oneLine = line
+	}
+	for _, group := range contractGroups(cleanComparisons(d.Comparisons)) {
+		if group[0].Tool != "" && unchanged(group) {
+			block(group[0].Tool+": no changes\n", true)
+			continue
 		}
-		for _, c := range cmp.Changes {
-			fmt.Fprintf(&b, "  %-15s %-42s %s\n", c.Level, c.Rule, c.Message)
-			fmt.Fprintf(&b, "  %-15s old %s  new %s%s\n", "", diffPointerText(c.OldPointer), diffPointerText(c.NewPointer), fileText(c))
-			if s := impactText(c.Impact); s != "" {
-				fmt.Fprintf(&b, "  %-15s %s\n", "", s)
+		if same := unchangedNames(group); len(same) > 0 {
+			block(group[0].Tool+": no changes in "+strings.Join(same, ", ")+"\n", true)
+		}
+		for _, cmp := range group {
+			if cmp.Tool == "" || len(cmp.Changes) > 0 {
+				block(comparisonText(cmp), false)
 			}
 		}
 	}
@@ -309,8 +365,29 @@ func WriteDiffText(w io.Writer, d *Diff) error {
 	return err
 }
 
+// comparisonText is one comparison's header line and its changes (cmp
+// cleaned).
+func comparisonText(cmp Comparison) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s → %s\n", cmp.Name, fileOrNone(cmp.Old), fileOrNone(cmp.New))
+	if len(cmp.Changes) == 0 {
+		b.WriteString("  no changes\n")
+	}
+	for _, c := range cmp.Changes {
+		fmt.Fprintf(&b, "  %-15s %-42s %s\n", c.Level, c.Rule, c.Message)
+		fmt.Fprintf(&b, "  %-15s old %s  new %s%s\n", "", diffPointerText(c.OldPointer), diffPointerText(c.NewPointer), fileText(c))
+		if s := impactText(c.Impact); s != "" {
+			fmt.Fprintf(&b, "  %-15s %s\n", "", s)
+		}
+	}
+	return b.String()
+}
+
 // WriteDiffMarkdown writes d as Markdown for a pull request: the totals,
-// then a table of changes per comparison.
+// then a table of changes per comparison; in a diff of contracts a
+// contract without changes is one list item ("review_status: no
+// changes"), and so are the comparisons without changes of a contract
+// that has some ("review_status (agent schema, upstream v1): no changes").
 func WriteDiffMarkdown(w io.Writer, d *Diff) error {
 	var b strings.Builder
 	b.WriteString("# airlock diff\n\n")
@@ -318,9 +395,33 @@ func WriteDiffMarkdown(w io.Writer, d *Diff) error {
 	if d.Evidence != "" {
 		fmt.Fprintf(&b, "\n%s\n", mdText(d.Evidence))
 	}
-	for _, cmp := range d.Comparisons {
-		fmt.Fprintf(&b, "\n## %s\n\n%s → %s\n\n", mdText(cmp.Name), mdCode(fileOrNone(cmp.Old)), mdCode(fileOrNone(cmp.New)))
-		writeChangeTable(&b, cmp.Changes)
+	// An untouched contract is one list item, and so are the untouched
+	// comparisons of a contract with changes; consecutive items form one
+	// list.
+	list := false
+	item := func(name string) {
+		if !list {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "- %s: no changes\n", mdText(name))
+		list = true
+	}
+	for _, group := range contractGroups(d.Comparisons) {
+		if group[0].Tool != "" && unchanged(group) {
+			item(group[0].Tool)
+			continue
+		}
+		if same := unchangedNames(group); len(same) > 0 {
+			item(group[0].Tool + " (" + strings.Join(same, ", ") + ")")
+		}
+		for _, cmp := range group {
+			if cmp.Tool != "" && len(cmp.Changes) == 0 {
+				continue
+			}
+			list = false
+			fmt.Fprintf(&b, "\n## %s\n\n%s → %s\n\n", mdText(cmp.Name), mdCode(fileOrNone(cmp.Old)), mdCode(fileOrNone(cmp.New)))
+			writeChangeTable(&b, cmp.Changes)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

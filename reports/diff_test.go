@@ -192,6 +192,47 @@ var _ = Describe("diff reports", func() {
 		})
 	})
 
+	Describe("a contract diff's untouched contracts and comparisons", func() {
+		contracts := func() *reports.Diff {
+			cmp := func(tool, what string, changes ...reports.Change) reports.Comparison {
+				return reports.Comparison{Tool: tool, Name: tool + " " + what, Old: "HEAD:schemas/" + tool + "/" + what, New: "schemas/" + tool + "/" + what, Changes: changes}
+			}
+			change := reports.Change{Rule: "manifest-limit-raised", Level: reports.Breaking, OldPointer: "/limits/max_bytes", NewPointer: "/limits/max_bytes",
+				Message: "limits max_bytes raised", File: "schemas/review_status/contract.yaml", Line: 13, Impact: &reports.Impact{Loosens: true}}
+			return &reports.Diff{Comparisons: []reports.Comparison{
+				cmp("job_run", "agent schema"), cmp("job_run", "upstream v1"), cmp("job_run", "manifest"),
+				cmp("deploy_status", "agent schema"), cmp("deploy_status", "manifest"),
+				cmp("review_status", "agent schema"), cmp("review_status", "upstream v2"), cmp("review_status", "manifest", change),
+			}}
+		}
+
+		It("writes an untouched contract as one line of text, and the untouched comparisons of a touched one as one line", func() {
+			var buf bytes.Buffer
+			Expect(reports.WriteDiffText(&buf, contracts())).To(Succeed())
+			Expect(buf.String()).To(HavePrefix("job_run: no changes\ndeploy_status: no changes\n" +
+				"review_status: no changes in agent schema, upstream v2\n\n" +
+				"review_status manifest: HEAD:schemas/review_status/manifest → schemas/review_status/manifest\n"))
+			Expect(buf.String()).NotTo(ContainSubstring("  no changes"))
+		})
+
+		It("writes them as Markdown list items, one per contract", func() {
+			var buf bytes.Buffer
+			Expect(reports.WriteDiffMarkdown(&buf, contracts())).To(Succeed())
+			md := buf.String()
+			Expect(md).To(ContainSubstring("\n\n- job\\_run: no changes\n- deploy\\_status: no changes\n- review\\_status (agent schema, upstream v2): no changes\n\n## review\\_status manifest\n"))
+			Expect(md).NotTo(ContainSubstring("No changes."))
+			Expect(strings.Count(md, "## ")).To(Equal(1))
+		})
+
+		It("keeps every comparison in JSON", func() {
+			var buf bytes.Buffer
+			Expect(reports.WriteDiffJSON(&buf, contracts())).To(Succeed())
+			validates(reports.DiffSchema(), buf.Bytes())
+			Expect(strings.Count(buf.String(), `"name": `)).To(Equal(8))
+			Expect(buf.String()).NotTo(ContainSubstring(`"tool"`))
+		})
+	})
+
 	It("publishes the same schema as schemas/diff.schema.json", func() {
 		b, err := os.ReadFile("../schemas/diff.schema.json")
 		Expect(err).NotTo(HaveOccurred())

@@ -249,6 +249,9 @@ func comparePair(p ContractPair) (pairResult, error) {
 		}
 	}
 	r.add(reports.Comparison{Name: tool + " manifest", Old: oldFile, New: newFile, Changes: changes}, "", kindManifest, nil)
+	for i := range r.comparisons {
+		r.comparisons[i].Tool = tool
+	}
 	return r, nil
 }
 
