@@ -573,7 +573,9 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 				}
 				for j := range d.Comparisons[r.first+i].Changes {
 					c := &d.Comparisons[r.first+i].Changes[j]
-					if c.Level != reports.Compatible {
+					// A version removed is not judged: its fixtures are not
+					// run (the new contract cannot judge them at all).
+					if c.Level != reports.Compatible || c.Rule == RuleManifestVersionRemoved {
 						continue
 					}
 					if c.Impact == nil {

@@ -180,3 +180,16 @@ var _ = Describe("contract diff: a narrowing is judged on its own, not only when
 		Expect(t.String()).NotTo(ContainSubstring("refuses no fixture the old contract admitted"))
 	})
 })
+
+var _ = Describe("contract diff: an upstream version removed", func() {
+	It("gets no fixture evidence, since its fixtures are not run, rather than claiming to refuse none", func() {
+		c := manifestCases[1]
+		Expect(c.rule).To(Equal(schemadiff.RuleManifestVersionRemoved))
+		d, err := schemadiff.Contracts(context.Background(), contractDir(c.tool, c.old), contractDir(c.tool, c.new),
+			schemadiff.ContractOptions{Fixtures: bundledFixtures(c.tool)})
+		Expect(err).NotTo(HaveOccurred())
+		changes := d.Comparisons[len(d.Comparisons)-1].Changes
+		Expect(rulesOf(changes)).To(Equal([]string{schemadiff.RuleManifestVersionRemoved}))
+		Expect(changes[0].Impact).To(BeNil())
+	})
+})

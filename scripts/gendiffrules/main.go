@@ -167,7 +167,8 @@ const intro = "# airlock diff\n\n" +
 	"validations per fixture refused. A refusal that no reported change explains (a keyword the\n" +
 	"diff does not classify, say `not`) is credited to no change: the evidence line counts it and\n" +
 	"names up to 5 of the fixtures. Only the fixtures of upstream versions both contracts have are\n" +
-	"run: a version removed or renamed whose fixture folder is still there fails nothing (when the\n" +
+	"run: a version removed or renamed whose fixture folder is still there fails nothing, and\n" +
+	"`manifest-upstream-version-removed` shows no fixture evidence (when the\n" +
 	"tool's fixture folder holds versions neither contract lists all of, that tool gets no evidence\n" +
 	"and the evidence line says why). At most 10,000 fixtures of one tool are run\n" +
 	"(`schemadiff.MaxImpactFixtures`).\n" +
