@@ -21,6 +21,7 @@ import (
 	"github.com/airlockdev/airlock/internal/introspect"
 	"github.com/airlockdev/airlock/internal/manifest"
 	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/validator"
 	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/reports"
 )
@@ -585,6 +586,9 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 				}
 			}
 		}
+		// The new contract's validators, compiled on first need, for
+		// judging a narrowing on its own (judgeLater).
+		validators := map[string]*validator.Validator{}
 		for _, f := range fixtures {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -619,7 +623,7 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 			for _, c := range targets {
 				credit(c, f.Body)
 			}
-			judgeLater(d, r, f.UpstreamVersion, f.Body, ov, nv, targets)
+			judgeLater(d, r, f.UpstreamVersion, f.Body, ov, nv, targets, validators)
 		}
 	}
 	d.Evidence = fmt.Sprintf("gate impact: %d fixture(s) (accepted, historical, recorded) of %s run through both contracts; %d admitted by the old contract are refused by the new one", ran, fixturesDir, refused)
@@ -722,7 +726,7 @@ func changeName(cmp string, c *reports.Change) string {
 // (the protocol changed, the validator panicked), counts the fixture as
 // not judged, naming what refused it first. The cost is at most two
 // validations per fixture.
-func judgeLater(d *reports.Diff, r pairResult, ver, body string, ov, nv *gate.Verdict, targets []*reports.Change) {
+func judgeLater(d *reports.Diff, r pairResult, ver, body string, ov, nv *gate.Verdict, targets []*reports.Change, validators map[string]*validator.Validator) {
 	at := stageRank(nv.Stage)
 	var earlier []string
 	for i := range r.comparisons {
@@ -749,8 +753,13 @@ func judgeLater(d *reports.Diff, r pairResult, ver, body string, ov, nv *gate.Ve
 		if !ok || !has || protocolChanged {
 			return
 		}
-		f, panicked := schema.ValidateLocations(sch, value, gate.MaxInstanceLocations)
-		if panicked != nil {
+		vd := validators["v:"+ver]
+		if vd == nil {
+			vd = validator.Compile(sch)
+			validators["v:"+ver] = vd
+		}
+		f, err := vd.ValidateSized(value, len(ov.Body), gate.MaxInstanceLocations)
+		if err != nil {
 			return
 		}
 		schemaOK = true
@@ -781,8 +790,13 @@ func judgeLater(d *reports.Diff, r pairResult, ver, body string, ov, nv *gate.Ve
 		if err := dec.Decode(&env); err != nil || env.Data == nil {
 			return
 		}
-		f, panicked := schema.ValidateLocations(introspect.AgentSchema(r.pair.New), env.Data, gate.MaxInstanceLocations)
-		if panicked != nil {
+		vd := validators["agent"]
+		if vd == nil {
+			vd = validator.Compile(introspect.AgentSchema(r.pair.New))
+			validators["agent"] = vd
+		}
+		f, err := vd.ValidateSized(env.Data, len(ov.Body), gate.MaxInstanceLocations)
+		if err != nil {
 			return
 		}
 		agentOK = true
