@@ -44,14 +44,18 @@ each schema (or manifest, with the manifest's file and line) and a sentence. Bet
 contracts each change also has its gate impact: the projected fields and semantic rules its
 instance location touches and, for a narrowing, how many accepted, historical and recorded
 fixtures of --fixtures (default fixtures; an absent folder gives no fixture evidence, as the
-output says) the old contract admits and the new one refuses.
+output says) the old contract admits and the new one refuses, a fixture refused first by
+another stage being judged against the later schema narrowings on their own (or counted as
+not judged, naming what refused it). Text and Markdown write a contract without changes as
+one line; JSON lists every comparison.
 --format text (default), json (schemas/diff.schema.json) or markdown.
 
 --fail-on breaking (default): exit 1 on a breaking change. --fail-on gate-impact: exit 1
 on a change that touches a projected field or a rule's pointer, a narrowing that refuses
 fixtures, a breaking manifest change, or a manifest change that alters what reaches the
 agent (current changed, an upstream version added, a projection field added, removed or
-re-pointed).
+re-pointed). Each change counted shows why on its gate impact line (Markdown: column; JSON:
+impact).
 
 Exit codes: 0 nothing to fail on, 1 findings (per --fail-on), 2 usage or configuration
 error (not a git work tree, an unknown revision), 3 internal error.`,

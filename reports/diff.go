@@ -61,6 +61,9 @@ type Change struct {
 }
 
 // Impact is the gate-impact view of one change between two contracts.
+// Whatever makes a change count for --fail-on gate-impact (Counts) is held
+// here, so every change counted in Diff.GateImpact shows why in each
+// format.
 type Impact struct {
 	// Projected lists the agent fields whose projection pointer the
 	// change's instance location touches (one is a prefix of the other, "*"
@@ -72,40 +75,75 @@ type Impact struct {
 	// projection field added, removed or re-pointed), the agent fields it
 	// alters; nil for other manifest changes.
 	Projected []string `json:"projected,omitempty"`
+	// Repointed is, for a projection field re-pointed, the agent field,
+	// its upstream version and the JSON Pointers (RFC 6901) it copied from
+	// and copies from now: whose agent output changes. nil otherwise.
+	Repointed *Repointed `json:"repointed,omitempty"`
 	// Rules lists the semantic rules whose pointer the change's instance
 	// location touches, sorted.
 	Rules []string `json:"rules,omitempty"`
+	// Loosens is true for a breaking manifest change other than a
+	// projection field removed or re-pointed (a limit raised, a rule
+	// removed, loosened or changed, content types widened, a policy
+	// loosened, an error contract or the agent error schema changed, the
+	// protocol changed): the gate may now admit what it refused.
+	Loosens bool `json:"loosens,omitempty"`
 	// Fixtures is the fixture evidence of a narrowing (a compatible-level
 	// change): nil when none was gathered for it.
 	Fixtures *FixtureEvidence `json:"fixtures,omitempty"`
+}
+
+// Repointed is a projection field that copies from another JSON Pointer.
+type Repointed struct {
+	Field           string `json:"field"`
+	UpstreamVersion string `json:"upstream_version"`
+	Old             string `json:"old"`
+	New             string `json:"new"`
+}
+
+// Counts reports whether the impact makes its change count for --fail-on
+// gate-impact: it names a projected field or a rule, it loosens the gate,
+// or its narrowing refuses fixtures the old contract admitted. A nil
+// Impact counts for nothing.
+func (im *Impact) Counts() bool {
+	if im == nil {
+		return false
+	}
+	return len(im.Projected) > 0 || len(im.Rules) > 0 || im.Loosens || im.Repointed != nil ||
+		im.Fixtures != nil && im.Fixtures.Refused > 0
 }
 
 // FixtureEvidence counts the accepted, historical and recorded fixtures of
 // the tool that the old contract admits and the new one refuses, where the
 // new refusal is attributed to this change.
 type FixtureEvidence struct {
-	// Refused is how many such fixtures there are.
+	// Refused is how many such fixtures there are: refused by this change,
+	// or refused earlier by another and, judged against this change alone,
+	// refused by it too.
 	Refused int `json:"refused"`
 	// Examples are the first of their body paths, at most MaxImpactExamples.
 	Examples []string `json:"examples,omitempty"`
+	// NotJudged is how many fixtures the old contract admits were not
+	// judged against this change: the new contract refused them at an
+	// earlier stage, and judging this change alone was not possible (a
+	// semantic rule, a text policy, a projection that changed too).
+	NotJudged int `json:"not_judged,omitempty"`
+	// RefusedEarlierBy names what refused those fixtures first: the
+	// changes (rule id and pointer) or, where no change explains it, the
+	// refusal's reason; at most MaxImpactExamples, each once.
+	RefusedEarlierBy []string `json:"refused_earlier_by,omitempty"`
 }
 
-// MaxImpactExamples is the most fixture paths one FixtureEvidence lists.
+// MaxImpactExamples is the most fixture paths one FixtureEvidence lists,
+// and the most names in RefusedEarlierBy.
 const MaxImpactExamples = 5
 
-// TouchesGate reports whether c counts for --fail-on gate-impact: it
-// touches a projected path or a rule's pointer (or, a manifest change,
-// alters what reaches the agent: Impact.Projected), its narrowing refuses
-// fixtures the old contract admitted, or it is a breaking manifest change.
-func (c Change) TouchesGate() bool {
-	if c.File != "" && c.Level == Breaking {
-		return true
-	}
-	if c.Impact == nil {
-		return false
-	}
-	return len(c.Impact.Projected) > 0 || len(c.Impact.Rules) > 0 || c.Impact.Fixtures != nil && c.Impact.Fixtures.Refused > 0
-}
+// TouchesGate reports whether c counts for --fail-on gate-impact: its
+// Impact counts (Impact.Counts): it touches a projected path or a rule's
+// pointer, alters what reaches the agent, loosens the gate (a breaking
+// manifest change), or its narrowing refuses fixtures the old contract
+// admitted. The gate-impact line of each format shows the same reasons.
+func (c Change) TouchesGate() bool { return c.Impact.Counts() }
 
 // Comparison is the changes between one pair of schemas.
 type Comparison struct {
@@ -115,6 +153,50 @@ type Comparison struct {
 	Old     string   `json:"old"`
 	New     string   `json:"new"`
 	Changes []Change `json:"changes"`
+	// Tool is, in a diff of contracts, the tool whose contract the
+	// comparison belongs to; "" for schema files and upstream versions.
+	// The text and Markdown reports write the consecutive comparisons of
+	// one tool as one contract: one line when none has a change. Not part
+	// of the JSON report.
+	Tool string `json:"-"`
+}
+
+// contractGroups splits comparisons into runs: consecutive comparisons of
+// one Tool, or a single comparison without one.
+func contractGroups(cmps []Comparison) [][]Comparison {
+	var out [][]Comparison
+	for i := 0; i < len(cmps); {
+		j := i + 1
+		for cmps[i].Tool != "" && j < len(cmps) && cmps[j].Tool == cmps[i].Tool {
+			j++
+		}
+		out = append(out, cmps[i:j])
+		i = j
+	}
+	return out
+}
+
+// unchangedNames lists the comparisons of a contract's group that have no
+// change, each named without the tool ("upstream v1"); nil for a group
+// without a Tool.
+func unchangedNames(group []Comparison) []string {
+	var out []string
+	for _, c := range group {
+		if c.Tool != "" && len(c.Changes) == 0 {
+			out = append(out, strings.TrimPrefix(c.Name, c.Tool+" "))
+		}
+	}
+	return out
+}
+
+// unchanged reports whether no comparison of a group has a change.
+func unchanged(group []Comparison) bool {
+	for _, c := range group {
+		if len(c.Changes) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Diff is the result of airlock diff: one or more comparisons.
@@ -164,8 +246,10 @@ func countLevel(changes []Change, l Level) int {
 }
 
 // diffVersion is the version of the JSON diff format: 2 added the
-// manifest changes' file and line, the gate-impact view and evidence.
-const diffVersion = 2
+// manifest changes' file and line, the gate-impact view and evidence; 3
+// added Impact.Repointed and Loosens and FixtureEvidence.NotJudged and
+// RefusedEarlierBy.
+const diffVersion = 3
 
 //go:embed diff.schema.json
 var diffSchemaJSON []byte
@@ -182,9 +266,14 @@ func cleanChange(c Change) Change {
 	if c.Impact != nil {
 		im := *c.Impact
 		im.Projected, im.Rules = cleanLines(im.Projected), cleanLines(im.Rules)
+		if im.Repointed != nil {
+			rp := *im.Repointed
+			rp.Field, rp.UpstreamVersion, rp.Old, rp.New = Line(rp.Field), Line(rp.UpstreamVersion), Line(rp.Old), Line(rp.New)
+			im.Repointed = &rp
+		}
 		if im.Fixtures != nil {
 			f := *im.Fixtures
-			f.Examples = cleanLines(f.Examples)
+			f.Examples, f.RefusedEarlierBy = cleanLines(f.Examples), cleanLines(f.RefusedEarlierBy)
 			im.Fixtures = &f
 		}
 		c.Impact = &im
@@ -206,7 +295,7 @@ func cleanLines(in []string) []string {
 func cleanComparisons(in []Comparison) []Comparison {
 	out := make([]Comparison, len(in))
 	for i, cmp := range in {
-		cmp.Name, cmp.Old, cmp.New = Line(cmp.Name), Line(cmp.Old), Line(cmp.New)
+		cmp.Name, cmp.Old, cmp.New, cmp.Tool = Line(cmp.Name), Line(cmp.Old), Line(cmp.New), Line(cmp.Tool)
 		changes := make([]Change, len(cmp.Changes))
 		for j, c := range cmp.Changes {
 			changes[j] = cleanChange(c)
@@ -233,26 +322,38 @@ func WriteDiffJSON(w io.Writer, d *Diff) error {
 	return enc.Encode(doc)
 }
 
-// WriteDiffText writes d for a terminal or a log: a header per comparison,
+// WriteDiffText writes d for a terminal or a log (in a diff of contracts,
+// a contract without changes is one line, "review_status: no changes", and
+// so are the comparisons without changes of a contract that has some,
+// "review_status: no changes in agent schema, upstream v1"): a header per
+// comparison,
 // two lines per change (level, rule and message; then the pointers in
 // each schema, or in each manifest with the file and line of the key, as
 // the JSON report holds them, the root shown as ""), a
 // third for its gate impact when it has one, and the totals.
 func WriteDiffText(w io.Writer, d *Diff) error {
 	var b strings.Builder
-	for i, cmp := range cleanComparisons(d.Comparisons) {
-		if i > 0 {
+	// Blocks are separated by a blank line, except one-line blocks that
+	// follow each other ("review_status: no changes").
+	oneLine := false
+	block := func(text string, line bool) {
+		if b.Len() > 0 && !(line && oneLine) {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%s: %s → %s\n", cmp.Name, fileOrNone(cmp.Old), fileOrNone(cmp.New))
-		if len(cmp.Changes) == 0 {
-			b.WriteString("  no changes\n")
+		b.WriteString(text)
+		oneLine = line
+	}
+	for _, group := range contractGroups(cleanComparisons(d.Comparisons)) {
+		if group[0].Tool != "" && unchanged(group) {
+			block(group[0].Tool+": no changes\n", true)
+			continue
 		}
-		for _, c := range cmp.Changes {
-			fmt.Fprintf(&b, "  %-15s %-42s %s\n", c.Level, c.Rule, c.Message)
-			fmt.Fprintf(&b, "  %-15s old %s  new %s%s\n", "", diffPointerText(c.OldPointer), diffPointerText(c.NewPointer), fileText(c))
-			if s := impactText(c.Impact); s != "" {
-				fmt.Fprintf(&b, "  %-15s gate impact: %s\n", "", s)
+		if same := unchangedNames(group); len(same) > 0 {
+			block(group[0].Tool+": no changes in "+strings.Join(same, ", ")+"\n", true)
+		}
+		for _, cmp := range group {
+			if cmp.Tool == "" || len(cmp.Changes) > 0 {
+				block(comparisonText(cmp), false)
 			}
 		}
 	}
@@ -264,8 +365,29 @@ func WriteDiffText(w io.Writer, d *Diff) error {
 	return err
 }
 
+// comparisonText is one comparison's header line and its changes (cmp
+// cleaned).
+func comparisonText(cmp Comparison) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s → %s\n", cmp.Name, fileOrNone(cmp.Old), fileOrNone(cmp.New))
+	if len(cmp.Changes) == 0 {
+		b.WriteString("  no changes\n")
+	}
+	for _, c := range cmp.Changes {
+		fmt.Fprintf(&b, "  %-15s %-42s %s\n", c.Level, c.Rule, c.Message)
+		fmt.Fprintf(&b, "  %-15s old %s  new %s%s\n", "", diffPointerText(c.OldPointer), diffPointerText(c.NewPointer), fileText(c))
+		if s := impactText(c.Impact); s != "" {
+			fmt.Fprintf(&b, "  %-15s %s\n", "", s)
+		}
+	}
+	return b.String()
+}
+
 // WriteDiffMarkdown writes d as Markdown for a pull request: the totals,
-// then a table of changes per comparison.
+// then a table of changes per comparison; in a diff of contracts a
+// contract without changes is one list item ("review_status: no
+// changes"), and so are the comparisons without changes of a contract
+// that has some ("review_status (agent schema, upstream v1): no changes").
 func WriteDiffMarkdown(w io.Writer, d *Diff) error {
 	var b strings.Builder
 	b.WriteString("# airlock diff\n\n")
@@ -273,9 +395,33 @@ func WriteDiffMarkdown(w io.Writer, d *Diff) error {
 	if d.Evidence != "" {
 		fmt.Fprintf(&b, "\n%s\n", mdText(d.Evidence))
 	}
-	for _, cmp := range d.Comparisons {
-		fmt.Fprintf(&b, "\n## %s\n\n%s → %s\n\n", mdText(cmp.Name), mdCode(fileOrNone(cmp.Old)), mdCode(fileOrNone(cmp.New)))
-		writeChangeTable(&b, cmp.Changes)
+	// An untouched contract is one list item, and so are the untouched
+	// comparisons of a contract with changes; consecutive items form one
+	// list.
+	list := false
+	item := func(name string) {
+		if !list {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "- %s: no changes\n", mdText(name))
+		list = true
+	}
+	for _, group := range contractGroups(d.Comparisons) {
+		if group[0].Tool != "" && unchanged(group) {
+			item(group[0].Tool)
+			continue
+		}
+		if same := unchangedNames(group); len(same) > 0 {
+			item(group[0].Tool + " (" + strings.Join(same, ", ") + ")")
+		}
+		for _, cmp := range group {
+			if cmp.Tool != "" && len(cmp.Changes) == 0 {
+				continue
+			}
+			list = false
+			fmt.Fprintf(&b, "\n## %s\n\n%s → %s\n\n", mdText(cmp.Name), mdCode(fileOrNone(cmp.Old)), mdCode(fileOrNone(cmp.New)))
+			writeChangeTable(&b, cmp.Changes)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -295,7 +441,7 @@ func writeChangeTable(b *strings.Builder, changes []Change) {
 			msg += " (" + mdCode(strings.TrimPrefix(f, "  at ")) + ")"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", levelMark(c.Level), mdCode(c.Rule),
-			mdCode(instanceText(c.Instance)), mdCode(diffPointerText(c.OldPointer)), mdCode(diffPointerText(c.NewPointer)), msg, mdText(impactText(c.Impact)))
+			mdCode(instanceText(c.Instance)), mdCode(diffPointerText(c.OldPointer)), mdCode(diffPointerText(c.NewPointer)), msg, mdText(strings.TrimPrefix(impactText(c.Impact), "gate impact: ")))
 	}
 }
 
@@ -311,24 +457,33 @@ func fileText(c Change) string {
 	return "  at " + Line(c.File)
 }
 
-// impactText is one line for a change's gate impact: the projected fields
-// and rules it touches, and what its narrowing refuses among the fixtures;
-// "" for none.
+// impactText is one line for a change's gate impact, "" for none. When
+// the change counts (Impact.Counts) it starts "gate impact: " and says
+// why: the projected fields and rules it touches, whose agent output a
+// re-pointed field changes, that a breaking manifest change loosens the
+// gate, what its narrowing refuses among the fixtures. A narrowing that
+// refuses none starts "no gate impact: " and says so, with the fixtures
+// it could not be judged on.
 func impactText(im *Impact) string {
 	if im == nil {
 		return ""
 	}
 	var parts []string
-	if len(im.Projected) > 0 {
+	if rp := im.Repointed; rp != nil {
+		parts = append(parts, fmt.Sprintf("the agent's %s (upstream %s) now comes from %s instead of %s",
+			Line(rp.Field), Line(rp.UpstreamVersion), diffPointerText(Line(rp.New)), diffPointerText(Line(rp.Old))))
+	} else if len(im.Projected) > 0 {
 		parts = append(parts, "touches projected "+strings.Join(cleanLines(im.Projected), ", "))
 	}
 	if len(im.Rules) > 0 {
 		parts = append(parts, "touches rule "+strings.Join(cleanLines(im.Rules), ", "))
 	}
+	if im.Loosens {
+		parts = append(parts, "the gate may now admit what it refused")
+	}
 	if f := im.Fixtures; f != nil {
-		if f.Refused == 0 {
-			parts = append(parts, "refuses no fixture the old contract admitted")
-		} else {
+		switch {
+		case f.Refused > 0:
 			s := fmt.Sprintf("this narrowing refuses %d fixture(s) the old contract admitted", f.Refused)
 			if len(f.Examples) > 0 {
 				s += " (" + strings.Join(cleanLines(f.Examples), ", ")
@@ -338,9 +493,22 @@ func impactText(im *Impact) string {
 				s += ")"
 			}
 			parts = append(parts, s)
+		case f.NotJudged == 0:
+			parts = append(parts, "refuses no fixture the old contract admitted")
+		default:
+			parts = append(parts, "not shown to refuse a fixture")
+		}
+		if f.NotJudged > 0 {
+			parts = append(parts, fmt.Sprintf("%d fixture(s) not judged: refused earlier by %s", f.NotJudged, strings.Join(cleanLines(f.RefusedEarlierBy), ", ")))
 		}
 	}
-	return strings.Join(parts, "; ")
+	if len(parts) == 0 {
+		return ""
+	}
+	if !im.Counts() {
+		return "no gate impact: " + strings.Join(parts, "; ")
+	}
+	return "gate impact: " + strings.Join(parts, "; ")
 }
 
 func levelMark(l Level) string {

@@ -67,7 +67,7 @@ var _ = Describe("diff reports", func() {
 			Comparisons                                   []reports.Comparison
 		}
 		Expect(json.Unmarshal(buf.Bytes(), &doc)).To(Succeed())
-		Expect(doc.Version).To(Equal(2))
+		Expect(doc.Version).To(Equal(3))
 		Expect(doc.Breaking).To(Equal(1))
 		msg := doc.Comparisons[0].Changes[2].Message
 		Expect(msg).NotTo(ContainSubstring("\x1b"))
@@ -141,12 +141,12 @@ var _ = Describe("diff reports", func() {
 			return &reports.Diff{Evidence: "2 fixture(s) of fixtures checked against both contracts", Comparisons: []reports.Comparison{
 				{Name: "review_status manifest", Old: "old/contract.yaml", New: "new/contract.yaml", Changes: []reports.Change{
 					{Rule: "manifest-rule-removed", Level: reports.Breaking, Instance: "/request_id", OldPointer: "/upstream_versions/v2/rules/0", NewPointer: "/upstream_versions/v2/rules",
-						Message: `upstream v2: rule "request_binding" was removed`, File: "old/contract.yaml", Line: 24},
+						Message: `upstream v2: rule "request_binding" was removed`, File: "old/contract.yaml", Line: 24, Impact: &reports.Impact{Loosens: true}},
 				}},
 				{Name: "review_status upstream v2", Old: "a.json", New: "b.json", Changes: []reports.Change{
 					{Rule: "response-property-type-narrowed", Level: reports.Compatible, Instance: "/data/reviewed_by", OldPointer: "/type", NewPointer: "/type", Message: "/data/reviewed_by: narrowed",
 						Impact: &reports.Impact{Projected: []string{"reviewed_by"}, Fixtures: &reports.FixtureEvidence{Refused: 3, Examples: []string{"f/a.json", "f/b.json" + hostile}}}},
-					{Rule: "response-property-added-to-open-object", Level: reports.Compatible, Instance: "/x", Message: "/x: added", Impact: &reports.Impact{}},
+					{Rule: "response-property-added-to-open-object", Level: reports.Compatible, Instance: "/x", Message: "/x: added", Impact: &reports.Impact{Fixtures: &reports.FixtureEvidence{}}},
 				}},
 			}}
 		}
@@ -173,6 +173,8 @@ var _ = Describe("diff reports", func() {
 			Expect(reports.WriteDiffText(&buf, impactDiff())).To(Succeed())
 			out := buf.String()
 			Expect(out).To(ContainSubstring("old /upstream_versions/v2/rules/0  new /upstream_versions/v2/rules  at old/contract.yaml:24\n"))
+			Expect(out).To(ContainSubstring("gate impact: the gate may now admit what it refused\n"))
+			Expect(out).To(ContainSubstring("no gate impact: refuses no fixture the old contract admitted\n"))
 			Expect(out).To(ContainSubstring("gate impact: touches projected reviewed_by; this narrowing refuses 3 fixture(s) the old contract admitted (f/a.json, f/b.json"))
 			Expect(out).To(ContainSubstring("\n2 fixture(s) of fixtures checked against both contracts\n"))
 			Expect(out).To(HaveSuffix("3 change(s): 1 breaking, 0 contract-change, 2 compatible, 2 with gate impact\n"))
@@ -185,7 +187,49 @@ var _ = Describe("diff reports", func() {
 			md := buf.String()
 			Expect(md).To(ContainSubstring("(`old/contract.yaml:24`)"))
 			Expect(md).To(ContainSubstring("| touches projected reviewed\\_by; this narrowing refuses 3 fixture(s)"))
+			Expect(md).To(ContainSubstring("| the gate may now admit what it refused |"))
 			Expect(md).NotTo(ContainSubstring("<img"))
+		})
+	})
+
+	Describe("a contract diff's untouched contracts and comparisons", func() {
+		contracts := func() *reports.Diff {
+			cmp := func(tool, what string, changes ...reports.Change) reports.Comparison {
+				return reports.Comparison{Tool: tool, Name: tool + " " + what, Old: "HEAD:schemas/" + tool + "/" + what, New: "schemas/" + tool + "/" + what, Changes: changes}
+			}
+			change := reports.Change{Rule: "manifest-limit-raised", Level: reports.Breaking, OldPointer: "/limits/max_bytes", NewPointer: "/limits/max_bytes",
+				Message: "limits max_bytes raised", File: "schemas/review_status/contract.yaml", Line: 13, Impact: &reports.Impact{Loosens: true}}
+			return &reports.Diff{Comparisons: []reports.Comparison{
+				cmp("job_run", "agent schema"), cmp("job_run", "upstream v1"), cmp("job_run", "manifest"),
+				cmp("deploy_status", "agent schema"), cmp("deploy_status", "manifest"),
+				cmp("review_status", "agent schema"), cmp("review_status", "upstream v2"), cmp("review_status", "manifest", change),
+			}}
+		}
+
+		It("writes an untouched contract as one line of text, and the untouched comparisons of a touched one as one line", func() {
+			var buf bytes.Buffer
+			Expect(reports.WriteDiffText(&buf, contracts())).To(Succeed())
+			Expect(buf.String()).To(HavePrefix("job_run: no changes\ndeploy_status: no changes\n" +
+				"review_status: no changes in agent schema, upstream v2\n\n" +
+				"review_status manifest: HEAD:schemas/review_status/manifest → schemas/review_status/manifest\n"))
+			Expect(buf.String()).NotTo(ContainSubstring("  no changes"))
+		})
+
+		It("writes them as Markdown list items, one per contract", func() {
+			var buf bytes.Buffer
+			Expect(reports.WriteDiffMarkdown(&buf, contracts())).To(Succeed())
+			md := buf.String()
+			Expect(md).To(ContainSubstring("\n\n- job\\_run: no changes\n- deploy\\_status: no changes\n- review\\_status (agent schema, upstream v2): no changes\n\n## review\\_status manifest\n"))
+			Expect(md).NotTo(ContainSubstring("No changes."))
+			Expect(strings.Count(md, "## ")).To(Equal(1))
+		})
+
+		It("keeps every comparison in JSON", func() {
+			var buf bytes.Buffer
+			Expect(reports.WriteDiffJSON(&buf, contracts())).To(Succeed())
+			validates(reports.DiffSchema(), buf.Bytes())
+			Expect(strings.Count(buf.String(), `"name": `)).To(Equal(8))
+			Expect(buf.String()).NotTo(ContainSubstring(`"tool"`))
 		})
 	})
 

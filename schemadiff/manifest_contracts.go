@@ -1,13 +1,16 @@
 package schemadiff
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +21,7 @@ import (
 	"github.com/airlockdev/airlock/internal/introspect"
 	"github.com/airlockdev/airlock/internal/manifest"
 	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/validator"
 	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/reports"
 )
@@ -246,6 +250,9 @@ func comparePair(p ContractPair) (pairResult, error) {
 		}
 	}
 	r.add(reports.Comparison{Name: tool + " manifest", Old: oldFile, New: newFile, Changes: changes}, "", kindManifest, nil)
+	for i := range r.comparisons {
+		r.comparisons[i].Tool = tool
+	}
 	return r, nil
 }
 
@@ -413,8 +420,16 @@ func impact(ctx context.Context, d *reports.Diff, done []pairResult, fixturesDir
 			cmp := &d.Comparisons[r.first+i]
 			if kind == kindManifest {
 				for j := range cmp.Changes {
-					if f := manifestImpact(r, &cmp.Changes[j]); len(f) > 0 {
-						cmp.Changes[j].Impact = &reports.Impact{Projected: f}
+					c := &cmp.Changes[j]
+					im := &reports.Impact{Projected: manifestImpact(r, c)}
+					if c.Rule == RuleManifestProjectionFieldRepoint && r.old != nil && r.new != nil {
+						im.Repointed = repointed(r, c)
+					}
+					// A breaking manifest change that is not about the
+					// projection makes the gate admit what it refused.
+					im.Loosens = c.Level == reports.Breaking && c.Rule != RuleManifestProjectionFieldRemoved && c.Rule != RuleManifestProjectionFieldRepoint
+					if im.Counts() {
+						c.Impact = im
 					}
 				}
 				continue
@@ -464,6 +479,19 @@ func manifestImpact(r pairResult, c *reports.Change) []string {
 		return slices.Compact(out)
 	}
 	return nil
+}
+
+// repointed is the agent field, upstream version and old and new
+// projection pointers of a manifest-projection-field-repointed change (its
+// pointers are /upstream_versions/<version>/projection/<field>).
+func repointed(r pairResult, c *reports.Change) *reports.Repointed {
+	p, err := jsonpointer.Parse(c.NewPointer)
+	if err != nil || len(p) != 4 {
+		return nil
+	}
+	v, f := p[1], p[3]
+	return &reports.Repointed{Field: f, UpstreamVersion: v,
+		Old: r.old.M.UpstreamVersions[v].Projection[f], New: r.new.M.UpstreamVersions[v].Projection[f]}
 }
 
 // lastKey is the last reference token of a manifest JSON Pointer, unescaped.
@@ -546,7 +574,9 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 				}
 				for j := range d.Comparisons[r.first+i].Changes {
 					c := &d.Comparisons[r.first+i].Changes[j]
-					if c.Level != reports.Compatible {
+					// A version removed is not judged: its fixtures are not
+					// run (the new contract cannot judge them at all).
+					if c.Level != reports.Compatible || c.Rule == RuleManifestVersionRemoved {
 						continue
 					}
 					if c.Impact == nil {
@@ -556,6 +586,9 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 				}
 			}
 		}
+		// The new contract's validators, compiled on first need, for
+		// judging a narrowing on its own (judgeLater).
+		validators := map[string]*validator.Validator{}
 		for _, f := range fixtures {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -588,12 +621,9 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 				unexplained = append(unexplained, f.Body)
 			}
 			for _, c := range targets {
-				fe := c.Impact.Fixtures
-				fe.Refused++
-				if len(fe.Examples) < reports.MaxImpactExamples {
-					fe.Examples = append(fe.Examples, f.Body)
-				}
+				credit(c, f.Body)
 			}
+			judgeLater(d, r, f.UpstreamVersion, f.Body, ov, nv, targets, validators)
 		}
 	}
 	d.Evidence = fmt.Sprintf("gate impact: %d fixture(s) (accepted, historical, recorded) of %s run through both contracts; %d admitted by the old contract are refused by the new one", ran, fixturesDir, refused)
@@ -612,6 +642,208 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 		d.Evidence += "; no evidence for " + strings.Join(skipped, "; ")
 	}
 	return nil
+}
+
+// credit counts a fixture (its body path) against narrowing c.
+func credit(c *reports.Change, body string) {
+	fe := c.Impact.Fixtures
+	fe.Refused++
+	if len(fe.Examples) < reports.MaxImpactExamples {
+		fe.Examples = append(fe.Examples, body)
+	}
+}
+
+// stageRank orders the gate's stages as it runs them; an unknown stage
+// (internal) is 0, so every narrowing counts as later.
+func stageRank(s gate.Stage) int {
+	switch s {
+	case gate.StageParse:
+		return 1
+	case gate.StageSchema, gate.StageUpstream:
+		return 2
+	case gate.StageSemantic:
+		return 3
+	case gate.StageProjection:
+		return 4
+	}
+	return 0
+}
+
+// narrowingStage returns the rank (stageRank) of the stage at which
+// narrowing c of comparison kind k and version cv refuses, and whether it
+// applies to a fixture of upstream version ver at all: an upstream
+// version's schema to its own fixtures, a rule to its version's, the
+// limits, content types, policies and the agent-facing schema to every
+// fixture. A version removed applies to none (its fixtures are not run).
+func narrowingStage(k compKind, cv, ver string, c *reports.Change) (int, bool) {
+	switch k {
+	case kindVersion:
+		return 2, cv == ver
+	case kindAgent:
+		return 4, true
+	case kindManifest:
+		switch c.Rule {
+		case RuleManifestLimitLowered:
+			if c.NewPointer == "/limits/max_bytes" {
+				return 0, true
+			}
+			return 1, true
+		case RuleManifestContentTypesNarrowed:
+			return 0, true
+		case RuleManifestFormatPolicyTightened:
+			return 2, true
+		case RuleManifestRuleAdded, RuleManifestRuleTightened:
+			return 3, strings.HasPrefix(c.NewPointer, key("upstream_versions", ver, "rules")+"/")
+		case RuleManifestTextPolicyTightened:
+			return 4, true
+		}
+	}
+	return 0, false
+}
+
+// changeName names a change for "refused earlier by": its rule id and its
+// JSON Pointer (the new manifest's key for a manifest change, the instance
+// location and comparison for a schema change).
+func changeName(cmp string, c *reports.Change) string {
+	if c.File != "" {
+		return c.Rule + " " + cmpOr(c.NewPointer, `""`)
+	}
+	return fmt.Sprintf("%s at %s (%s)", c.Rule, cmpOr(c.Instance, `""`), cmp)
+}
+
+// judgeLater judges the narrowings of pair r at stages after the one
+// where the new contract refused a fixture (body, upstream version ver;
+// ov the old contract's admitting verdict, nv the new refusal, explained
+// by targets): the gate never ran them. A narrowing of the upstream
+// version's schema (with a format policy tightened) is judged by
+// validating the old verdict's value against the new schema, as the
+// schema stage would; one of the agent-facing schema by validating the
+// old agent output's data against the new agent schema, when the
+// projection of ver and the text policy are the same in both contracts
+// (so the new contract would project the same data). A fixture the
+// narrowing refuses that way is credited to it. Any other later narrowing
+// (a semantic rule, a text policy), or one whose judgment is not possible
+// (the protocol changed, the validator panicked), counts the fixture as
+// not judged, naming what refused it first. The cost is at most two
+// validations per fixture.
+func judgeLater(d *reports.Diff, r pairResult, ver, body string, ov, nv *gate.Verdict, targets []*reports.Change, validators map[string]*validator.Validator) {
+	at := stageRank(nv.Stage)
+	var earlier []string
+	for i := range r.comparisons {
+		for j := range d.Comparisons[r.first+i].Changes {
+			c := &d.Comparisons[r.first+i].Changes[j]
+			if slices.Contains(targets, c) {
+				earlier = append(earlier, changeName(d.Comparisons[r.first+i].Name, c))
+			}
+		}
+	}
+	if len(earlier) == 0 {
+		earlier = []string{"reason " + nv.Reason}
+	}
+	protocolChanged := slices.ContainsFunc(d.Comparisons[r.first+len(r.comparisons)-1].Changes, func(c reports.Change) bool {
+		return c.Rule == RuleManifestProtocolChanged
+	})
+	// The direct judgments, made once per fixture on first need.
+	var schemaDone, agentDone, schemaOK, agentOK bool
+	var schemaBy, agentBy []*reports.Change
+	judgeSchema := func() {
+		schemaDone = true
+		value, ok := introspect.Value(ov)
+		sch, has := introspect.Schema(r.pair.New, ver)
+		if !ok || !has || protocolChanged {
+			return
+		}
+		vd := validators["v:"+ver]
+		if vd == nil {
+			vd = validator.Compile(sch)
+			validators["v:"+ver] = vd
+		}
+		f, err := vd.ValidateSized(value, len(ov.Body), gate.MaxInstanceLocations)
+		if err != nil {
+			return
+		}
+		schemaOK = true
+		if f == nil {
+			return
+		}
+		e := &explainer{d: d, r: r, ver: ver}
+		e.schemaFailure(kindVersion, f.Keyword, f.InstanceLocation, f.InstanceLocations, value, true)
+		if f.Keyword == "format" {
+			e.manifestRules(RuleManifestFormatPolicyTightened)
+		}
+		schemaBy = e.out
+	}
+	judgeAgent := func() {
+		agentDone = true
+		op, _ := r.pair.Old.Projection(ver)
+		np, _ := r.pair.New.Projection(ver)
+		if protocolChanged || !slices.EqualFunc(op, np, func(a, b gate.ProjectionField) bool {
+			return a.Field == b.Field && slices.Equal(a.Pointer, b.Pointer)
+		}) || !reflect.DeepEqual(r.old.M.Text, r.new.M.Text) {
+			return
+		}
+		var env struct {
+			Data map[string]any `json:"data"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(ov.Output))
+		dec.UseNumber()
+		if err := dec.Decode(&env); err != nil || env.Data == nil {
+			return
+		}
+		vd := validators["agent"]
+		if vd == nil {
+			vd = validator.Compile(introspect.AgentSchema(r.pair.New))
+			validators["agent"] = vd
+		}
+		f, err := vd.ValidateSized(env.Data, len(ov.Body), gate.MaxInstanceLocations)
+		if err != nil {
+			return
+		}
+		agentOK = true
+		if f == nil {
+			return
+		}
+		e := &explainer{d: d, r: r, ver: ver}
+		e.schemaFailure(kindAgent, f.Keyword, f.InstanceLocation, f.InstanceLocations, nil, false)
+		agentBy = e.out
+	}
+	for i := range r.comparisons {
+		for j := range d.Comparisons[r.first+i].Changes {
+			c := &d.Comparisons[r.first+i].Changes[j]
+			if c.Impact == nil || c.Impact.Fixtures == nil || slices.Contains(targets, c) {
+				continue
+			}
+			stage, applies := narrowingStage(r.kinds[i], r.versions[i], ver, c)
+			if !applies || stage <= at {
+				continue
+			}
+			judged, refuses := false, false
+			switch {
+			case r.kinds[i] == kindVersion || c.Rule == RuleManifestFormatPolicyTightened:
+				if !schemaDone {
+					judgeSchema()
+				}
+				judged, refuses = schemaOK, slices.Contains(schemaBy, c)
+			case r.kinds[i] == kindAgent:
+				if !agentDone {
+					judgeAgent()
+				}
+				judged, refuses = agentOK, slices.Contains(agentBy, c)
+			}
+			switch {
+			case refuses:
+				credit(c, body)
+			case !judged:
+				fe := c.Impact.Fixtures
+				fe.NotJudged++
+				for _, n := range earlier {
+					if !slices.Contains(fe.RefusedEarlierBy, n) && len(fe.RefusedEarlierBy) < reports.MaxImpactExamples {
+						fe.RefusedEarlierBy = append(fe.RefusedEarlierBy, n)
+					}
+				}
+			}
+		}
+	}
 }
 
 // evidenceSet returns the set whose contract lists every upstream version
@@ -677,6 +909,105 @@ var keywordRules = map[string][]string{
 // (its new subschema refuses), a branch removed, a $ref re-targeted.
 var structuralRules = []string{RulePropertyAddedOpen, RuleBranchRemoved, RuleRefTargetChanged}
 
+// explainer collects the narrowing changes of pair r (those with fixture
+// evidence) that account for one refusal of a fixture of upstream version
+// ver.
+type explainer struct {
+	d   *reports.Diff
+	r   pairResult
+	ver string
+	out []*reports.Change
+}
+
+// narrowings adds the narrowings of comparison i of the pair that keep
+// accepts.
+func (e *explainer) narrowings(i int, keep func(c *reports.Change) bool) {
+	for j := range e.d.Comparisons[e.r.first+i].Changes {
+		c := &e.d.Comparisons[e.r.first+i].Changes[j]
+		if c.Impact != nil && c.Impact.Fixtures != nil && keep(c) {
+			e.out = append(e.out, c)
+		}
+	}
+}
+
+func (e *explainer) manifestRules(ids ...string) {
+	e.narrowings(len(e.r.comparisons)-1, func(c *reports.Change) bool { return slices.Contains(ids, c.Rule) })
+}
+
+// bySchema attributes a schema refusal with keyword kw at locs (RFC 6901
+// instance locations) of value (when hasValue) to the narrowings of the
+// comparisons of kind k (and, for kindVersion, of version ver): by keyword
+// and location first, else a structural narrowing at or above a location.
+func (e *explainer) bySchema(k compKind, kw string, locs []string, value any, hasValue bool) {
+	var at []jsonpointer.Pointer
+	for _, l := range locs {
+		if p, err := jsonpointer.Parse(l); err == nil {
+			at = append(at, p)
+		}
+	}
+	for i, cv := range e.r.versions {
+		if e.r.kinds[i] != k || k == kindVersion && cv != e.ver {
+			continue
+		}
+		before := len(e.out)
+		e.narrowings(i, func(c *reports.Change) bool {
+			if !slices.Contains(keywordRules[kw], c.Rule) {
+				return false
+			}
+			inst, err := jsonpointer.Parse(c.Instance)
+			if err != nil {
+				return false
+			}
+			for _, p := range at {
+				if !touches(inst, p) {
+					continue
+				}
+				// A property that became required explains the refusal
+				// only if the refused object lacks it.
+				if c.Rule == RuleBecameRequired && hasValue && len(inst) == len(p)+1 {
+					if obj, ok := p.Lookup(value); ok {
+						if m, ok := obj.(map[string]any); ok {
+							if _, has := m[inst[len(inst)-1]]; has {
+								continue
+							}
+						}
+					}
+				}
+				return true
+			}
+			return false
+		})
+		if len(e.out) > before {
+			continue
+		}
+		e.narrowings(i, func(c *reports.Change) bool {
+			if !slices.Contains(structuralRules, c.Rule) {
+				return false
+			}
+			inst, err := jsonpointer.Parse(c.Instance)
+			if err != nil {
+				return false
+			}
+			for _, p := range at {
+				if len(inst) <= len(p) && touches(inst, p) {
+					return true
+				}
+			}
+			return false
+		})
+	}
+}
+
+// schemaFailure attributes a failure of the schema stage (or, k
+// kindAgent, of the agent-facing schema) to the narrowings that explain it:
+// by the chosen cause's location first, then by every failing location.
+func (e *explainer) schemaFailure(k compKind, kw, loc string, locs []string, value any, hasValue bool) {
+	e.bySchema(k, kw, []string{loc}, value, hasValue)
+	if len(e.out) == 0 {
+		e.bySchema(k, kw, locs, value, hasValue)
+	}
+}
+
 // explain returns the narrowing changes of pair r that account for the
 // new contract's refusal v of a fixture of upstream version ver, by the
 // refusal's stage: for a schema refusal, the narrowings of that version's
@@ -692,80 +1023,7 @@ var structuralRules = []string{RulePropertyAddedOpen, RuleBranchRemoved, RuleRef
 // it: the caller reports it as unexplained, never spread over every
 // narrowing.
 func explain(d *reports.Diff, r pairResult, ver string, v *gate.Verdict) []*reports.Change {
-	var out []*reports.Change
-	narrowings := func(i int, keep func(c *reports.Change) bool) {
-		for j := range d.Comparisons[r.first+i].Changes {
-			c := &d.Comparisons[r.first+i].Changes[j]
-			if c.Impact != nil && c.Impact.Fixtures != nil && keep(c) {
-				out = append(out, c)
-			}
-		}
-	}
-	manifestAt := len(r.comparisons) - 1
-	manifestRules := func(ids ...string) {
-		narrowings(manifestAt, func(c *reports.Change) bool { return slices.Contains(ids, c.Rule) })
-	}
-	// bySchema attributes a refusal with keyword kw at locs to the
-	// narrowings of the comparisons of kind k (and version ver).
-	bySchema := func(k compKind, kw string, locs []string, value any, hasValue bool) {
-		var at []jsonpointer.Pointer
-		for _, l := range locs {
-			if p, err := jsonpointer.Parse(l); err == nil {
-				at = append(at, p)
-			}
-		}
-		for i, cv := range r.versions {
-			if r.kinds[i] != k || k == kindVersion && cv != ver {
-				continue
-			}
-			before := len(out)
-			narrowings(i, func(c *reports.Change) bool {
-				if !slices.Contains(keywordRules[kw], c.Rule) {
-					return false
-				}
-				inst, err := jsonpointer.Parse(c.Instance)
-				if err != nil {
-					return false
-				}
-				for _, p := range at {
-					if !touches(inst, p) {
-						continue
-					}
-					// A property that became required explains the refusal
-					// only if the refused object lacks it.
-					if c.Rule == RuleBecameRequired && hasValue && len(inst) == len(p)+1 {
-						if obj, ok := p.Lookup(value); ok {
-							if m, ok := obj.(map[string]any); ok {
-								if _, has := m[inst[len(inst)-1]]; has {
-									continue
-								}
-							}
-						}
-					}
-					return true
-				}
-				return false
-			})
-			if len(out) > before {
-				continue
-			}
-			narrowings(i, func(c *reports.Change) bool {
-				if !slices.Contains(structuralRules, c.Rule) {
-					return false
-				}
-				inst, err := jsonpointer.Parse(c.Instance)
-				if err != nil {
-					return false
-				}
-				for _, p := range at {
-					if len(inst) <= len(p) && touches(inst, p) {
-						return true
-					}
-				}
-				return false
-			})
-		}
-	}
+	e := &explainer{d: d, r: r, ver: ver}
 	locations := func() []string {
 		if len(v.Audit.InstanceLocations) > 0 {
 			return v.Audit.InstanceLocations
@@ -777,17 +1035,14 @@ func explain(d *reports.Diff, r pairResult, ver string, v *gate.Verdict) []*repo
 		value, ok := introspect.Value(v)
 		// The chosen cause's keyword is the reason's; its location is
 		// InstanceLocation, listed first.
-		bySchema(kindVersion, strings.TrimPrefix(v.Reason, "schema."), []string{v.Audit.InstanceLocation}, value, ok)
-		if len(out) == 0 {
-			bySchema(kindVersion, strings.TrimPrefix(v.Reason, "schema."), locations(), value, ok)
-		}
+		e.schemaFailure(kindVersion, strings.TrimPrefix(v.Reason, "schema."), v.Audit.InstanceLocation, locations(), value, ok)
 		if v.Reason == "schema.format" {
-			manifestRules(RuleManifestFormatPolicyTightened)
+			e.manifestRules(RuleManifestFormatPolicyTightened)
 		}
 	case gate.StageSemantic:
 		name := strings.TrimPrefix(v.Reason, "semantic.")
 		prefix := key("upstream_versions", ver, "rules") + "/"
-		narrowings(manifestAt, func(c *reports.Change) bool {
+		e.narrowings(len(r.comparisons)-1, func(c *reports.Change) bool {
 			if c.Rule != RuleManifestRuleAdded && c.Rule != RuleManifestRuleTightened && c.Rule != RuleManifestRuleChanged {
 				return false
 			}
@@ -801,13 +1056,13 @@ func explain(d *reports.Diff, r pairResult, ver string, v *gate.Verdict) []*repo
 			return err == nil && j < len(rules) && rules[j].Name == name
 		})
 	case gate.StageTransport, gate.StageParse:
-		manifestRules(RuleManifestLimitLowered, RuleManifestContentTypesNarrowed)
+		e.manifestRules(RuleManifestLimitLowered, RuleManifestContentTypesNarrowed)
 	case gate.StageProjection:
-		manifestRules(RuleManifestTextPolicyTightened)
-		if len(out) == 0 && v.Reason == gate.ReasonAgentSchema && v.Audit.KeywordLocation != "" {
+		e.manifestRules(RuleManifestTextPolicyTightened)
+		if len(e.out) == 0 && v.Reason == gate.ReasonAgentSchema && v.Audit.KeywordLocation != "" {
 			kl := v.Audit.KeywordLocation
-			bySchema(kindAgent, kl[strings.LastIndex(kl, "/")+1:], locations(), nil, false)
+			e.bySchema(kindAgent, kl[strings.LastIndex(kl, "/")+1:], locations(), nil, false)
 		}
 	}
-	return out
+	return e.out
 }

@@ -76,7 +76,11 @@ const intro = "# airlock diff\n\n" +
 	"  at the enclosing schema), and one sentence. Text, Markdown and JSON write a pointer alike:\n" +
 	"  the root, an empty JSON Pointer, is `\"\"` in all three, for schemas and manifests.\n" +
 	"- **Output.** Text (default), `--format markdown` (for a pull request) or `--format json`,\n" +
-	"  whose format is published as `schemas/diff.schema.json` (`airlock schema diff`).\n" +
+	"  whose format is published as `schemas/diff.schema.json` (`airlock schema diff`). Between\n" +
+	"  contracts, text and Markdown write a contract without changes as one line\n" +
+	"  (`review_status: no changes`), and the comparisons without changes of a contract that has\n" +
+	"  some as one line too (`review_status: no changes in agent schema, upstream v1`); JSON\n" +
+	"  lists every comparison.\n" +
 	"- **Exit codes.** `0` nothing to fail on, `1` findings: a breaking change (`--fail-on\n" +
 	"  breaking`, the default) or a change with gate impact (`--fail-on gate-impact`), `2` usage\n" +
 	"  or configuration error (a missing file, a `$ref` outside the folder, a file that is not\n" +
@@ -150,10 +154,21 @@ const intro = "# airlock diff\n\n" +
 	"types, a projection refusal to the text policy or, by keyword and location, to the\n" +
 	"agent-facing schema (error schemas get no fixture evidence: a response an error contract\n" +
 	"matches is refused by both contracts). \"this narrowing refuses 3 fixture(s) the old contract\n" +
-	"admitted\", with up to 5 paths. A refusal that no reported change explains (a keyword the\n" +
+	"admitted\", with up to 5 paths. The gate stops at the first stage that refuses, so a fixture\n" +
+	"refused by one narrowing is judged against the narrowings of later stages on their own: those\n" +
+	"of its upstream version's schema (and a format policy tightened) by validating the value the\n" +
+	"old contract admitted against the new schema, those of the agent-facing schema by validating\n" +
+	"the old agent output's data against the new agent schema when the version's projection and\n" +
+	"the text policy are unchanged (so the new contract would project the same data); a fixture\n" +
+	"either refuses is credited to it too. A later narrowing that cannot be judged that way (a\n" +
+	"semantic rule, a text policy) never claims to refuse no fixture: \"not shown to refuse a\n" +
+	"fixture; 2 fixture(s) not judged: refused earlier by manifest-limit-lowered\n" +
+	"/limits/max_bytes\" (JSON `not_judged`, `refused_earlier_by`). This costs at most two\n" +
+	"validations per fixture refused. A refusal that no reported change explains (a keyword the\n" +
 	"diff does not classify, say `not`) is credited to no change: the evidence line counts it and\n" +
 	"names up to 5 of the fixtures. Only the fixtures of upstream versions both contracts have are\n" +
-	"run: a version removed or renamed whose fixture folder is still there fails nothing (when the\n" +
+	"run: a version removed or renamed whose fixture folder is still there fails nothing, and\n" +
+	"`manifest-upstream-version-removed` shows no fixture evidence (when the\n" +
 	"tool's fixture folder holds versions neither contract lists all of, that tool gets no evidence\n" +
 	"and the evidence line says why). At most 10,000 fixtures of one tool are run\n" +
 	"(`schemadiff.MaxImpactFixtures`).\n" +
@@ -162,7 +177,13 @@ const intro = "# airlock diff\n\n" +
 	"`--fail-on gate-impact` exits 1 when a change touches a projected field or a rule's pointer,\n" +
 	"a narrowing refuses fixtures, a manifest change is breaking, or a manifest change alters what\n" +
 	"reaches the agent (`current` changed, an upstream version added, a projection field added,\n" +
-	"removed or re-pointed); the JSON output counts them as `gate_impact`.\n\n" +
+	"removed or re-pointed); the JSON output counts them as `gate_impact`. Each of them shows why,\n" +
+	"in all three formats, and no other change does: a `gate impact:` line in text, the gate impact\n" +
+	"column in Markdown, the `impact` object in JSON (`projected`, `rules`, `fixtures.refused`,\n" +
+	"`loosens: true` for a breaking manifest change other than the projection's, \"the gate may now\n" +
+	"admit what it refused\", and `repointed` for a re-pointed field, \"the agent's reviewed_by\n" +
+	"(upstream v2) now comes from /data/change_id instead of /data/reviewed_by\"). A narrowing\n" +
+	"whose evidence does not count says so after `no gate impact:`.\n\n" +
 	"## Rules\n\n" +
 	"The list below is generated from the registry in `schemadiff/rules.go`, in the order the\n" +
 	"walk reports changes, the `manifest-*` rules last, in the order the manifests are compared\n" +
