@@ -228,6 +228,17 @@ func (m *mutator) skip() {
 	m.seq++
 }
 
+// ruleReads reports whether a semantic rule reads at, above or below loc
+// (a location in m.value; rules' pointers carry the scope's prefix).
+func (m *mutator) ruleReads(loc []string) bool {
+	for _, r := range m.rules {
+		if p, err := jsonpointer.Parse(r.Pointer); err == nil && overlaps(p, loc) {
+			return true
+		}
+	}
+	return false
+}
+
 // noteTier records, once per mutant of the counting pass, whether the
 // location being mutated (m.at) touches what the agent sees (touchesAgent).
 func (m *mutator) noteTier() {
@@ -282,6 +293,12 @@ func (m *mutator) valueMutant(family, kind string, loc []string, newVal any, exp
 	}
 	loc = slices.Clone(loc) // walk reuses it
 	old, _ := jsonpointer.Pointer(loc).Lookup(m.value)
+	if family != FamilySemantic && !slices.Contains(expect, "semantic.*") && m.ruleReads(loc) {
+		// A rule reads the location (a context rule on a project id, say):
+		// its refusal of the changed value is a refusal before the agent
+		// too, not a wrong reason.
+		expect = append(slices.Clone(expect), "semantic.*")
+	}
 	m.add(Mutant{
 		Family: family, Kind: kind, Pointer: jsonpointer.Pointer(loc).String(),
 		Expect: expect, Reason: reason, Canary: canary, Hint: hint,

@@ -22,7 +22,8 @@ type boundField struct{ ptr, rule, hint string }
 // semanticMutants swaps each bound field: first those the rules bind, in
 // rule order, then every other scalar in walk order that equals (JSON
 // equality, equalJSON) the request id or a request context value
-// (echoed, so it should be bound). A string swaps by tweak (or for
+// (echoed, so it should be bound; a number or boolean only in a member
+// named as the context key). A string swaps by tweak (or for
 // another value of its enum), a number by swapNumber, a boolean for its
 // negation; the swap depends only on the value, so the same inputs give
 // the same mutants and canaries.
@@ -111,8 +112,13 @@ func (m *mutator) boundFields(locs locations) []boundField {
 		// The pointer only for a value the request names: it costs O(depth).
 		key := ""
 		if s, ok := l.v.(string); !ok || s != m.request.ID {
+			_, isString := l.v.(string)
 			for _, k := range keys {
-				if equalJSON(m.request.Context[k], l.v) {
+				// A number or boolean equal to a context value is bound
+				// only where the member is named as the key: 1 and false
+				// are too common to say the response echoes the request
+				// (a page number equal to a project id is a coincidence).
+				if equalJSON(m.request.Context[k], l.v) && (isString || l.loc[len(l.loc)-1] == k) {
 					key = k
 					break
 				}
