@@ -37,9 +37,11 @@ import (
 
 // Bounds on the work one comparison may do.
 //
-//   - maxDiffDepth: instance locations nested deeper than 64 are not
-//     compared (the gate's parse refuses a response nested deeper than
-//     its default depth cap, 64, so no admitted response has them).
+//   - maxDiffDepth: the walk compares instance locations of at most 64
+//     reference tokens (the gate's default parse depth cap,
+//     gate.DefaultMaxDepth), oneOf/anyOf adding none, and at most 64
+//     oneOf/anyOf distributions nested at one location; a location past
+//     either is a *gate.ConfigError naming it, never a silent skip.
 //   - maxAlternatives: the oneOf/anyOf groups that apply at one instance
 //     location distribute into the product of their branch counts; more
 //     than 64 alternatives on a side is an error naming each group's file

@@ -77,13 +77,8 @@ type pair struct {
 	// its steps, rebased by report to where the pair is reported.
 	inst             string
 	oldPtrs, newPtrs []string
-	// depth is the depth it was compared at; truncated is true when some
-	// location below it was deeper than maxDiffDepth and not compared, so
-	// the pair is compared again when it is reached at a smaller depth.
-	depth     int
-	truncated bool
-	done      bool
-	steps     []step
+	done             bool
+	steps            []step
 	// cost is the number of changes at and below the pair, each child
 	// counted wherever it is reached (saturating at maxCost); breaking is
 	// true when one of them is breaking. They rank pairings of
@@ -109,11 +104,14 @@ const maxCost = 1 << 30
 // methods let a handler compare child locations. An Emitter is valid only
 // during the handler call it was passed to.
 type Emitter struct {
-	w     *walker
-	p     *pair // the pair being compared, whose steps Emit appends to
-	inst  string
-	depth int
-	done  bool
+	w    *walker
+	p    *pair // the pair being compared, whose steps Emit appends to
+	inst string
+	// nest counts the comparisons at this same instance location above
+	// this one (oneOf/anyOf alternatives and their trials), which add no
+	// reference token to inst.
+	nest int
+	done bool
 }
 
 // Instance is the instance location being compared: an RFC 6901 JSON
@@ -144,14 +142,12 @@ func (e *Emitter) EmitAt(r Rule, inst, oldPtr, newPtr, format string, a ...any) 
 // share nothing, so no other keyword can be compared).
 func (e *Emitter) Done() { e.done = true }
 
-// descend compares what two member lists allow at instance location inst,
-// one level deeper.
+// descend compares what two member lists allow at instance location inst:
+// a child location (a property, an element) or, for alternatives, the
+// current one again.
 func (e *Emitter) descend(inst string, o, n []member) {
-	child := e.w.compare(o, n, inst, e.depth+1)
+	child := e.w.compare(o, n, inst, e.nestAt(inst))
 	if child == nil {
-		if e.depth+1 > maxDiffDepth {
-			e.p.truncated = true
-		}
 		return
 	}
 	e.p.steps = append(e.p.steps, step{child: child, inst: inst, oldPtrs: ptrsOf(o), newPtrs: ptrsOf(n)})
@@ -162,11 +158,20 @@ func (e *Emitter) descend(inst string, o, n []member) {
 // give, and whether one is breaking. The comparison is memoised like any
 // other, so the pairing chosen is not compared again.
 func (e *Emitter) trial(o, n []member) (cost int, breaking bool) {
-	p := e.w.compare(o, n, e.inst, e.depth+1)
+	p := e.w.compare(o, n, e.inst, e.nest+1)
 	if p == nil {
 		return 0, false
 	}
 	return p.cost, p.breaking
+}
+
+// nestAt is the nest of a comparison at inst asked for by e: one more than
+// e's at the same location, 0 at a child location.
+func (e *Emitter) nestAt(inst string) int {
+	if inst == e.inst {
+		return e.nest + 1
+	}
+	return 0
 }
 
 // where names an instance location in a message.
@@ -178,30 +183,32 @@ func instanceWhere(inst string) string {
 }
 
 // compare compares what two member lists allow at instance location inst
-// and returns the pair, or nil when it was not compared (deeper than
-// maxDiffDepth, or the walk failed). A pair being compared (a recursive
-// schema reached again) is returned as it is.
-func (w *walker) compare(o, n []member, inst string, depth int) *pair {
-	if depth > maxDiffDepth || w.err != nil {
+// (nest comparisons deep at that same location) and returns the pair, or
+// nil when it was not compared: the walk failed, or inst has more than
+// maxDiffDepth reference tokens or nest exceeds maxDiffDepth, which fails
+// the walk with an error naming inst (tooDeep). A pair being compared (a
+// recursive schema reached again) is returned as it is.
+func (w *walker) compare(o, n []member, inst string, nest int) *pair {
+	if w.err != nil {
 		return nil
 	}
 	key := w.key(o, n)
-	p := w.memo[key]
-	if p != nil && !(p.done && p.truncated && depth < p.depth) {
+	if p := w.memo[key]; p != nil {
 		return p
+	}
+	if tokens(inst) > maxDiffDepth || nest > maxDiffDepth {
+		w.tooDeep(o, n, inst, nest)
+		return nil
 	}
 	if w.pairs++; w.pairs > w.maxPairs {
 		w.fail()
 		return nil
 	}
-	if p == nil {
-		p = &pair{}
-		w.memo[key] = p
-	}
-	*p = pair{inst: inst, oldPtrs: ptrsOf(o), newPtrs: ptrsOf(n), depth: depth}
+	p := &pair{inst: inst, oldPtrs: ptrsOf(o), newPtrs: ptrsOf(n)}
+	w.memo[key] = p
 	ov, nv := build(w.old, o), build(w.new, n)
 	ov.members, nv.members = o, n
-	e := &Emitter{w: w, p: p, inst: inst, depth: depth}
+	e := &Emitter{w: w, p: p, inst: inst, nest: nest}
 	for _, h := range w.handlers {
 		h(ov, nv, e)
 		if e.done || w.err != nil {
@@ -216,7 +223,6 @@ func (w *walker) compare(o, n []member, inst string, depth int) *pair {
 		case s.child.done:
 			p.cost += s.child.cost
 			p.breaking = p.breaking || s.child.breaking
-			p.truncated = p.truncated || s.child.truncated
 		}
 		p.cost = min(p.cost, maxCost)
 	}
@@ -231,6 +237,29 @@ func (w *walker) fail() {
 		msg += fmt.Sprintf("; the widest oneOf/anyOf distribution seen has %d alternatives, at instance location %s (%s)", w.widest.count, pointerOrRoot(w.widest.inst), w.widest.file)
 	}
 	w.err = &gate.ConfigError{File: w.new.path, Msg: msg}
+}
+
+// tooDeep fails the walk at a location it does not compare: one with more
+// than maxDiffDepth reference tokens (the gate's default parse depth cap,
+// gate.DefaultMaxDepth), or more than maxDiffDepth oneOf/anyOf
+// distributions nested at one location. The error names the instance
+// location and the members' keyword locations on the new side, so that a
+// diff never reports "no changes" for what it did not compare.
+func (w *walker) tooDeep(o, n []member, inst string, nest int) {
+	what := fmt.Sprintf("it has more than %d reference tokens (the gate's default nesting cap)", maxDiffDepth)
+	if nest > maxDiffDepth {
+		what = fmt.Sprintf("more than %d oneOf/anyOf distributions nest there", maxDiffDepth)
+	}
+	ms := n
+	if len(ms) == 0 {
+		ms = o
+	}
+	where := ""
+	if len(ms) > 0 {
+		where = "; new schema at " + pointerOrRoot(ms[0].ptr)
+	}
+	w.err = &gate.ConfigError{File: w.new.path, Key: inst,
+		Msg: fmt.Sprintf("cannot compare instance location %s: %s%s; the diff stops rather than report no change it did not check", pointerOrRoot(inst), what, where)}
 }
 
 // key identifies a pair of member lists by their schemas (each given a

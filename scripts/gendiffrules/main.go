@@ -60,8 +60,12 @@ const intro = "# airlock diff\n\n" +
 	"  configuration error that names the widest `oneOf`/`anyOf` distribution seen. The groups at\n" +
 	"  one location multiply (3 groups of 5 branches are 125 alternatives, each paired with each\n" +
 	"  of the other side's): more than 64 alternatives is a configuration error naming each group's\n" +
-	"  file, JSON Pointer and number of branches. Locations nested deeper than 64 are not compared:\n" +
-	"  the gate refuses responses nested that deep. GitHub's 969 component schemas (5.3 MB in 970\n" +
+	"  file, JSON Pointer and number of branches. The depth of the walk is the number of reference\n" +
+	"  tokens of the instance location (a `oneOf`/`anyOf`, such as the importer's nullable\n" +
+	"  `anyOf: [{type: null}, …]`, adds none); a location deeper than 64 tokens (the gate's default\n" +
+	"  `max_depth`), or more than 64 `oneOf`/`anyOf` distributions nested at one location, is never\n" +
+	"  skipped in silence: the diff stops with a configuration error naming the instance location\n" +
+	"  and the new schema's keyword location (exit 2). GitHub's 969 component schemas (5.3 MB in 970\n" +
 	"  files, through `airlock import openapi`) diff against themselves in 4 to 7 s on a shared\n" +
 	"  two-core machine and 400 MB of heap, compiling the two sides included: 58,000 pairs,\n" +
 	"  against a bound of 1.7 million; GitHub Enterprise Server 3.17 against 3.19 the same way\n" +

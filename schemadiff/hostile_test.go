@@ -1,0 +1,48 @@
+package schemadiff_test
+
+import (
+	"errors"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/schemadiff"
+)
+
+// The hostile review of the memoised walk (issue 16, part 3): each spec is
+// a reproduction that the walk got wrong, silently or at great cost.
+
+// nullableChain nests n objects, each an anyOf [null, object] (how the
+// importer writes a nullable value) with one property c, around a string
+// of maxLength.
+func nullableChain(n int, maxLength string) string {
+	s := `{"type":"string","maxLength":` + maxLength + `}`
+	for range n {
+		s = `{"anyOf":[{"type":"null"},{"type":"object","properties":{"c":` + s + `}}]}`
+	}
+	return s
+}
+
+var _ = Describe("the depth of the walk", func() {
+	It("counts reference tokens of the instance location, not oneOf/anyOf steps (33 nullable levels)", func() {
+		// Before: each anyOf added a level, so the change at 33 tokens
+		// was past the bound and the diff said "no changes".
+		d, err := schemadiff.Files("testdata/hostile/depth/o33.json", "testdata/hostile/depth/n33.json")
+		Expect(err).NotTo(HaveOccurred())
+		changes := d.Comparisons[0].Changes
+		Expect(rulesOf(changes)).To(Equal([]string{schemadiff.RuleLengthLoosened}))
+		Expect(changes[0].Instance).To(Equal(strings.Repeat("/c", 33)))
+	})
+
+	It("fails, naming the instance location, rather than skip a location deeper than 64 reference tokens", func() {
+		oldPath, newPath := writeSchemas(diffCase{old: nullableChain(70, "8"), new: nullableChain(70, "16")})
+		_, err := schemadiff.Files(oldPath, newPath)
+		var ce *gate.ConfigError
+		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
+		Expect(ce.File).To(Equal(newPath))
+		Expect(ce.Key).To(Equal(strings.Repeat("/c", 65)))
+		Expect(ce.Msg).To(ContainSubstring("cannot compare instance location " + strings.Repeat("/c", 65) + ": it has more than 64 reference tokens"))
+	})
+})
