@@ -2,6 +2,7 @@ package schemadiff_test
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -44,5 +45,28 @@ var _ = Describe("the depth of the walk", func() {
 		Expect(ce.File).To(Equal(newPath))
 		Expect(ce.Key).To(Equal(strings.Repeat("/c", 65)))
 		Expect(ce.Msg).To(ContainSubstring("cannot compare instance location " + strings.Repeat("/c", 65) + ": it has more than 64 reference tokens"))
+	})
+})
+
+var _ = Describe("a $dynamicRef", func() {
+	It("whose anchor has two targets is refused, naming the file and JSON Pointer, rather than resolved statically", func() {
+		// list.json's items $dynamicRef "#T" resolves, from s.json, to
+		// s.json's T (maxLength 8 → 16); followed statically it reached
+		// list.json's default T, and the diff said "no changes".
+		_, err := schemadiff.Files("testdata/hostile/dyn/o/s.json", "testdata/hostile/dyn/n/s.json")
+		var ce *gate.ConfigError
+		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
+		Expect(ce.File).To(HaveSuffix(filepath.Join("dyn", "o", "list.json")))
+		Expect(ce.Key).To(Equal("/items/$dynamicRef"))
+		Expect(ce.Msg).To(ContainSubstring(`$dynamicRef "#T": 2 schemas declare $dynamicAnchor "T"`))
+	})
+
+	It("whose anchor has one target is compared as a reference", func() {
+		tree := func(maxLength string) string {
+			return `{"$dynamicAnchor":"node","type":"object","properties":{` +
+				`"name":{"type":"string","maxLength":` + maxLength + `},` +
+				`"children":{"type":"array","items":{"$dynamicRef":"#node"}}}}`
+		}
+		Expect(rulesOf(diffOf(diffCase{old: tree("8"), new: tree("16")}))).To(Equal([]string{schemadiff.RuleLengthLoosened}))
 	})
 })

@@ -69,6 +69,8 @@ type Schema struct {
 	root *jsonschema.Schema
 	// nodeCount caches nodes.
 	nodeCount int
+	// anchors caches dynamicAnchors.
+	anchors map[string]int
 }
 
 // CompileFile compiles path; its $refs may reach the *.json files of

@@ -1,6 +1,7 @@
 package schemadiff
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -208,6 +209,10 @@ func (w *walker) compare(o, n []member, inst string, nest int) *pair {
 	w.memo[key] = p
 	ov, nv := build(w.old, o), build(w.new, n)
 	ov.members, nv.members = o, n
+	if err := cmp.Or(ov.err, nv.err); err != nil {
+		w.err = err
+		return nil
+	}
 	e := &Emitter{w: w, p: p, inst: inst, nest: nest}
 	for _, h := range w.handlers {
 		h(ov, nv, e)

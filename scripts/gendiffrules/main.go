@@ -45,6 +45,11 @@ const intro = "# airlock diff\n\n" +
 	"  say one an `allOf` beside the `oneOf` excludes by `const` or `type`, is left out), each new\n" +
 	"  alternative paired with the old one closest to it. A new alternative that some old one\n" +
 	"  already covers (no breaking difference) is compared with it, not reported as added.\n" +
+	"  A `$dynamicRef` is followed to its initial target, as a `$ref`: that is exact when its\n" +
+	"  anchor has one `$dynamicAnchor` of that name in the documents compared. One whose anchor\n" +
+	"  has more (the dynamic scope could choose another, JSON Schema Core 2020-12 §8.2.3.2) is\n" +
+	"  refused with a configuration error naming its file and JSON Pointer (exit 2), rather than\n" +
+	"  compared with the wrong target; contracts rarely use one.\n" +
 	"- **Each pair of subschemas is compared once.** The lists of schemas that apply at a location,\n" +
 	"  old and new, are compared once wherever they are reached, so a definition `$ref`'d from a\n" +
 	"  thousand places costs one comparison and a recursive schema ends where its pair comes back.\n" +
