@@ -58,6 +58,10 @@ const (
 	maxAlternatives = 64
 	maxPairsPerNode = 16
 	minPairs        = 10000
+	// maxFingerprintsPerNode bounds the fingerprints of one side's
+	// subschemas (other.go) the same way: per JSON object or array of its
+	// documents, plus minPairs.
+	maxFingerprintsPerNode = 16
 )
 
 // Schema is one compiled schema file and the documents its $refs reach.
@@ -69,8 +73,9 @@ type Schema struct {
 	root *jsonschema.Schema
 	// nodeCount caches nodes.
 	nodeCount int
-	// anchors caches dynamicAnchors.
+	// anchors caches dynamicAnchors; fps memoises fingerprint.
 	anchors map[string]int
+	fps     *fingerprints
 }
 
 // CompileFile compiles path; its $refs may reach the *.json files of

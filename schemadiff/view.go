@@ -154,6 +154,11 @@ func (v *View) visit(side *Schema, st schemawalk.Step, flat bool) {
 	if s.Bool == nil && s.DynamicRef != nil && v.err == nil {
 		v.err = side.checkDynamicRef(s)
 	}
+	defer func() {
+		if v.err == nil && side.fps != nil && side.fps.err != nil {
+			v.err = side.fps.err
+		}
+	}()
 	if s.Bool != nil {
 		if !*s.Bool && !v.never {
 			v.never, v.neverPtr = true, st.Ptr
@@ -190,7 +195,7 @@ func (v *View) visit(side *Schema, st schemawalk.Step, flat bool) {
 	for i, p := range prefix {
 		v.addPrefix(i, member{s: p.Schema, ptr: p.Ptr})
 	}
-	for k, fp := range otherKeywords(s) {
+	for k, fp := range side.otherKeywords(s) {
 		o := v.other[k]
 		if o.ptr == "" {
 			o.ptr = kw(k)
