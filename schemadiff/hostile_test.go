@@ -100,3 +100,14 @@ var _ = Describe("keywords compared by fingerprint", func() {
 		Expect(d.Comparisons[0].Changes).To(BeEmpty())
 	})
 })
+
+var _ = Describe("the cost of the walk", func() {
+	It("merges an allOf diamond 20 deep once per schema, not once per path", func() {
+		// d_i = {allOf: [{$ref: d_i+1}, {$ref: d_i+1}]}. Before: 30 s and
+		// 3.1 GB, the view piling up 2^20 members.
+		path := "testdata/hostile/cost/allof-diamond-20.json"
+		d, err := schemadiff.Files(path, path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(d.Comparisons[0].Changes).To(BeEmpty())
+	})
+})
