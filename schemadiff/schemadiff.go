@@ -62,6 +62,10 @@ const (
 	// subschemas (other.go) the same way: per JSON object or array of its
 	// documents, plus minPairs.
 	maxFingerprintsPerNode = 16
+	// maxStepsPerPair bounds the child steps (a property, an element, an
+	// alternative, each reached pair counted wherever it is reached) at
+	// this many per pair the bound allows.
+	maxStepsPerPair = 8
 )
 
 // Schema is one compiled schema file and the documents its $refs reach.

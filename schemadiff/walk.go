@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,9 +45,14 @@ type walker struct {
 	// for the keys.
 	memo map[string]*pair
 	ids  map[*jsonschema.Schema]uint32
+	// refOnlyMemo caches refOnly.
+	refOnlyMemo map[*jsonschema.Schema]bool
 	// pairs counts the pair comparisons made (a truncated pair compared
 	// again counts again); more than maxPairs is an error.
 	pairs, maxPairs int
+	// steps counts the child steps recorded (a memo hit costs one), more
+	// than maxSteps is an error too: the report walks every step.
+	steps, maxSteps int
 	// widest is the widest distribution of alternatives seen, named in
 	// the error when maxPairs is exceeded.
 	widest widestAlternatives
@@ -66,8 +72,10 @@ type widestAlternatives struct {
 }
 
 func newWalker(o, n *Schema, hs []Handler) *walker {
-	w := &walker{old: o, new: n, handlers: hs, memo: map[string]*pair{}, ids: map[*jsonschema.Schema]uint32{}}
+	w := &walker{old: o, new: n, handlers: hs, memo: map[string]*pair{}, ids: map[*jsonschema.Schema]uint32{},
+		refOnlyMemo: map[*jsonschema.Schema]bool{}}
 	w.maxPairs = maxPairsPerNode*(o.nodes()+n.nodes()) + minPairs
+	w.maxSteps = maxStepsPerPair * w.maxPairs
 	return w
 }
 
@@ -149,6 +157,10 @@ func (e *Emitter) Done() { e.done = true }
 func (e *Emitter) descend(inst string, o, n []member) {
 	child := e.w.compare(o, n, inst, e.nestAt(inst))
 	if child == nil {
+		return
+	}
+	if e.w.steps++; e.w.steps > e.w.maxSteps {
+		e.w.fail()
 		return
 	}
 	e.p.steps = append(e.p.steps, step{child: child, inst: inst, oldPtrs: ptrsOf(o), newPtrs: ptrsOf(n)})
@@ -238,6 +250,9 @@ func (w *walker) compare(o, n []member, inst string, nest int) *pair {
 // fail records that the walk needs more than maxPairs comparisons.
 func (w *walker) fail() {
 	msg := fmt.Sprintf("too large to compare with %s: more than %d schema pairs (%d per JSON object or array of the two schemas' documents, plus %d)", w.old.path, w.maxPairs, maxPairsPerNode, minPairs)
+	if w.steps > w.maxSteps {
+		msg = fmt.Sprintf("too large to compare with %s: more than %d steps between schema pairs (%d per pair the bound allows: %d per JSON object or array of the two schemas' documents, plus %d)", w.old.path, w.maxSteps, maxStepsPerPair, maxPairsPerNode, minPairs)
+	}
 	if w.widest.count > 1 {
 		msg += fmt.Sprintf("; the widest oneOf/anyOf distribution seen has %d alternatives, at instance location %s (%s)", w.widest.count, pointerOrRoot(w.widest.inst), w.widest.file)
 	}
@@ -269,18 +284,25 @@ func (w *walker) tooDeep(o, n []member, inst string, nest int) {
 
 // key identifies a pair of member lists by their schemas (each given a
 // number the first time it is seen) and flat marks; keyword locations are
-// left out, so the same schemas reached by another path share the key.
+// left out, so the same schemas reached by another path share the key. A
+// member that is only a $ref (refOnly) is keyed by its target, marked as
+// reached through a $ref: a component $ref'd from a thousand properties is
+// one pair, compared once and reported once, not one per $ref site.
 func (w *walker) key(o, n []member) string {
 	b := make([]byte, 0, 4*(len(o)+len(n))+1)
-	put := func(ms []member) {
+	put := func(side *Schema, ms []member) {
 		for _, m := range ms {
 			id := uint32(0)
-			if m.s != nil {
-				var ok bool
-				if id, ok = w.ids[m.s]; !ok {
-					id = uint32(len(w.ids)+1) << 1
-					w.ids[m.s] = id
+			if s := m.s; s != nil {
+				if w.refOnly(side, s) {
+					s, id = s.Ref, 2
 				}
+				x, ok := w.ids[s]
+				if !ok {
+					x = uint32(len(w.ids)+1) << 2
+					w.ids[s] = x
+				}
+				id |= x
 			}
 			if m.flat {
 				id |= 1
@@ -288,11 +310,54 @@ func (w *walker) key(o, n []member) string {
 			b = binary.LittleEndian.AppendUint32(b, id)
 		}
 	}
-	put(o)
+	put(w.old, o)
 	b = append(b, '|')
-	put(n)
+	put(w.new, n)
 	return string(b)
 }
+
+// refOnly reports whether s is a $ref and nothing the diff compares
+// besides: no other keyword that constrains an instance, no $id, $anchor
+// or $dynamicAnchor (they would change what $refs and $dynamicRefs
+// resolve to), no raw format keyword (the compiled form drops unknown
+// ones); annotations (title, description, default, examples, deprecated,
+// readOnly, writeOnly, $comment) are allowed, as no handler reads them.
+// Such a schema's view is its target's plus the $ref itself, which
+// compareRefs reads from the target's location, the same from every site.
+func (w *walker) refOnly(side *Schema, s *jsonschema.Schema) bool {
+	if r, ok := w.refOnlyMemo[s]; ok {
+		return r
+	}
+	r := s.Ref != nil && s.Bool == nil
+	if r {
+		v := reflect.ValueOf(s).Elem()
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() || annotationFields[f.Name] {
+				continue
+			}
+			if !v.Field(i).IsZero() {
+				r = false
+				break
+			}
+		}
+	}
+	if r {
+		if _, ok := side.keyword(s.Location, "format"); ok {
+			r = false
+		}
+	}
+	w.refOnlyMemo[s] = r
+	return r
+}
+
+// annotationFields are the fields of jsonschema.Schema that refOnly allows
+// beside Ref: where the schema is, and annotations (Core 2020-12 §7.7,
+// Validation 2020-12 §9).
+var annotationFields = map[string]bool{"Ref": true, "DraftVersion": true, "Location": true,
+	"Title": true, "Description": true, "Default": true, "Comment": true,
+	"ReadOnly": true, "WriteOnly": true, "Examples": true, "Deprecated": true}
 
 func ptrsOf(ms []member) []string {
 	out := make([]string, len(ms))
@@ -370,11 +435,13 @@ func (w *walker) report(root *pair) []reports.Change {
 // path from the root pair, each step adding its child's location below
 // the parent's.
 type locations struct {
+	// root applies at its own location, and at those of the steps that
+	// reach it again (a recursive schema whose root is a $ref).
+	root  *pair
 	home  map[*pair]*frame
 	in    map[*pair][]inEdge
 	shown map[*pair][]string
 	count map[*pair]int
-	busy  map[*pair]bool
 }
 
 // inEdge is a step of pair from that reaches a pair.
@@ -384,8 +451,8 @@ type inEdge struct {
 }
 
 func newLocations(root *pair, home map[*pair]*frame) *locations {
-	l := &locations{home: home, in: map[*pair][]inEdge{}, shown: map[*pair][]string{root: {root.inst}},
-		count: map[*pair]int{root: 1}, busy: map[*pair]bool{}}
+	l := &locations{root: root, home: home, in: map[*pair][]inEdge{}, shown: map[*pair][]string{},
+		count: map[*pair]int{}}
 	for p := range home {
 		for _, s := range p.steps {
 			if s.child != nil {
@@ -407,10 +474,11 @@ func newLocations(root *pair, home map[*pair]*frame) *locations {
 	return l
 }
 
-// walk computes the first instance locations (up to maxAlsoShown+1,
-// without repeats) and the number of paths reaching p (saturating at
+// walk computes the shallowest instance locations (up to maxAlsoShown+1,
+// without repeats; addShallowest) and the number of paths reaching p (saturating at
 // maxAlsoCounted; a path through a pair still being walked, a recursion,
-// counts as maxAlsoCounted). Depth-first over the steps that reach each
+// counts as maxAlsoCounted, and adds the locations found for that pair so
+// far). Depth-first over the steps that reach each
 // pair, with a stack of its own: the graph may be as deep as it has pairs.
 func (l *locations) walk(p *pair) ([]string, int) {
 	if s, ok := l.shown[p]; ok {
@@ -422,22 +490,32 @@ func (l *locations) walk(p *pair) ([]string, int) {
 		shown []string
 		n     int
 	}
-	l.busy[p] = true
-	stack := []*item{{p: p}}
+	start := func(p *pair) *item {
+		if p == l.root {
+			return &item{p: p, shown: []string{p.inst}, n: 1}
+		}
+		return &item{p: p}
+	}
+	busy := map[*pair]*item{} // the items on the stack
+	stack := []*item{start(p)}
+	busy[p] = stack[0]
 	for len(stack) > 0 {
 		top := stack[len(stack)-1]
 		if top.i == len(l.in[top.p]) {
-			delete(l.busy, top.p)
+			delete(busy, top.p)
 			l.shown[top.p], l.count[top.p] = top.shown, top.n
 			stack = stack[:len(stack)-1]
 			continue
 		}
 		e := l.in[top.p][top.i]
 		ss, done := l.shown[e.from]
-		if !done && !l.busy[e.from] {
-			l.busy[e.from] = true
-			stack = append(stack, &item{p: e.from})
+		if b := busy[e.from]; !done && b == nil {
+			b = start(e.from)
+			busy[e.from] = b
+			stack = append(stack, b)
 			continue // this step again once e.from is walked
+		} else if !done {
+			ss = b.shown // a recursion: the locations found so far
 		}
 		top.i++
 		c := maxAlsoCounted
@@ -446,13 +524,35 @@ func (l *locations) walk(p *pair) ([]string, int) {
 		}
 		for _, s := range ss {
 			loc := rebaseInstance(e.inst, e.from.inst, s)
-			if len(top.shown) <= maxAlsoShown && !slices.Contains(top.shown, loc) {
-				top.shown = append(top.shown, loc)
-			}
+			top.shown = addShallowest(top.shown, loc)
 		}
 		top.n = min(top.n+c, maxAlsoCounted)
 	}
 	return l.shown[p], l.count[p]
+}
+
+// addShallowest adds loc to shown, kept the maxAlsoShown+1 shallowest
+// instance locations (fewest reference tokens, then in byte order),
+// without repeats.
+func addShallowest(shown []string, loc string) []string {
+	less := func(a, b string) bool {
+		if ta, tb := tokens(a), tokens(b); ta != tb {
+			return ta < tb
+		}
+		return a < b
+	}
+	if slices.Contains(shown, loc) || len(shown) > maxAlsoShown && !less(loc, shown[len(shown)-1]) {
+		return shown
+	}
+	i := len(shown)
+	for i > 0 && less(loc, shown[i-1]) {
+		i--
+	}
+	shown = slices.Insert(shown, i, loc)
+	if len(shown) > maxAlsoShown+1 {
+		shown = shown[:maxAlsoShown+1]
+	}
+	return shown
 }
 
 // also says where else a change reported at inst in frame f applies: the

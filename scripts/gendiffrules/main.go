@@ -52,16 +52,19 @@ const intro = "# airlock diff\n\n" +
 	"  compared with the wrong target; contracts rarely use one.\n" +
 	"- **Each pair of subschemas is compared once.** The lists of schemas that apply at a location,\n" +
 	"  old and new, are compared once wherever they are reached, so a definition `$ref`'d from a\n" +
-	"  thousand places costs one comparison and a recursive schema ends where its pair comes back.\n" +
+	"  thousand places costs one comparison and a recursive schema ends where its pair comes back;\n" +
+	"  a subschema that is only a `$ref` (with annotations at most) is the same pair as its target,\n" +
+	"  so a property added to a shared component is one change, not one per `$ref` site.\n" +
 	"  A change behind such a shared pair is **reported once**, at the shallowest instance location\n" +
 	"  where it applies (the first in walk order among equals), and its sentence names up to three\n" +
-	"  other locations and how many more there are (counted by the paths that reach them), or says\n" +
+	"  other locations (the shallowest) and how many more there are (counted by the paths that reach them), or says\n" +
 	"  that they recur: `/user/login: maxLength 8 became maxLength 16 (reported once; the same\n" +
 	"  schemas also apply at /head/user/login, /repo/owner/login, /base/user/login and at 12 more\n" +
 	"  instance location(s))`. The output grows with the changes, not with the places a\n" +
 	"  definition is used.\n" +
 	"- **Bounds.** Time and memory are proportional to the pairs compared, at most 16 per JSON\n" +
-	"  object or array in the two schemas' files plus 10,000; a comparison that needs more is a\n" +
+	"  object or array in the two schemas' files plus 10,000, and to the steps between them (each\n" +
+	"  place a pair is reached), at most 8 per pair of that bound; a comparison that needs more is a\n" +
 	"  configuration error that names the widest `oneOf`/`anyOf` distribution seen. The groups at\n" +
 	"  one location multiply (3 groups of 5 branches are 125 alternatives, each paired with each\n" +
 	"  of the other side's): more than 64 alternatives is a configuration error naming each group's\n" +
