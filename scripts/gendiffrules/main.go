@@ -45,6 +45,9 @@ const intro = "# airlock diff\n\n" +
 	"  say one an `allOf` beside the `oneOf` excludes by `const` or `type`, is left out), each new\n" +
 	"  alternative paired with the old one closest to it. A new alternative that some old one\n" +
 	"  already covers (no breaking difference) is compared with it, not reported as added.\n" +
+	"  Alternatives whose `const`/`enum` at the same property allow no common value (a\n" +
+	"  discriminator: `kind: a` and `kind: b`) are never paired, so a tagged union of 40 branches\n" +
+	"  costs about 40 trial comparisons, not 1,600, and a branch of a new kind is reported as added.\n" +
 	"  A `$dynamicRef` is followed to its initial target, as a `$ref`: that is exact when its\n" +
 	"  anchor has one `$dynamicAnchor` of that name in the documents compared. One whose anchor\n" +
 	"  has more (the dynamic scope could choose another, JSON Schema Core 2020-12 §8.2.3.2) is\n" +
