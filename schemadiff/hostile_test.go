@@ -64,6 +64,17 @@ var _ = Describe("a $dynamicRef", func() {
 		Expect(ce.Msg).To(ContainSubstring(`$dynamicRef "#T": 2 schemas declare $dynamicAnchor "T"`))
 	})
 
+	It("whose anchor has two targets is refused inside not as well (compared by fingerprint)", func() {
+		list, err := os.ReadFile("testdata/hostile/dyn/o/list.json")
+		Expect(err).NotTo(HaveOccurred())
+		s := `{"type":"object","not":{"$ref":"list.json"},"$defs":{"T":{"$dynamicAnchor":"T","type":"string","maxLength":8}}}`
+		oldPath, newPath := writeSchemas(diffCase{old: s, new: s, files: map[string]string{"list.json": string(list)}})
+		_, err = schemadiff.Files(oldPath, newPath)
+		var ce *gate.ConfigError
+		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
+		Expect(ce.Key).To(Equal("/items/$dynamicRef"))
+	})
+
 	It("whose anchor has one target is compared as a reference", func() {
 		tree := func(maxLength string) string {
 			return `{"$dynamicAnchor":"node","type":"object","properties":{` +
@@ -223,3 +234,22 @@ func BenchmarkDiffHostileShapes(b *testing.B) {
 		})
 	}
 }
+
+var _ = Describe("fingerprints past their bound", func() {
+	It("fail the diff with an error rather than run for long or say nothing changed", func() {
+		// n_i = allOf [$ref n_i+1, $ref n_i+1] with a property back to n_0,
+		// 24 deep, inside not: every digest sees the cycle to n_0 above it,
+		// so none is memoised and the paths are 2^24.
+		var defs []string
+		for i := range 24 {
+			defs = append(defs, fmt.Sprintf(`"n%d":{"allOf":[{"$ref":"#/$defs/n%d"},{"$ref":"#/$defs/n%d"}],"properties":{"back":{"$ref":"#/$defs/n0"}}}`, i, i+1, i+1))
+		}
+		defs = append(defs, `"n24":{"type":"string"}`)
+		s := `{"type":"object","not":{"$ref":"#/$defs/n0"},"$defs":{` + strings.Join(defs, ",") + `}}`
+		oldPath, newPath := writeSchemas(diffCase{old: s, new: s})
+		_, err := schemadiff.Files(oldPath, newPath)
+		var ce *gate.ConfigError
+		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
+		Expect(ce.Msg).To(MatchRegexp(`too large to compare with .*: more than \d+ schema fingerprints`))
+	})
+})

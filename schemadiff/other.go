@@ -184,6 +184,12 @@ func (fp *fingerprints) digest(f *Schema, s *jsonschema.Schema) (string, int) {
 		fp.err = &gate.ConfigError{File: f.path, Msg: fmt.Sprintf("too large to compare with %s: more than %d schema fingerprints (%d per JSON object or array of the schema's documents, plus %d), to compare keywords the diff does not classify (not, if/then/else, …)", f.path, fp.budget, maxFingerprintsPerNode, minPairs)}
 		return "?", fp.path
 	}
+	if s.DynamicRef != nil {
+		if err := f.checkDynamicRef(s); err != nil {
+			fp.err = err
+			return "?", fp.path
+		}
+	}
 	me := fp.path
 	fp.onStack[s] = me
 	fp.path++
