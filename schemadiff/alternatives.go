@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/airlockdev/airlock/internal/schemawalk"
 	"github.com/airlockdev/airlock/reports"
 )
 
@@ -15,6 +16,8 @@ import (
 // to it (fewest changes, then nearest position), and the pairs are compared
 // one level down. A new alternative that some old one already covers (no
 // breaking change between them) is compared with it, not reported as added.
+// Alternatives a discriminator tells apart (their const/enum at the same
+// property allow no common value) are never paired.
 
 var (
 	branchAdded = Rule{ID: RuleBranchAdded, Level: reports.Breaking,
@@ -76,9 +79,11 @@ func pairAlternatives(oa, na []alternative, e *Emitter) []int {
 	}
 	type cand struct{ i, j, cost int }
 	var cands []cand
+	od := discriminators(e.w.old, oa)
+	nd := discriminators(e.w.new, na)
 	for i := range oa {
 		for j := range na {
-			if oa[i].view.allowed&na[j].view.allowed != 0 {
+			if oa[i].view.allowed&na[j].view.allowed != 0 && !ruledOut(od[i], nd[j]) {
 				cands = append(cands, cand{i, j, trial(i, j).cost})
 			}
 		}
@@ -115,6 +120,69 @@ func pairAlternatives(oa, na []alternative, e *Emitter) []int {
 		}
 	}
 	return pairOf
+}
+
+// discriminators gives, per alternative, the values its const/enum allow
+// at each property that has them (canonical JSON text), so that pairing
+// can leave out alternatives a discriminator tells apart: a tagged union
+// of B branches costs about B trials, not B².
+func discriminators(side *Schema, as []alternative) []map[string]map[string]bool {
+	out := make([]map[string]map[string]bool, len(as))
+	for i, a := range as {
+		for name, ms := range a.view.props {
+			if !mayFixValues(ms) {
+				continue
+			}
+			pv := build(side, ms)
+			if !pv.hasValues || len(pv.values) == 0 || pv.err != nil {
+				continue // no value at all is no discriminator
+			}
+			set := map[string]bool{}
+			for _, x := range pv.values {
+				set[schemawalk.Canonical(x)] = true
+			}
+			if out[i] == nil {
+				out[i] = map[string]map[string]bool{}
+			}
+			out[i][name] = set
+		}
+	}
+	return out
+}
+
+// mayFixValues is a quick test that a property's members may hold a const
+// or enum (themselves, or through $ref or allOf), so that discriminators
+// builds views only of those.
+func mayFixValues(ms []member) bool {
+	for _, m := range ms {
+		if s := m.s; s != nil && (s.Const != nil || s.Enum != nil || s.Ref != nil || len(s.AllOf) > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// ruledOut reports whether two alternatives' discriminators allow no
+// common value at some property both fix: a response of one is never one
+// of the other (when it has the property), so they are not paired.
+func ruledOut(o, n map[string]map[string]bool) bool {
+	for name, ov := range o {
+		nv, ok := n[name]
+		if !ok {
+			continue
+		}
+		common := false
+		for x := range ov {
+			if nv[x] {
+				common = true
+				break
+			}
+		}
+		if !common {
+			return true
+		}
+	}
+	return false
 }
 
 // groupPtr is the keyword location of a view's first oneOf/anyOf, or of

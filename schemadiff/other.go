@@ -1,6 +1,8 @@
 package schemadiff
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math/big"
 	"slices"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/schemawalk"
 	"github.com/airlockdev/airlock/reports"
 )
@@ -37,9 +40,9 @@ func compareOther(o, n *View, e *Emitter) {
 
 // otherKeywords fingerprints the keywords of s that diff does not classify,
 // so that a change in them is still reported.
-func otherKeywords(s *jsonschema.Schema) map[string]string {
+func (f *Schema) otherKeywords(s *jsonschema.Schema) map[string]string {
 	out := map[string]string{}
-	fp := func(x *jsonschema.Schema) string { return fingerprint(x, 0, map[*jsonschema.Schema]bool{}) }
+	fp := f.fingerprint
 	one := func(k string, x *jsonschema.Schema) {
 		if x != nil {
 			out[k] = fp(x)
@@ -53,7 +56,7 @@ func otherKeywords(s *jsonschema.Schema) map[string]string {
 	one("contains", s.Contains)
 	one("unevaluatedItems", s.UnevaluatedItems)
 	if s.AdditionalItems != nil {
-		out["additionalItems"] = fingerprintAny(s.AdditionalItems)
+		out["additionalItems"] = f.fingerprintAny(s.AdditionalItems)
 	}
 	if s.MinContains != nil {
 		out["minContains"] = strconv.Itoa(*s.MinContains)
@@ -70,17 +73,12 @@ func otherKeywords(s *jsonschema.Schema) map[string]string {
 		out["patternProperties"] = strings.Join(parts, ",")
 	}
 	if len(s.DependentRequired) > 0 {
-		var parts []string
-		for k, v := range s.DependentRequired {
-			parts = append(parts, k+"="+strings.Join(v, "+"))
-		}
-		sort.Strings(parts)
-		out["dependentRequired"] = strings.Join(parts, ",")
+		out["dependentRequired"] = dependentRequiredText(s.DependentRequired)
 	}
 	if len(s.DependentSchemas) > 0 {
 		var parts []string
 		for k, x := range s.DependentSchemas {
-			parts = append(parts, k+"="+fp(x))
+			parts = append(parts, strconv.Quote(k)+"="+fp(x))
 		}
 		sort.Strings(parts)
 		out["dependentSchemas"] = strings.Join(parts, ",")
@@ -88,7 +86,7 @@ func otherKeywords(s *jsonschema.Schema) map[string]string {
 	if len(s.Dependencies) > 0 {
 		var parts []string
 		for k, x := range s.Dependencies {
-			parts = append(parts, k+"="+fingerprintAny(x))
+			parts = append(parts, strconv.Quote(k)+"="+f.fingerprintAny(x))
 		}
 		sort.Strings(parts)
 		out["dependencies"] = strings.Join(parts, ",")
@@ -96,42 +94,113 @@ func otherKeywords(s *jsonschema.Schema) map[string]string {
 	return out
 }
 
-func fingerprintAny(x any) string {
+func dependentRequiredText(m map[string][]string) string {
+	var parts []string
+	for k, v := range m {
+		q := make([]string, len(v))
+		for i, x := range v {
+			q[i] = strconv.Quote(x)
+		}
+		parts = append(parts, strconv.Quote(k)+"="+strings.Join(q, "+"))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+func (f *Schema) fingerprintAny(x any) string {
 	switch x := x.(type) {
 	case *jsonschema.Schema:
-		return fingerprint(x, 0, map[*jsonschema.Schema]bool{})
+		return f.fingerprint(x)
 	case []*jsonschema.Schema:
 		var parts []string
 		for _, s := range x {
-			parts = append(parts, fingerprint(s, 0, map[*jsonschema.Schema]bool{}))
+			parts = append(parts, f.fingerprint(s))
 		}
 		return "[" + strings.Join(parts, ",") + "]"
 	case []string:
-		return strings.Join(x, "+")
+		q := make([]string, len(x))
+		for i, s := range x {
+			q[i] = strconv.Quote(s)
+		}
+		return strings.Join(q, "+")
 	}
 	return fmt.Sprint(x)
 }
 
-// fingerprint is a structural text of a compiled schema's constraints
-// (annotations left out), bounded in depth and safe on cycles.
-func fingerprint(s *jsonschema.Schema, depth int, onStack map[*jsonschema.Schema]bool) string {
+// fingerprints holds one side's fingerprints, memoised per compiled schema.
+type fingerprints struct {
+	memo map[*jsonschema.Schema]string
+	// onStack is the index, on the current path, of each schema being
+	// fingerprinted; path is that path.
+	onStack map[*jsonschema.Schema]int
+	path    int
+	// expanded counts the schemas fingerprinted (a schema inside a cycle
+	// whose head is above it is not memoised, and counts again); more than
+	// budget fails the walk (err).
+	expanded, budget int
+	err              error
+}
+
+// fingerprint is a digest of the structural text of a compiled schema's
+// constraints: every keyword that constrains an instance (annotations,
+// content* and vocabulary extensions left out), its subschemas by their
+// own digests, so the text is 32 hex digits wherever the schema sits and
+// however much it references. It is memoised per schema, so a DAG of
+// shared $refs costs one digest per schema; a $ref back to a schema on the
+// current path (a cycle) is written as its distance up the path, and a
+// digest that saw such a cycle above its own schema is not memoised, since
+// it depends on the path. It has no depth cap: equal digests mean equal
+// constraints (up to SHA-256 collisions). Past maxFingerprintsPerNode
+// digests per JSON object or array of the side's documents (plus
+// minPairs), the walk fails with a *gate.ConfigError (View.err).
+func (f *Schema) fingerprint(s *jsonschema.Schema) string {
+	if f.fps == nil {
+		f.fps = &fingerprints{memo: map[*jsonschema.Schema]string{}, onStack: map[*jsonschema.Schema]int{},
+			budget: maxFingerprintsPerNode*f.nodes() + minPairs}
+	}
+	d, _ := f.fps.digest(f, s)
+	return d
+}
+
+// digest returns s's digest and the lowest path index of a cycle it cut
+// (the path length when none).
+func (fp *fingerprints) digest(f *Schema, s *jsonschema.Schema) (string, int) {
 	if s == nil {
-		return "_"
+		return "_", fp.path
 	}
 	if s.Bool != nil {
-		return strconv.FormatBool(*s.Bool)
+		return strconv.FormatBool(*s.Bool), fp.path
 	}
-	if depth > 12 {
-		return "…"
+	if d, ok := fp.memo[s]; ok {
+		return d, fp.path
 	}
-	if onStack[s] {
-		return "@cycle"
+	if i, ok := fp.onStack[s]; ok {
+		return "@cycle" + strconv.Itoa(fp.path-i), i
 	}
-	onStack[s] = true
-	defer delete(onStack, s)
+	if fp.err != nil {
+		return "?", fp.path
+	}
+	if fp.expanded++; fp.expanded > fp.budget {
+		fp.err = &gate.ConfigError{File: f.path, Msg: fmt.Sprintf("too large to compare with %s: more than %d schema fingerprints (%d per JSON object or array of the schema's documents, plus %d), to compare keywords the diff does not classify (not, if/then/else, …)", f.path, fp.budget, maxFingerprintsPerNode, minPairs)}
+		return "?", fp.path
+	}
+	if s.DynamicRef != nil {
+		if err := f.checkDynamicRef(s); err != nil {
+			fp.err = err
+			return "?", fp.path
+		}
+	}
+	me := fp.path
+	fp.onStack[s] = me
+	fp.path++
+	low := me + 1
 	var parts []string
 	put := func(k, v string) { parts = append(parts, k+"="+v) }
-	sub := func(x *jsonschema.Schema) string { return fingerprint(x, depth+1, onStack) }
+	sub := func(x *jsonschema.Schema) string {
+		d, l := fp.digest(f, x)
+		low = min(low, l)
+		return d
+	}
 	if s.Types != nil {
 		put("type", s.Types.String())
 	}
@@ -152,7 +221,7 @@ func fingerprint(s *jsonschema.Schema, depth int, onStack map[*jsonschema.Schema
 		}
 	}
 	if s.Pattern != nil {
-		put("pattern", s.Pattern.String())
+		put("pattern", strconv.Quote(s.Pattern.String()))
 	}
 	if s.Format != nil {
 		put("format", s.Format.Name)
@@ -163,22 +232,54 @@ func fingerprint(s *jsonschema.Schema, depth int, onStack map[*jsonschema.Schema
 	if len(s.Required) > 0 {
 		r := slices.Clone(s.Required)
 		sort.Strings(r)
+		for i := range r {
+			r[i] = strconv.Quote(r[i])
+		}
 		put("required", strings.Join(r, "+"))
 	}
 	for k, x := range s.Properties {
-		put("properties/"+k, sub(x))
+		put("properties/"+strconv.Quote(k), sub(x))
 	}
 	for re, x := range s.PatternProperties {
-		put("patternProperties/"+re.String(), sub(x))
+		put("patternProperties/"+strconv.Quote(re.String()), sub(x))
 	}
-	if s.AdditionalProperties != nil {
-		if x, ok := s.AdditionalProperties.(*jsonschema.Schema); ok {
-			put("additionalProperties", sub(x))
-		} else {
-			put("additionalProperties", fmt.Sprint(s.AdditionalProperties))
+	anyOrBool := func(k string, x any) {
+		switch x := x.(type) {
+		case nil:
+		case *jsonschema.Schema:
+			put(k, sub(x))
+		default:
+			put(k, fmt.Sprint(x))
 		}
 	}
-	for k, x := range map[string]*jsonschema.Schema{"$ref": s.Ref, "not": s.Not, "if": s.If, "then": s.Then, "else": s.Else, "propertyNames": s.PropertyNames, "contains": s.Contains, "items": s.Items2020, "unevaluatedItems": s.UnevaluatedItems, "unevaluatedProperties": s.UnevaluatedProperties} {
+	anyOrBool("additionalProperties", s.AdditionalProperties)
+	anyOrBool("additionalItems", s.AdditionalItems)
+	switch it := s.Items.(type) {
+	case *jsonschema.Schema:
+		put("items", sub(it))
+	case []*jsonschema.Schema:
+		for i, x := range it {
+			put("items/"+strconv.Itoa(i), sub(x))
+		}
+	}
+	if len(s.DependentRequired) > 0 {
+		put("dependentRequired", dependentRequiredText(s.DependentRequired))
+	}
+	for k, x := range s.DependentSchemas {
+		put("dependentSchemas/"+strconv.Quote(k), sub(x))
+	}
+	for k, x := range s.Dependencies {
+		switch x := x.(type) {
+		case *jsonschema.Schema:
+			put("dependencies/"+strconv.Quote(k), sub(x))
+		case []string:
+			put("dependencies/"+strconv.Quote(k), f.fingerprintAny(x))
+		}
+	}
+	if d := s.DynamicRef; d != nil {
+		put("$dynamicRef", strconv.Quote(d.Anchor)+":"+sub(d.Ref))
+	}
+	for k, x := range map[string]*jsonschema.Schema{"$ref": s.Ref, "$recursiveRef": s.RecursiveRef, "not": s.Not, "if": s.If, "then": s.Then, "else": s.Else, "propertyNames": s.PropertyNames, "contains": s.Contains, "items2020": s.Items2020, "unevaluatedItems": s.UnevaluatedItems, "unevaluatedProperties": s.UnevaluatedProperties} {
 		if x != nil {
 			put(k, sub(x))
 		}
@@ -189,5 +290,12 @@ func fingerprint(s *jsonschema.Schema, depth int, onStack map[*jsonschema.Schema
 		}
 	}
 	sort.Strings(parts)
-	return "{" + strings.Join(parts, ";") + "}"
+	sum := sha256.Sum256([]byte(strings.Join(parts, ";")))
+	d := hex.EncodeToString(sum[:16])
+	fp.path--
+	delete(fp.onStack, s)
+	if low >= me && fp.err == nil {
+		fp.memo[s] = d
+	}
+	return d, low
 }

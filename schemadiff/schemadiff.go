@@ -37,9 +37,11 @@ import (
 
 // Bounds on the work one comparison may do.
 //
-//   - maxDiffDepth: instance locations nested deeper than 64 are not
-//     compared (the gate's parse refuses a response nested deeper than
-//     its default depth cap, 64, so no admitted response has them).
+//   - maxDiffDepth: the walk compares instance locations of at most 64
+//     reference tokens (the gate's default parse depth cap,
+//     gate.DefaultMaxDepth), oneOf/anyOf adding none, and at most 64
+//     oneOf/anyOf distributions nested at one location; a location past
+//     either is a *gate.ConfigError naming it, never a silent skip.
 //   - maxAlternatives: the oneOf/anyOf groups that apply at one instance
 //     location distribute into the product of their branch counts; more
 //     than 64 alternatives on a side is an error naming each group's file
@@ -56,6 +58,14 @@ const (
 	maxAlternatives = 64
 	maxPairsPerNode = 16
 	minPairs        = 10000
+	// maxFingerprintsPerNode bounds the fingerprints of one side's
+	// subschemas (other.go) the same way: per JSON object or array of its
+	// documents, plus minPairs.
+	maxFingerprintsPerNode = 16
+	// maxStepsPerPair bounds the child steps (a property, an element, an
+	// alternative, each reached pair counted wherever it is reached) at
+	// this many per pair the bound allows.
+	maxStepsPerPair = 8
 )
 
 // Schema is one compiled schema file and the documents its $refs reach.
@@ -67,6 +77,9 @@ type Schema struct {
 	root *jsonschema.Schema
 	// nodeCount caches nodes.
 	nodeCount int
+	// anchors caches dynamicAnchors; fps memoises fingerprint.
+	anchors map[string]int
+	fps     *fingerprints
 }
 
 // CompileFile compiles path; its $refs may reach the *.json files of

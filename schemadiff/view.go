@@ -1,13 +1,17 @@
 package schemadiff
 
 import (
+	"fmt"
 	"maps"
 	"math/big"
+	"reflect"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/schemawalk"
 	"github.com/airlockdev/airlock/jsonpointer"
 )
@@ -107,6 +111,10 @@ type View struct {
 	refs    []located
 	entered []*jsonschema.Schema
 	other   map[string]located
+
+	// err is set when a member reaches a $dynamicRef the diff does not
+	// resolve (checkDynamicRef).
+	err error
 }
 
 // build merges members into one view, following $ref, $dynamicRef and
@@ -143,6 +151,14 @@ func (v *View) visit(side *Schema, st schemawalk.Step, flat bool) {
 	if st.Cut {
 		return
 	}
+	if s.Bool == nil && s.DynamicRef != nil && v.err == nil {
+		v.err = side.checkDynamicRef(s)
+	}
+	defer func() {
+		if v.err == nil && side.fps != nil && side.fps.err != nil {
+			v.err = side.fps.err
+		}
+	}()
 	if s.Bool != nil {
 		if !*s.Bool && !v.never {
 			v.never, v.neverPtr = true, st.Ptr
@@ -179,7 +195,7 @@ func (v *View) visit(side *Schema, st schemawalk.Step, flat bool) {
 	for i, p := range prefix {
 		v.addPrefix(i, member{s: p.Schema, ptr: p.Ptr})
 	}
-	for k, fp := range otherKeywords(s) {
+	for k, fp := range side.otherKeywords(s) {
 		o := v.other[k]
 		if o.ptr == "" {
 			o.ptr = kw(k)
@@ -363,4 +379,66 @@ func orPtr(p, fallback string) string {
 		return p
 	}
 	return fallback
+}
+
+// checkDynamicRef refuses a $dynamicRef of s that the diff would resolve
+// wrongly. The walk follows a $dynamicRef to its initial target, as a
+// $ref, and memoises pairs by schema, not by the dynamic scope that
+// reached them; that is right when the target's $dynamicAnchor is the
+// only one of its name in the documents compared (the dynamic scope can
+// then find no other, Core 2020-12 §8.2.3.2) and may miss a change
+// otherwise. Such a $dynamicRef is a *gate.ConfigError naming its file and
+// JSON Pointer.
+func (f *Schema) checkDynamicRef(s *jsonschema.Schema) error {
+	d := s.DynamicRef
+	if d.Ref == nil || d.Anchor == "" || d.Ref.DynamicAnchor != d.Anchor {
+		return nil // not dynamic: a plain reference
+	}
+	n := f.dynamicAnchors()[d.Anchor]
+	if n <= 1 {
+		return nil
+	}
+	ce := &gate.ConfigError{File: f.path, Key: f.relative(s.Location) + "/$dynamicRef"}
+	if pos, ok := f.dir.Locate(s.Location, "$dynamicRef"); ok {
+		ce.File, ce.Key = pos.File, pos.Pointer
+	}
+	ce.Msg = fmt.Sprintf("$dynamicRef %q: %d schemas declare $dynamicAnchor %q in the documents compared; the diff resolves a $dynamicRef only when its anchor has one target (it does not follow the dynamic scope), so it cannot compare this schema", "#"+d.Anchor, n, d.Anchor)
+	return ce
+}
+
+// dynamicAnchors counts the $dynamicAnchor keywords of each name in the
+// documents the schema's $refs reach (every object once, though the
+// loader holds a document under its URL and under each $id; counted the
+// first time it is asked).
+func (f *Schema) dynamicAnchors() map[string]int {
+	if f.anchors != nil {
+		return f.anchors
+	}
+	f.anchors = map[string]int{}
+	seen := map[unsafe.Pointer]bool{}
+	stack := make([]any, 0, len(f.docs))
+	for _, d := range f.docs {
+		stack = append(stack, d)
+	}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch x := x.(type) {
+		case map[string]any:
+			id := reflect.ValueOf(x).UnsafePointer()
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			if a, ok := x["$dynamicAnchor"].(string); ok {
+				f.anchors[a]++
+			}
+			for _, y := range x {
+				stack = append(stack, y)
+			}
+		case []any:
+			stack = append(stack, x...)
+		}
+	}
+	return f.anchors
 }

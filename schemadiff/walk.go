@@ -1,8 +1,10 @@
 package schemadiff
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,9 +45,14 @@ type walker struct {
 	// for the keys.
 	memo map[string]*pair
 	ids  map[*jsonschema.Schema]uint32
+	// refOnlyMemo caches refOnly.
+	refOnlyMemo map[*jsonschema.Schema]bool
 	// pairs counts the pair comparisons made (a truncated pair compared
 	// again counts again); more than maxPairs is an error.
 	pairs, maxPairs int
+	// steps counts the child steps recorded (a memo hit costs one), more
+	// than maxSteps is an error too: the report walks every step.
+	steps, maxSteps int
 	// widest is the widest distribution of alternatives seen, named in
 	// the error when maxPairs is exceeded.
 	widest widestAlternatives
@@ -65,8 +72,10 @@ type widestAlternatives struct {
 }
 
 func newWalker(o, n *Schema, hs []Handler) *walker {
-	w := &walker{old: o, new: n, handlers: hs, memo: map[string]*pair{}, ids: map[*jsonschema.Schema]uint32{}}
+	w := &walker{old: o, new: n, handlers: hs, memo: map[string]*pair{}, ids: map[*jsonschema.Schema]uint32{},
+		refOnlyMemo: map[*jsonschema.Schema]bool{}}
 	w.maxPairs = maxPairsPerNode*(o.nodes()+n.nodes()) + minPairs
+	w.maxSteps = maxStepsPerPair * w.maxPairs
 	return w
 }
 
@@ -77,13 +86,8 @@ type pair struct {
 	// its steps, rebased by report to where the pair is reported.
 	inst             string
 	oldPtrs, newPtrs []string
-	// depth is the depth it was compared at; truncated is true when some
-	// location below it was deeper than maxDiffDepth and not compared, so
-	// the pair is compared again when it is reached at a smaller depth.
-	depth     int
-	truncated bool
-	done      bool
-	steps     []step
+	done             bool
+	steps            []step
 	// cost is the number of changes at and below the pair, each child
 	// counted wherever it is reached (saturating at maxCost); breaking is
 	// true when one of them is breaking. They rank pairings of
@@ -109,11 +113,14 @@ const maxCost = 1 << 30
 // methods let a handler compare child locations. An Emitter is valid only
 // during the handler call it was passed to.
 type Emitter struct {
-	w     *walker
-	p     *pair // the pair being compared, whose steps Emit appends to
-	inst  string
-	depth int
-	done  bool
+	w    *walker
+	p    *pair // the pair being compared, whose steps Emit appends to
+	inst string
+	// nest counts the comparisons at this same instance location above
+	// this one (oneOf/anyOf alternatives and their trials), which add no
+	// reference token to inst.
+	nest int
+	done bool
 }
 
 // Instance is the instance location being compared: an RFC 6901 JSON
@@ -144,14 +151,16 @@ func (e *Emitter) EmitAt(r Rule, inst, oldPtr, newPtr, format string, a ...any) 
 // share nothing, so no other keyword can be compared).
 func (e *Emitter) Done() { e.done = true }
 
-// descend compares what two member lists allow at instance location inst,
-// one level deeper.
+// descend compares what two member lists allow at instance location inst:
+// a child location (a property, an element) or, for alternatives, the
+// current one again.
 func (e *Emitter) descend(inst string, o, n []member) {
-	child := e.w.compare(o, n, inst, e.depth+1)
+	child := e.w.compare(o, n, inst, e.nestAt(inst))
 	if child == nil {
-		if e.depth+1 > maxDiffDepth {
-			e.p.truncated = true
-		}
+		return
+	}
+	if e.w.steps++; e.w.steps > e.w.maxSteps {
+		e.w.fail()
 		return
 	}
 	e.p.steps = append(e.p.steps, step{child: child, inst: inst, oldPtrs: ptrsOf(o), newPtrs: ptrsOf(n)})
@@ -162,11 +171,20 @@ func (e *Emitter) descend(inst string, o, n []member) {
 // give, and whether one is breaking. The comparison is memoised like any
 // other, so the pairing chosen is not compared again.
 func (e *Emitter) trial(o, n []member) (cost int, breaking bool) {
-	p := e.w.compare(o, n, e.inst, e.depth+1)
+	p := e.w.compare(o, n, e.inst, e.nest+1)
 	if p == nil {
 		return 0, false
 	}
 	return p.cost, p.breaking
+}
+
+// nestAt is the nest of a comparison at inst asked for by e: one more than
+// e's at the same location, 0 at a child location.
+func (e *Emitter) nestAt(inst string) int {
+	if inst == e.inst {
+		return e.nest + 1
+	}
+	return 0
 }
 
 // where names an instance location in a message.
@@ -178,30 +196,36 @@ func instanceWhere(inst string) string {
 }
 
 // compare compares what two member lists allow at instance location inst
-// and returns the pair, or nil when it was not compared (deeper than
-// maxDiffDepth, or the walk failed). A pair being compared (a recursive
-// schema reached again) is returned as it is.
-func (w *walker) compare(o, n []member, inst string, depth int) *pair {
-	if depth > maxDiffDepth || w.err != nil {
+// (nest comparisons deep at that same location) and returns the pair, or
+// nil when it was not compared: the walk failed, or inst has more than
+// maxDiffDepth reference tokens or nest exceeds maxDiffDepth, which fails
+// the walk with an error naming inst (tooDeep). A pair being compared (a
+// recursive schema reached again) is returned as it is.
+func (w *walker) compare(o, n []member, inst string, nest int) *pair {
+	if w.err != nil {
 		return nil
 	}
 	key := w.key(o, n)
-	p := w.memo[key]
-	if p != nil && !(p.done && p.truncated && depth < p.depth) {
+	if p := w.memo[key]; p != nil {
 		return p
+	}
+	if tokens(inst) > maxDiffDepth || nest > maxDiffDepth {
+		w.tooDeep(o, n, inst, nest)
+		return nil
 	}
 	if w.pairs++; w.pairs > w.maxPairs {
 		w.fail()
 		return nil
 	}
-	if p == nil {
-		p = &pair{}
-		w.memo[key] = p
-	}
-	*p = pair{inst: inst, oldPtrs: ptrsOf(o), newPtrs: ptrsOf(n), depth: depth}
+	p := &pair{inst: inst, oldPtrs: ptrsOf(o), newPtrs: ptrsOf(n)}
+	w.memo[key] = p
 	ov, nv := build(w.old, o), build(w.new, n)
 	ov.members, nv.members = o, n
-	e := &Emitter{w: w, p: p, inst: inst, depth: depth}
+	if err := cmp.Or(ov.err, nv.err); err != nil {
+		w.err = err
+		return nil
+	}
+	e := &Emitter{w: w, p: p, inst: inst, nest: nest}
 	for _, h := range w.handlers {
 		h(ov, nv, e)
 		if e.done || w.err != nil {
@@ -216,7 +240,6 @@ func (w *walker) compare(o, n []member, inst string, depth int) *pair {
 		case s.child.done:
 			p.cost += s.child.cost
 			p.breaking = p.breaking || s.child.breaking
-			p.truncated = p.truncated || s.child.truncated
 		}
 		p.cost = min(p.cost, maxCost)
 	}
@@ -227,26 +250,59 @@ func (w *walker) compare(o, n []member, inst string, depth int) *pair {
 // fail records that the walk needs more than maxPairs comparisons.
 func (w *walker) fail() {
 	msg := fmt.Sprintf("too large to compare with %s: more than %d schema pairs (%d per JSON object or array of the two schemas' documents, plus %d)", w.old.path, w.maxPairs, maxPairsPerNode, minPairs)
+	if w.steps > w.maxSteps {
+		msg = fmt.Sprintf("too large to compare with %s: more than %d steps between schema pairs (%d per pair the bound allows: %d per JSON object or array of the two schemas' documents, plus %d)", w.old.path, w.maxSteps, maxStepsPerPair, maxPairsPerNode, minPairs)
+	}
 	if w.widest.count > 1 {
 		msg += fmt.Sprintf("; the widest oneOf/anyOf distribution seen has %d alternatives, at instance location %s (%s)", w.widest.count, pointerOrRoot(w.widest.inst), w.widest.file)
 	}
 	w.err = &gate.ConfigError{File: w.new.path, Msg: msg}
 }
 
+// tooDeep fails the walk at a location it does not compare: one with more
+// than maxDiffDepth reference tokens (the gate's default parse depth cap,
+// gate.DefaultMaxDepth), or more than maxDiffDepth oneOf/anyOf
+// distributions nested at one location. The error names the instance
+// location and the members' keyword locations on the new side, so that a
+// diff never reports "no changes" for what it did not compare.
+func (w *walker) tooDeep(o, n []member, inst string, nest int) {
+	what := fmt.Sprintf("it has more than %d reference tokens (the gate's default nesting cap)", maxDiffDepth)
+	if nest > maxDiffDepth {
+		what = fmt.Sprintf("more than %d oneOf/anyOf distributions nest there", maxDiffDepth)
+	}
+	ms := n
+	if len(ms) == 0 {
+		ms = o
+	}
+	where := ""
+	if len(ms) > 0 {
+		where = "; new schema at " + pointerOrRoot(ms[0].ptr)
+	}
+	w.err = &gate.ConfigError{File: w.new.path, Key: inst,
+		Msg: fmt.Sprintf("cannot compare instance location %s: %s%s; the diff stops rather than report no change it did not check", pointerOrRoot(inst), what, where)}
+}
+
 // key identifies a pair of member lists by their schemas (each given a
 // number the first time it is seen) and flat marks; keyword locations are
-// left out, so the same schemas reached by another path share the key.
+// left out, so the same schemas reached by another path share the key. A
+// member that is only a $ref (refOnly) is keyed by its target, marked as
+// reached through a $ref: a component $ref'd from a thousand properties is
+// one pair, compared once and reported once, not one per $ref site.
 func (w *walker) key(o, n []member) string {
 	b := make([]byte, 0, 4*(len(o)+len(n))+1)
-	put := func(ms []member) {
+	put := func(side *Schema, ms []member) {
 		for _, m := range ms {
 			id := uint32(0)
-			if m.s != nil {
-				var ok bool
-				if id, ok = w.ids[m.s]; !ok {
-					id = uint32(len(w.ids)+1) << 1
-					w.ids[m.s] = id
+			if s := m.s; s != nil {
+				if w.refOnly(side, s) {
+					s, id = s.Ref, 2
 				}
+				x, ok := w.ids[s]
+				if !ok {
+					x = uint32(len(w.ids)+1) << 2
+					w.ids[s] = x
+				}
+				id |= x
 			}
 			if m.flat {
 				id |= 1
@@ -254,11 +310,54 @@ func (w *walker) key(o, n []member) string {
 			b = binary.LittleEndian.AppendUint32(b, id)
 		}
 	}
-	put(o)
+	put(w.old, o)
 	b = append(b, '|')
-	put(n)
+	put(w.new, n)
 	return string(b)
 }
+
+// refOnly reports whether s is a $ref and nothing the diff compares
+// besides: no other keyword that constrains an instance, no $id, $anchor
+// or $dynamicAnchor (they would change what $refs and $dynamicRefs
+// resolve to), no raw format keyword (the compiled form drops unknown
+// ones); annotations (title, description, default, examples, deprecated,
+// readOnly, writeOnly, $comment) are allowed, as no handler reads them.
+// Such a schema's view is its target's plus the $ref itself, which
+// compareRefs reads from the target's location, the same from every site.
+func (w *walker) refOnly(side *Schema, s *jsonschema.Schema) bool {
+	if r, ok := w.refOnlyMemo[s]; ok {
+		return r
+	}
+	r := s.Ref != nil && s.Bool == nil
+	if r {
+		v := reflect.ValueOf(s).Elem()
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() || annotationFields[f.Name] {
+				continue
+			}
+			if !v.Field(i).IsZero() {
+				r = false
+				break
+			}
+		}
+	}
+	if r {
+		if _, ok := side.keyword(s.Location, "format"); ok {
+			r = false
+		}
+	}
+	w.refOnlyMemo[s] = r
+	return r
+}
+
+// annotationFields are the fields of jsonschema.Schema that refOnly allows
+// beside Ref: where the schema is, and annotations (Core 2020-12 §7.7,
+// Validation 2020-12 §9).
+var annotationFields = map[string]bool{"Ref": true, "DraftVersion": true, "Location": true,
+	"Title": true, "Description": true, "Default": true, "Comment": true,
+	"ReadOnly": true, "WriteOnly": true, "Examples": true, "Deprecated": true}
 
 func ptrsOf(ms []member) []string {
 	out := make([]string, len(ms))
@@ -336,11 +435,13 @@ func (w *walker) report(root *pair) []reports.Change {
 // path from the root pair, each step adding its child's location below
 // the parent's.
 type locations struct {
+	// root applies at its own location, and at those of the steps that
+	// reach it again (a recursive schema whose root is a $ref).
+	root  *pair
 	home  map[*pair]*frame
 	in    map[*pair][]inEdge
 	shown map[*pair][]string
 	count map[*pair]int
-	busy  map[*pair]bool
 }
 
 // inEdge is a step of pair from that reaches a pair.
@@ -350,8 +451,8 @@ type inEdge struct {
 }
 
 func newLocations(root *pair, home map[*pair]*frame) *locations {
-	l := &locations{home: home, in: map[*pair][]inEdge{}, shown: map[*pair][]string{root: {root.inst}},
-		count: map[*pair]int{root: 1}, busy: map[*pair]bool{}}
+	l := &locations{root: root, home: home, in: map[*pair][]inEdge{}, shown: map[*pair][]string{},
+		count: map[*pair]int{}}
 	for p := range home {
 		for _, s := range p.steps {
 			if s.child != nil {
@@ -373,10 +474,11 @@ func newLocations(root *pair, home map[*pair]*frame) *locations {
 	return l
 }
 
-// walk computes the first instance locations (up to maxAlsoShown+1,
-// without repeats) and the number of paths reaching p (saturating at
+// walk computes the shallowest instance locations (up to maxAlsoShown+1,
+// without repeats; addShallowest) and the number of paths reaching p (saturating at
 // maxAlsoCounted; a path through a pair still being walked, a recursion,
-// counts as maxAlsoCounted). Depth-first over the steps that reach each
+// counts as maxAlsoCounted, and adds the locations found for that pair so
+// far). Depth-first over the steps that reach each
 // pair, with a stack of its own: the graph may be as deep as it has pairs.
 func (l *locations) walk(p *pair) ([]string, int) {
 	if s, ok := l.shown[p]; ok {
@@ -388,22 +490,32 @@ func (l *locations) walk(p *pair) ([]string, int) {
 		shown []string
 		n     int
 	}
-	l.busy[p] = true
-	stack := []*item{{p: p}}
+	start := func(p *pair) *item {
+		if p == l.root {
+			return &item{p: p, shown: []string{p.inst}, n: 1}
+		}
+		return &item{p: p}
+	}
+	busy := map[*pair]*item{} // the items on the stack
+	stack := []*item{start(p)}
+	busy[p] = stack[0]
 	for len(stack) > 0 {
 		top := stack[len(stack)-1]
 		if top.i == len(l.in[top.p]) {
-			delete(l.busy, top.p)
+			delete(busy, top.p)
 			l.shown[top.p], l.count[top.p] = top.shown, top.n
 			stack = stack[:len(stack)-1]
 			continue
 		}
 		e := l.in[top.p][top.i]
 		ss, done := l.shown[e.from]
-		if !done && !l.busy[e.from] {
-			l.busy[e.from] = true
-			stack = append(stack, &item{p: e.from})
+		if b := busy[e.from]; !done && b == nil {
+			b = start(e.from)
+			busy[e.from] = b
+			stack = append(stack, b)
 			continue // this step again once e.from is walked
+		} else if !done {
+			ss = b.shown // a recursion: the locations found so far
 		}
 		top.i++
 		c := maxAlsoCounted
@@ -412,13 +524,35 @@ func (l *locations) walk(p *pair) ([]string, int) {
 		}
 		for _, s := range ss {
 			loc := rebaseInstance(e.inst, e.from.inst, s)
-			if len(top.shown) <= maxAlsoShown && !slices.Contains(top.shown, loc) {
-				top.shown = append(top.shown, loc)
-			}
+			top.shown = addShallowest(top.shown, loc)
 		}
 		top.n = min(top.n+c, maxAlsoCounted)
 	}
 	return l.shown[p], l.count[p]
+}
+
+// addShallowest adds loc to shown, kept the maxAlsoShown+1 shallowest
+// instance locations (fewest reference tokens, then in byte order),
+// without repeats.
+func addShallowest(shown []string, loc string) []string {
+	less := func(a, b string) bool {
+		if ta, tb := tokens(a), tokens(b); ta != tb {
+			return ta < tb
+		}
+		return a < b
+	}
+	if slices.Contains(shown, loc) || len(shown) > maxAlsoShown && !less(loc, shown[len(shown)-1]) {
+		return shown
+	}
+	i := len(shown)
+	for i > 0 && less(loc, shown[i-1]) {
+		i--
+	}
+	shown = slices.Insert(shown, i, loc)
+	if len(shown) > maxAlsoShown+1 {
+		shown = shown[:maxAlsoShown+1]
+	}
+	return shown
 }
 
 // also says where else a change reported at inst in frame f applies: the

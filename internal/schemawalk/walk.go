@@ -92,10 +92,11 @@ type Step struct {
 	Schema *jsonschema.Schema
 	Ptr    string
 	Via    string
-	// Cut is true when Merge reached the schema but does not enter it: it is
-	// already on the path from the start (a recursive $ref) or deeper than
-	// the depth bound. A cut step is reported only so that the caller can
-	// see the edge ($ref targets); its keywords do not apply again.
+	// Cut is true when Merge reached the schema but does not enter it: it
+	// was already entered in this Merge (a recursive $ref, or a schema two
+	// allOf members share) or it is deeper than the depth bound. A cut step
+	// is reported only so that the caller can see the edge ($ref targets);
+	// its keywords do not apply again.
 	Cut bool
 }
 
@@ -105,15 +106,18 @@ type Step struct {
 // keyword location below ptr. A schema is visited before the schemas it
 // leads to. oneOf, anyOf and if/then/else are not followed: they choose
 // between schemas rather than add to them. A nil start visits nothing;
-// steps deeper than maxDepth, or already on the current path, are visited
-// with Cut set and not followed. leave, when not nil, is called for each
-// entered (not cut) step after the schemas it leads to were visited.
+// steps deeper than maxDepth, or whose schema was already entered by this
+// Merge, are visited with Cut set and not followed: each schema is entered
+// once (applying a schema twice adds nothing), so a DAG of allOf and $ref
+// costs one visit per edge, not one per path (a diamond of allOf N deep
+// has 2^N paths). leave, when not nil, is called for each entered (not
+// cut) step after the schemas it leads to were visited.
 func Merge(start *jsonschema.Schema, ptr string, maxDepth int, visit, leave func(Step)) {
-	onPath := map[*jsonschema.Schema]bool{}
+	entered := map[*jsonschema.Schema]bool{}
 	var walk func(st Step, depth int)
 	walk = func(st Step, depth int) {
 		s := st.Schema
-		if depth > maxDepth || onPath[s] {
+		if depth > maxDepth || entered[s] {
 			st.Cut = true
 			visit(st)
 			return
@@ -125,8 +129,7 @@ func Merge(start *jsonschema.Schema, ptr string, maxDepth int, visit, leave func
 		if s.Bool != nil {
 			return
 		}
-		onPath[s] = true
-		defer delete(onPath, s)
+		entered[s] = true
 		if s.Ref != nil {
 			walk(Step{Schema: s.Ref, Ptr: st.Ptr + "/$ref", Via: "$ref"}, depth+1)
 		}

@@ -1,6 +1,7 @@
 package schemawalk_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -56,5 +57,29 @@ func TestElementSchemas(t *testing.T) {
 	}
 	if e := schemawalk.Element([]*jsonschema.Schema{s}, 3); len(e) != 1 || e[0] != rest.Schema {
 		t.Errorf("element 3: %v", e)
+	}
+}
+
+// Merge enters a schema that two allOf members share once: a diamond of
+// allOf 20 deep is 2^20 paths but 41 visits (before: every path).
+func TestMergeEntersASharedSchemaOnce(t *testing.T) {
+	defs := []string{}
+	for i := range 20 {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"allOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i+1, i+1))
+	}
+	defs = append(defs, `"d20":{"type":"string"}`)
+	s := compile(t, `{"$ref":"#/$defs/d0","$defs":{`+strings.Join(defs, ",")+`}}`)
+	entered, cut := 0, 0
+	schemawalk.Merge(s, "", 64, func(st schemawalk.Step) {
+		if st.Cut {
+			cut++
+		} else {
+			entered++
+		}
+	}, nil)
+	// The root, then per level d_i and its two allOf members (the second
+	// member's $ref to d_{i+1} is cut), and d20.
+	if entered != 1+3*20+1 || cut != 20 {
+		t.Errorf("entered %d, cut %d; want 62, 20", entered, cut)
 	}
 }

@@ -45,29 +45,48 @@ const intro = "# airlock diff\n\n" +
 	"  say one an `allOf` beside the `oneOf` excludes by `const` or `type`, is left out), each new\n" +
 	"  alternative paired with the old one closest to it. A new alternative that some old one\n" +
 	"  already covers (no breaking difference) is compared with it, not reported as added.\n" +
+	"  Alternatives whose `const`/`enum` at the same property allow no common value (a\n" +
+	"  discriminator: `kind: a` and `kind: b`) are never paired, so a tagged union of 40 branches\n" +
+	"  costs about 40 trial comparisons, not 1,600, and a branch of a new kind is reported as added.\n" +
+	"  A `$dynamicRef` is followed to its initial target, as a `$ref`: that is exact when its\n" +
+	"  anchor has one `$dynamicAnchor` of that name in the documents compared. One whose anchor\n" +
+	"  has more (the dynamic scope could choose another, JSON Schema Core 2020-12 §8.2.3.2) is\n" +
+	"  refused with a configuration error naming its file and JSON Pointer (exit 2), rather than\n" +
+	"  compared with the wrong target; contracts rarely use one.\n" +
 	"- **Each pair of subschemas is compared once.** The lists of schemas that apply at a location,\n" +
 	"  old and new, are compared once wherever they are reached, so a definition `$ref`'d from a\n" +
-	"  thousand places costs one comparison and a recursive schema ends where its pair comes back.\n" +
+	"  thousand places costs one comparison and a recursive schema ends where its pair comes back;\n" +
+	"  a subschema that is only a `$ref` (with annotations at most) is the same pair as its target,\n" +
+	"  so a property added to a shared component is one change, not one per `$ref` site.\n" +
 	"  A change behind such a shared pair is **reported once**, at the shallowest instance location\n" +
 	"  where it applies (the first in walk order among equals), and its sentence names up to three\n" +
-	"  other locations and how many more there are (counted by the paths that reach them), or says\n" +
+	"  other locations (the shallowest) and how many more there are (counted by the paths that reach them), or says\n" +
 	"  that they recur: `/user/login: maxLength 8 became maxLength 16 (reported once; the same\n" +
 	"  schemas also apply at /head/user/login, /repo/owner/login, /base/user/login and at 12 more\n" +
 	"  instance location(s))`. The output grows with the changes, not with the places a\n" +
 	"  definition is used.\n" +
 	"- **Bounds.** Time and memory are proportional to the pairs compared, at most 16 per JSON\n" +
-	"  object or array in the two schemas' files plus 10,000; a comparison that needs more is a\n" +
+	"  object or array in the two schemas' files plus 10,000, and to the steps between them (each\n" +
+	"  place a pair is reached), at most 8 per pair of that bound; a comparison that needs more is a\n" +
 	"  configuration error that names the widest `oneOf`/`anyOf` distribution seen. The groups at\n" +
 	"  one location multiply (3 groups of 5 branches are 125 alternatives, each paired with each\n" +
 	"  of the other side's): more than 64 alternatives is a configuration error naming each group's\n" +
-	"  file, JSON Pointer and number of branches. Locations nested deeper than 64 are not compared:\n" +
-	"  the gate refuses responses nested that deep. GitHub's 969 component schemas (5.3 MB in 970\n" +
-	"  files, through `airlock import openapi`) diff against themselves in 4 to 7 s on a shared\n" +
-	"  two-core machine and 400 MB of heap, compiling the two sides included: 58,000 pairs,\n" +
+	"  file, JSON Pointer and number of branches. The depth of the walk is the number of reference\n" +
+	"  tokens of the instance location (a `oneOf`/`anyOf`, such as the importer's nullable\n" +
+	"  `anyOf: [{type: null}, …]`, adds none); a location deeper than 64 tokens (the gate's default\n" +
+	"  `max_depth`), or more than 64 `oneOf`/`anyOf` distributions nested at one location, is never\n" +
+	"  skipped in silence: the diff stops with a configuration error naming the instance location\n" +
+	"  and the new schema's keyword location (exit 2). GitHub's 969 component schemas (5.3 MB in 970\n" +
+	"  files, through `airlock import openapi`) diff against themselves in 4 to 5 s on a shared\n" +
+	"  two-core machine and 360 MB of heap, compiling the two sides included: 51,000 pairs,\n" +
 	"  against a bound of 1.7 million; GitHub Enterprise Server 3.17 against 3.19 the same way\n" +
-	"  (4.7 MB each) reports 74 changes, none breaking, in about 6 s (`make bench`).\n" +
+	"  (4.7 MB each) reports 50 changes, none breaking, each change to a shared component once,\n" +
+	"  in 3 to 5 s (`make bench`).\n" +
 	"  Keywords the diff does not classify (`not`, `if`/`then`/`else`, `patternProperties`, …) are\n" +
-	"  still compared, and a change in them is reported as breaking for someone to review.\n" +
+	"  still compared, and a change in them is reported as breaking for someone to review. They\n" +
+	"  are compared by a digest of every keyword that constrains an instance, at any depth and\n" +
+	"  through `$ref`s, memoised per schema (16 digests per JSON object or array plus 10,000 at\n" +
+	"  most, else a configuration error): a change 14 levels down inside a `not` is reported.\n" +
 	"- **Each change** has a rule id from the registry below (stable API), its level, the\n" +
 	"  instance location (a JSON Pointer into the response, `*` for every array element or\n" +
 	"  additional member, empty for the whole response), the JSON Pointer of the change in each\n" +
