@@ -72,7 +72,7 @@ const (
 // silences reports whether e accepts a result of outcome o (Survived or
 // Unseen): an entry written for a survivor accepts both; one written for
 // an unseen mutant only Unseen.
-func (e *BaselineEntry) silences(o Outcome) bool {
+func (e BaselineEntry) silences(o Outcome) bool {
 	return o == Unseen || o == Survived && e.Outcome != OutcomeUnseen
 }
 
@@ -311,6 +311,12 @@ func SelectSurvivors(results []MutantResult, specs []string, strict bool) ([]Mut
 				chosen[i], found = true, true
 				continue
 			}
+			if r.Outcome == Baselined {
+				// Baselined already (by another run at the same time, say):
+				// nothing to add, not an error.
+				found = true
+				continue
+			}
 			what := string(r.Outcome)
 			if r.Outcome == Unseen {
 				what += " (baseline unseen mutants with --strict)"
@@ -365,7 +371,14 @@ func addToFile(ctx context.Context, c *gate.Contract, results []MutantResult, re
 		k := [2]string{fixtureKey(r.Fixture), r.Mutant.ID}
 		if i := have[k]; i != 0 {
 			if i > 0 {
-				present = append(present, existing[i-1])
+				e := existing[i-1]
+				if !e.silences(r.Outcome) {
+					// Never changed silently: the entry accepted an unseen
+					// mutant, and this one now reaches the agent.
+					return nil, present, &gate.ConfigError{File: e.File, Line: e.Line,
+						Msg: fmt.Sprintf("%s %s: the entry accepts it only as unseen, but it now reaches the agent; review it, then set the entry's outcome to survived (or remove the entry) by hand", e.Fixture, e.Mutant)}
+				}
+				present = append(present, e)
 				have[k] = -1
 			}
 			continue
@@ -464,9 +477,22 @@ func (r *Report) Accept(entries []BaselineEntry) {
 // Cf: zero-width spaces and joiners, bidi controls, U+FEFF).
 func BlankReason(s string) bool {
 	for _, r := range s {
-		if !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) {
+		if !invisible(r) {
 			return false
 		}
 	}
 	return true
+}
+
+// invisible reports whether r shows nothing on its own: white space,
+// format characters (Cf), combining and enclosing marks (Mn, Me: U+034F,
+// variation selectors), and the filler letters that render blank (Hangul
+// fillers U+115F, U+1160, U+3164, U+FFA0, and the blank Braille pattern
+// U+2800).
+func invisible(r rune) bool {
+	switch r {
+	case '\u115F', '\u1160', '\u3164', '\uFFA0', '\u2800':
+		return true
+	}
+	return unicode.IsSpace(r) || unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me)
 }

@@ -321,6 +321,24 @@ var _ = Describe("the mutation baseline", func() {
 		Expect(after).To(Equal(text))
 	})
 
+	It("never turns an unseen entry into a survivor's silently, and takes a baselined mutant named with --mutant as present", func() {
+		dir := baseline("survivors:\n  - fixture: memo/v1/accepted/memo.json\n    mutant: values.empty_string@/id\n    reason: ids may be empty upstream\n    outcome: unseen\n")
+		opts := mutate.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")}
+		rep, err := mutate.Mutate(context.Background(), opts)
+		Expect(err).NotTo(HaveOccurred())
+		_, _, err = mutate.AddToBaseline(context.Background(), opts, rep.Results, "now accepted", false)
+		var ce *gate.ConfigError
+		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
+		Expect(ce.Line).To(Equal(2))
+		Expect(err.Error()).To(ContainSubstring("accepts it only as unseen, but it now reaches the agent"))
+
+		dir = baseline("survivors:\n  - fixture: memo/v1/accepted/memo.json\n    mutant: values.empty_string@/id\n    reason: ids may be empty upstream\n")
+		rep = mutateTree(dir)
+		chosen, err := mutate.SelectSurvivors(rep.Results, []string{"values.empty_string@/id"}, false)
+		Expect(err).NotTo(HaveOccurred(), "baselined by another run: nothing to add, no error")
+		Expect(chosen).To(BeEmpty())
+	})
+
 	It("keeps a CRLF file's line ending when appending", func() {
 		dir := baseline("# crlf\r\nsurvivors:\r\n  - fixture: memo/v1/accepted/memo.json\r\n    mutant: values.empty_string@/id\r\n    reason: ids may be empty upstream\r\n")
 		opts := mutate.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")}
@@ -339,6 +357,10 @@ var _ = Describe("the mutation baseline", func() {
 		Expect(err).To(MatchError(ContainSubstring("b.yaml:4:5: /survivors/0/reason: an entry needs a reason")))
 		Expect(mutate.BlankReason("\u200b\u00a0 \ufeff")).To(BeTrue())
 		Expect(mutate.BlankReason("\u200bx")).To(BeFalse())
+		for _, r := range []string{"\u034f", "\u115f", "\u3164", "\ufe0f", "\u2800", "a\u0301"[1:]} {
+			Expect(mutate.BlankReason(r)).To(BeTrue(), "%q", r)
+		}
+		Expect(mutate.BlankReason("e\u0301")).To(BeFalse(), "a letter with a mark shows")
 	})
 
 	It("lets an entry written for an unseen mutant silence only an unseen result", func() {
