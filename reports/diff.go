@@ -86,7 +86,8 @@ type Impact struct {
 	// projection field removed or re-pointed (a limit raised, a rule
 	// removed, loosened or changed, content types widened, a policy
 	// loosened, an error contract or the agent error schema changed, the
-	// protocol changed): the gate may now admit what it refused.
+	// protocol changed), and for a contract added: the gate may now admit
+	// what it refused.
 	Loosens bool `json:"loosens,omitempty"`
 	// Fixtures is the fixture evidence of a narrowing (a compatible-level
 	// change): nil when none was gathered for it.

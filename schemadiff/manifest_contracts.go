@@ -426,8 +426,11 @@ func impact(ctx context.Context, d *reports.Diff, done []pairResult, fixturesDir
 						im.Repointed = repointed(r, c)
 					}
 					// A breaking manifest change that is not about the
-					// projection makes the gate admit what it refused.
-					im.Loosens = c.Level == reports.Breaking && c.Rule != RuleManifestProjectionFieldRemoved && c.Rule != RuleManifestProjectionFieldRepoint
+					// projection makes the gate admit what it refused; so
+					// does a new contract (a tool whose responses nothing
+					// admitted before).
+					im.Loosens = c.Level == reports.Breaking && c.Rule != RuleManifestProjectionFieldRemoved && c.Rule != RuleManifestProjectionFieldRepoint ||
+						c.Rule == RuleManifestContractAdded
 					if im.Counts() {
 						c.Impact = im
 					}

@@ -223,6 +223,9 @@ var _ = Describe("contract diff: the manifest rules", func() {
 		Expect(rulesOf(d.Comparisons[0].Changes)).To(Equal([]string{schemadiff.RuleManifestContractAdded}))
 		Expect(rulesOf(d.Comparisons[1].Changes)).To(Equal([]string{schemadiff.RuleManifestContractRemoved}))
 		Expect(d.Comparisons[0].Changes[0].Level).To(Equal(reports.ContractChange))
+		// A new contract lets a tool's responses through: gate impact.
+		Expect(d.Comparisons[0].Changes[0].TouchesGate()).To(BeTrue())
+		Expect(d.Comparisons[0].Changes[0].Impact.Loosens).To(BeTrue())
 	})
 
 	It("treats a dropped request-binding rule as breaking and a gate impact", func() {

@@ -194,7 +194,7 @@ const intro = "# airlock diff\n\n" +
 	"A `--fixtures` folder that does not exist gives no fixture evidence, and the output says so.\n" +
 	"Comparing two schema files or two upstream versions (`--tool`) has no gate-impact view.\n\n" +
 	"`--fail-on gate-impact` exits 1 when a change touches a projected field or a rule's pointer,\n" +
-	"a narrowing refuses fixtures, a manifest change is breaking, or a manifest change alters what\n" +
+	"a narrowing refuses fixtures, a manifest change is breaking, a contract is added, or a manifest change alters what\n" +
 	"reaches the agent (`current` changed, an upstream version added, a projection field added,\n" +
 	"removed or re-pointed); the JSON output counts them as `gate_impact`. Each of them shows why,\n" +
 	"in all three formats, and no other change does: a `gate impact:` line in text, the gate impact\n" +
