@@ -13,7 +13,6 @@ import (
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/introspect"
-	"github.com/airlockdev/airlock/internal/manifest"
 	"github.com/airlockdev/airlock/internal/schemawalk"
 	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/internal/validator"
@@ -129,20 +128,6 @@ func checkProjectionOptional(k *contract, e *emitter) {
 	}
 }
 
-// rulePointer is a rule's pointer and its manifest key.
-func rulePointer(r manifest.RuleSpec) (kind, ptr string) {
-	switch {
-	case r.Binding != nil:
-		return "binding", r.Binding.Pointer
-	case r.Context != nil:
-		return "context", r.Context.Pointer
-	case r.Freshness != nil:
-		return "freshness", r.Freshness.Pointer
-	case r.Membership != nil:
-		return "membership", r.Membership.Pointer
-	}
-	return "", ""
-}
 
 // checkRulePointers: a rule on a value the schema does not declare, or
 // declares without a type, const or enum.
@@ -150,9 +135,9 @@ func checkRulePointers(k *contract, e *emitter) {
 	for _, v := range k.versions() {
 		root, _ := introspect.Schema(k.c, v)
 		for i, r := range k.m.UpstreamVersions[v].Rules {
-			kind, raw := rulePointer(r)
+			kind, raw := r.Kind()
 			ptr, err := jsonpointer.Parse(raw)
-			if kind == "" || err != nil {
+			if kind == "count" || kind == "cel" || kind == "custom" || err != nil {
 				continue
 			}
 			key := fmt.Sprintf("%s/rules/%d/%s/pointer", versionKey(v), i, kind)

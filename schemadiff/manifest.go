@@ -516,30 +516,11 @@ func pointerText(p string) string {
 	return p
 }
 
-// ruleKind names a rule's kind and the pointer it reads ("" for cel and
-// custom, which read the whole value).
-func ruleKind(r manifest.RuleSpec) (kind, pointer string) {
-	switch {
-	case r.Binding != nil:
-		return "binding", r.Binding.Pointer
-	case r.Context != nil:
-		return "context", r.Context.Pointer
-	case r.Freshness != nil:
-		return "freshness", r.Freshness.Pointer
-	case r.Membership != nil:
-		return "membership", r.Membership.Pointer
-	case r.Count != nil:
-		return "count", r.Count.Pointer
-	case r.CEL != nil:
-		return "cel", ""
-	}
-	return "custom", ""
-}
 
 // ruleBody is everything of a rule but its name and, for freshness, its
 // window: two rules with equal bodies check the same thing.
 func ruleBody(r manifest.RuleSpec) string {
-	kind, ptr := ruleKind(r)
+	kind, ptr := r.Kind()
 	switch kind {
 	case "context":
 		return kind + "\x00" + ptr + "\x00" + r.Context.Key
@@ -565,7 +546,7 @@ func compareRules(o, n *ManifestView, e *ManifestEmitter) {
 		ork, nrk := presentKey(or != nil, rk, versionKey(v)), presentKey(nr != nil, rk, versionKey(v))
 		oldAt, newAt := byName(or, func(r manifest.RuleSpec) string { return r.Name }), byName(nr, func(r manifest.RuleSpec) string { return r.Name })
 		for i, r := range or {
-			kind, ptr := ruleKind(r)
+			kind, ptr := r.Kind()
 			j, found := newAt[r.Name]
 			if !found {
 				e.Emit(manifestRuleRemoved, key("upstream_versions", v, "rules", fmt.Sprint(i)), nrk, InOld, ptr,
@@ -574,7 +555,7 @@ func compareRules(o, n *ManifestView, e *ManifestEmitter) {
 			}
 			n := nr[j]
 			ok, nk := key("upstream_versions", v, "rules", fmt.Sprint(i)), key("upstream_versions", v, "rules", fmt.Sprint(j))
-			nkind, nptr := ruleKind(n)
+			nkind, nptr := n.Kind()
 			if ruleBody(r) != ruleBody(n) {
 				e.Emit(manifestRuleChanged, ok, nk, InNew, nptr, "upstream %s: rule %q changed from %s%s to %s%s", v, r.Name, kind, onPointer(ptr), nkind, onPointer(nptr))
 				continue
@@ -604,7 +585,7 @@ func compareRules(o, n *ManifestView, e *ManifestEmitter) {
 			if _, ok := oldAt[r.Name]; ok {
 				continue
 			}
-			kind, ptr := ruleKind(r)
+			kind, ptr := r.Kind()
 			e.Emit(manifestRuleAdded, ork, key("upstream_versions", v, "rules", fmt.Sprint(j)), InNew, ptr,
 				"upstream %s: %s rule %q%s was added", v, kind, r.Name, onPointer(ptr))
 		}

@@ -333,7 +333,7 @@ func rulePointers(views []*ManifestView, v string) map[string][]jsonpointer.Poin
 			continue
 		}
 		for _, r := range mv.M.UpstreamVersions[v].Rules {
-			kind, ptr := ruleKind(r)
+			kind, ptr := r.Kind()
 			ptrs := []string{ptr}
 			if kind == "count" {
 				ptrs = append(ptrs, r.Count.EqualsPointer)

@@ -238,6 +238,28 @@ type RuleSpec struct {
 	Custom     string         `yaml:"custom"`
 }
 
+// Kind names the rule's kind — its manifest key: "binding", "context",
+// "freshness", "membership", "count", "cel" or "custom" — and the JSON
+// Pointer (RFC 6901 text) it reads: a count rule's array, "" for cel and
+// custom, which may read the whole value.
+func (r RuleSpec) Kind() (kind, pointer string) {
+	switch {
+	case r.Binding != nil:
+		return "binding", r.Binding.Pointer
+	case r.Context != nil:
+		return "context", r.Context.Pointer
+	case r.Freshness != nil:
+		return "freshness", r.Freshness.Pointer
+	case r.Membership != nil:
+		return "membership", r.Membership.Pointer
+	case r.Count != nil:
+		return "count", r.Count.Pointer
+	case r.CEL != nil:
+		return "cel", ""
+	}
+	return "custom", ""
+}
+
 // CountSpec configures semantic.Count: the array at Pointer has as many
 // elements as the number at EqualsPointer, or as the request context value
 // Key (exactly one of the two is set).
