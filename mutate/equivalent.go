@@ -120,28 +120,9 @@ func overlaps(rule, loc jsonpointer.Pointer) bool {
 // member's or element's subschemas (schemawalk.Member, Element) with
 // theirs. nil when loc names nothing in value.
 func unconditionalAt(root *jsonschema.Schema, value any, loc []string) []*jsonschema.Schema {
-	cur := merged([]*jsonschema.Schema{root})
-	for _, tok := range loc {
-		var next []*jsonschema.Schema
-		switch v := value.(type) {
-		case map[string]any:
-			el, ok := v[tok]
-			if !ok {
-				return nil
-			}
-			next, _ = schemawalk.Member(cur, tok)
-			value = el
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(v) || strconv.Itoa(i) != tok {
-				return nil
-			}
-			next = schemawalk.Element(cur, i)
-			value = v[i]
-		default:
-			return nil
-		}
-		cur = merged(next)
+	var cur []*jsonschema.Schema
+	if !schemawalk.Along(root, value, loc, merged, func(set []*jsonschema.Schema) { cur = set }) {
+		return nil
 	}
 	return cur
 }

@@ -191,32 +191,8 @@ func (m *mutator) locate(mu Mutant) *HintLocation {
 // len(loc)), in one walk: O(len(loc)) steps. It stops early, shorter,
 // where loc leaves value (a member or element that is not there).
 func walkSets(root *jsonschema.Schema, value any, loc jsonpointer.Pointer) [][]*jsonschema.Schema {
-	cur := schemawalk.Applicable([]*jsonschema.Schema{root})
-	out := [][]*jsonschema.Schema{cur}
-	for _, tok := range loc {
-		var next []*jsonschema.Schema
-		switch v := value.(type) {
-		case map[string]any:
-			el, ok := v[tok]
-			if !ok {
-				return out
-			}
-			next, _ = schemawalk.Member(cur, tok)
-			value = el
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(v) || strconv.Itoa(i) != tok {
-				return out
-			}
-			next = schemawalk.Element(cur, i)
-			value = v[i]
-		default:
-			return out
-		}
-		slices.SortStableFunc(next, func(a, b *jsonschema.Schema) int { return strings.Compare(a.Location, b.Location) })
-		cur = schemawalk.Applicable(next)
-		out = append(out, cur)
-	}
+	var out [][]*jsonschema.Schema
+	schemawalk.Along(root, value, loc, schemawalk.Applicable, func(set []*jsonschema.Schema) { out = append(out, set) })
 	return out
 }
 
