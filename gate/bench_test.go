@@ -35,69 +35,7 @@ import (
 // benchTool is a list tool whose upstream value grows with its item count.
 const benchTool = "bench_list"
 
-var benchFiles = map[string]string{
-	gate.ManifestFile: `tool: bench_list
-version: "1.0.0"
-description: Benchmark contract, a paged list of issues.
-agent_schema: agent.schema.json
-limits:
-  max_bytes: 8388608
-upstream_versions:
-  v1:
-    schema: upstream.schema.json
-    projection:
-      ids: /items/*/id
-      states: /items/*/state
-      next_cursor: /next_cursor
-    rules:
-      - name: request_binding
-        binding: {pointer: /request_id}
-`,
-	"upstream.schema.json": `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "$id": "https://airlock.invalid/bench_list/upstream.schema.json",
-  "type": "object",
-  "required": ["request_id", "items", "next_cursor"],
-  "additionalProperties": false,
-  "properties": {
-    "request_id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{7,63}$"},
-    "next_cursor": {"type": ["string", "null"], "maxLength": 128},
-    "items": {"type": "array", "maxItems": 100000, "items": {"$ref": "#/$defs/item"}}
-  },
-  "$defs": {
-    "item": {
-      "type": "object",
-      "required": ["id", "title", "state", "author", "created_at", "labels", "comments", "score"],
-      "additionalProperties": false,
-      "properties": {
-        "id": {"type": "string", "pattern": "^ISS-[0-9]{1,10}$"},
-        "title": {"type": "string", "minLength": 1, "maxLength": 256},
-        "state": {"enum": ["open", "closed", "triaged"]},
-        "author": {"type": "string", "pattern": "^[a-z][a-z0-9._-]*$"},
-        "created_at": {"type": "string", "format": "date-time"},
-        "labels": {"type": "array", "maxItems": 16, "uniqueItems": true, "items": {"type": "string", "maxLength": 32}},
-        "comments": {"type": "integer", "minimum": 0},
-        "score": {"type": "number", "minimum": 0, "maximum": 100},
-        "assignee": {"type": ["string", "null"]}
-      }
-    }
-  }
-}
-`,
-	"agent.schema.json": `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "$id": "https://airlock.invalid/bench_list/agent.schema.json",
-  "type": "object",
-  "required": ["ids", "states"],
-  "additionalProperties": false,
-  "properties": {
-    "ids": {"type": "array", "items": {"type": "string"}},
-    "states": {"type": "array", "items": {"enum": ["open", "closed", "triaged"]}},
-    "next_cursor": {"type": ["string", "null"]}
-  }
-}
-`,
-}
+var benchFiles = testbody.ListContract("limits:\n  max_bytes: 8388608\n")
 
 const benchRequestID = testbody.RequestID
 

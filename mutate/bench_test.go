@@ -98,72 +98,14 @@ func peakHeap(fn func()) uint64 {
 // (testbody.List) under bench_list, a closed contract of that list with a
 // binding rule and the default limits, and returns its root.
 func bigTree(t testtree.TB, size int) string {
+	// The gate benchmark's contract, with the default limits (a 1 MiB
+	// max_bytes: the oversize mutant's size).
+	contract := testbody.ListContract("")
 	return testtree.Write(t, map[string]string{
-		"schemas/bench_list/contract.yaml":          bigManifest,
-		"schemas/bench_list/upstream.schema.json":   bigUpstream,
-		"schemas/bench_list/agent.schema.json":      bigAgent,
+		"schemas/bench_list/contract.yaml":          contract["contract.yaml"],
+		"schemas/bench_list/upstream.schema.json":   contract["upstream.schema.json"],
+		"schemas/bench_list/agent.schema.json":      contract["agent.schema.json"],
 		"fixtures/bench_list/defaults.meta.yaml":    "request: {id: " + testbody.RequestID + "}\nclock: 2025-07-01T00:00:00Z\n",
 		"fixtures/bench_list/v1/accepted/page.json": string(testbody.List(size)),
 	})
 }
-
-// The contract of testbody.List (gate/bench_test.go's, with the default
-// limits).
-const (
-	bigManifest = `tool: bench_list
-version: "1.0.0"
-agent_schema: agent.schema.json
-upstream_versions:
-  v1:
-    schema: upstream.schema.json
-    projection:
-      ids: /items/*/id
-      states: /items/*/state
-      next_cursor: /next_cursor
-    rules:
-      - name: request_binding
-        binding: {pointer: /request_id}
-`
-	bigUpstream = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "required": ["request_id", "items", "next_cursor"],
-  "additionalProperties": false,
-  "properties": {
-    "request_id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{7,63}$"},
-    "next_cursor": {"type": ["string", "null"], "maxLength": 128},
-    "items": {"type": "array", "maxItems": 100000, "items": {"$ref": "#/$defs/item"}}
-  },
-  "$defs": {
-    "item": {
-      "type": "object",
-      "required": ["id", "title", "state", "author", "created_at", "labels", "comments", "score"],
-      "additionalProperties": false,
-      "properties": {
-        "id": {"type": "string", "pattern": "^ISS-[0-9]{1,10}$"},
-        "title": {"type": "string", "minLength": 1, "maxLength": 256},
-        "state": {"enum": ["open", "closed", "triaged"]},
-        "author": {"type": "string", "pattern": "^[a-z][a-z0-9._-]*$"},
-        "created_at": {"type": "string", "format": "date-time"},
-        "labels": {"type": "array", "maxItems": 16, "uniqueItems": true, "items": {"type": "string", "maxLength": 32}},
-        "comments": {"type": "integer", "minimum": 0},
-        "score": {"type": "number", "minimum": 0, "maximum": 100},
-        "assignee": {"type": ["string", "null"]}
-      }
-    }
-  }
-}
-`
-	bigAgent = `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "required": ["ids", "states"],
-  "additionalProperties": false,
-  "properties": {
-    "ids": {"type": "array", "items": {"type": "string"}},
-    "states": {"type": "array", "items": {"enum": ["open", "closed", "triaged"]}},
-    "next_cursor": {"type": ["string", "null"]}
-  }
-}
-`
-)
