@@ -36,9 +36,8 @@ its canary token nowhere in it.
 An admitted mutant is a survivor when it reaches the agent (the agent output differs from
 the fixture's, or carries its canary, or the mutant swaps a value bound to the request:
 the request id or a context value, whose whole response is another call's): a hole in the
-contract. An admitted mutant whose
-agent output is the fixture's is unseen: reported apart, and counted against the score
-and failing only with --strict. A mutant that is the fixture, or whose new value the
+contract. An admitted mutant whose agent output is the fixture's is unseen: reported apart,
+and counted against the score and failing only with --strict. A mutant that is the fixture, or whose new value the
 schema names at that place (enum, const, type null), is equivalent: not run, counted apart,
 and listed after the survivors for review. Scores are rounded down: 100.00% means all killed.
 An upstream version none of whose accepted or historical fixtures was admitted is printed
@@ -49,8 +48,12 @@ are reported as baselined and do not fail. A baseline entry that silences nothin
 is a warning (with --strict, a failure). --baseline-add --reason TEXT appends the current
 survivors (with --strict, also the unseen ones) to their contract's baseline, never
 changing an entry that exists; with --mutant ID (repeatable; FIXTURE#ID for one
-fixture's, as JUnit names it) only those, and an ID that is not a current survivor is a
-usage error, nothing written.
+fixture's, as JUnit names it) only those (one already baselined is not an error), and an
+ID that is not a current survivor is a usage error, nothing written.
+
+--max-per-fixture samples reproducibly (--seed), keeping first the mutants at, above or
+below a projected pointer or a rule's pointer and those of the whole body, so a survivor
+that reaches the agent is not sampled away for mutants of fields nobody sees.
 
 It prints the score per contract and upstream version, then each survivor with its hint:
 the keyword or rule that would refuse it, the file, line and JSON Pointer where it goes,
