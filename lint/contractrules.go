@@ -128,7 +128,6 @@ func checkProjectionOptional(k *contract, e *emitter) {
 	}
 }
 
-
 // checkRulePointers: a rule on a value the schema does not declare, or
 // declares without a type, const or enum.
 func checkRulePointers(k *contract, e *emitter) {

@@ -516,7 +516,6 @@ func pointerText(p string) string {
 	return p
 }
 
-
 // ruleBody is everything of a rule but its name and, for freshness, its
 // window: two rules with equal bodies check the same thing.
 func ruleBody(r manifest.RuleSpec) string {
