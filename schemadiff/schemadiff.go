@@ -3,14 +3,17 @@
 //
 // It holds the entry points (Files, Contracts, ComparePairs, Base,
 // UpstreamVersions, Compare), the registry of rules (Rules, Lookup;
-// rules.go), the walk that builds one
-// merged view per instance location and calls the rules' handlers (view.go,
-// walk.go), and the handlers, a file per family of rules (refs.go,
-// alternatives.go, types.go, values.go, bounds.go, strings.go, arrays.go,
-// properties.go, other.go), and the manifest families that compare two
-// revisions of a contract's contract.yaml (manifest.go, manifest_text.go),
-// with the gate-impact view (manifest_contracts.go) and contracts read from
-// a git revision (manifest_git.go). Both schemas are compiled first, the way the
+// rules.go), the walk that builds one merged view per instance location
+// and calls the rules' handlers (view.go, walk.go; the report of each
+// shared pair's changes once in walk_report.go, and the watched pointers
+// of the gate-impact view in watch.go), and the handlers, a file per
+// family of rules (refs.go, alternatives.go, types.go, values.go,
+// bounds.go, strings.go, arrays.go, properties.go, other.go), and the
+// manifest families that compare two revisions of a contract's
+// contract.yaml (manifest.go, manifest_compare.go, manifest_text.go), with
+// the gate-impact view (manifest_contracts.go), its fixture evidence
+// (manifest_evidence.go) and contracts read from a git revision
+// (manifest_git.go). Both schemas are compiled first, the way the
 // gate compiles contracts (strict JSON, draft 2020-12 by default, $refs
 // confined to the *.json files of the schema's own folder), so every $ref is
 // resolved before comparing. docs/diff.md lists the rules; RulesTable
