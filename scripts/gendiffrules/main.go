@@ -202,7 +202,9 @@ const intro = "# airlock diff\n\n" +
 	"`loosens: true` for a breaking manifest change other than the projection's, \"the gate may now\n" +
 	"admit what it refused\", and `repointed` for a re-pointed field, \"the agent's reviewed_by\n" +
 	"(upstream v2) now comes from /data/change_id instead of /data/reviewed_by\"). A narrowing\n" +
-	"whose evidence does not count says so after `no gate impact:`.\n\n" +
+	"whose evidence does not count says so after `no gate impact:`; in JSON its `impact` object\n" +
+	"then holds only that evidence (`fixtures` with `refused: 0`, or `not_judged`), which\n" +
+	"`gate_impact` does not count.\n\n" +
 	"## Rules\n\n" +
 	"The list below is generated from the registry in `schemadiff/rules.go`, in the order the\n" +
 	"walk reports changes, the `manifest-*` rules last, in the order the manifests are compared\n" +
