@@ -1,13 +1,12 @@
 package gate
 
 import (
-	"encoding/json"
 	"fmt"
-	"math/big"
 	"slices"
 	"strconv"
 
 	"github.com/airlockdev/airlock/jsonpointer"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // Upstream protocols a contract can declare (contract.yaml "protocol").
@@ -249,7 +248,7 @@ func (c *Contract) sameAsText(sc any, blocks []any, texts []int, block int) *ref
 	if r != nil {
 		return r
 	}
-	if !equalJSON(sc, value) {
+	if !semantic.EqualJSON(sc, value) {
 		return &refusal{reason: ReasonMCPMismatch, offset: -1, instanceLocation: "/content/" + strconv.Itoa(i) + "/text",
 			message: fmt.Sprintf("structuredContent and the JSON text of /content/%d/text are different JSON values", i)}
 	}
@@ -269,48 +268,6 @@ func looksLikeJSON(s string) bool {
 		return false
 	}
 	return false
-}
-
-// equalJSON reports whether two parsed values are the same JSON value:
-// members compared as sets, numbers by value (1, 1.0 and 10e-1 are equal).
-func equalJSON(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !equalJSON(xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equalJSON(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case json.Number:
-		y, ok := b.(json.Number)
-		if !ok {
-			return false
-		}
-		if x == y {
-			return true
-		}
-		p, okp := new(big.Rat).SetString(string(x))
-		q, okq := new(big.Rat).SetString(string(y))
-		return okp && okq && p.Cmp(q) == 0
-	}
-	return a == b
 }
 
 // sortedNames returns an object's member names, sorted.

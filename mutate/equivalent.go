@@ -2,17 +2,14 @@ package mutate
 
 import (
 	"bytes"
-	"encoding/json"
-	"math/big"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/schemawalk"
 	"github.com/airlockdev/airlock/jsonpointer"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // Equivalence: a mutant that cannot be a near-miss is dropped before it
@@ -74,7 +71,7 @@ func (m *mutator) equivalent(mu Mutant) string {
 	if !ok {
 		return "" // a member added: never the fixture
 	}
-	if equalJSON(old, mu.After) {
+	if semantic.EqualJSON(old, mu.After) {
 		return "its new value equals the fixture's at " + mu.Pointer
 	}
 	if mu.Family == FamilySemantic || m.opaqueRules || m.schema == nil || !hasPrefix(loc, m.scope) {
@@ -146,10 +143,10 @@ func merged(in []*jsonschema.Schema) []*jsonschema.Schema {
 // "const", "type: null" — or of a oneOf or anyOf branch of s (with its
 // $ref and allOf targets), searched maxBranchDepth deep; "" when none.
 func permits(s *jsonschema.Schema, x any, depth int) string {
-	if s.Const != nil && equalJSON(*s.Const, x) {
+	if s.Const != nil && semantic.EqualJSON(*s.Const, x) {
 		return "const"
 	}
-	if s.Enum != nil && slices.ContainsFunc(s.Enum.Values, func(e any) bool { return equalJSON(e, x) }) {
+	if s.Enum != nil && slices.ContainsFunc(s.Enum.Values, func(e any) bool { return semantic.EqualJSON(e, x) }) {
 		return "enum"
 	}
 	if x == nil && s.Types != nil && slices.Contains(s.Types.ToStrings(), "null") {
@@ -166,81 +163,4 @@ func permits(s *jsonschema.Schema, x any, depth int) string {
 		}
 	}
 	return ""
-}
-
-// equalJSON is JSON equality (JSON Schema Core 2020-12 §4.2.2) of two
-// decoded values: numbers by mathematical value, objects by members.
-func equalJSON(a, b any) bool {
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case json.Number, float64, int, int64:
-		return sameNumber(x, b)
-	case []any:
-		y, ok := b.([]any)
-		return ok && slices.EqualFunc(x, y, equalJSON)
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !equalJSON(v, w) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// sameNumber compares two decoded numbers exactly; false when either is
-// not a number, or when their texts differ and either has an exponent
-// past ±maxExponent (never expanded: 1e999999999 would take gigabytes).
-func sameNumber(a, b any) bool {
-	sa, ok1 := numberText(a)
-	sb, ok2 := numberText(b)
-	if !ok1 || !ok2 {
-		return false
-	}
-	if sa == sb {
-		return true
-	}
-	ra, ok1 := ratOf(sa)
-	rb, ok2 := ratOf(sb)
-	return ok1 && ok2 && ra.Cmp(rb) == 0
-}
-
-// maxExponent is the largest decimal exponent sameNumber expands.
-const maxExponent = 400
-
-func numberText(x any) (string, bool) {
-	switch n := x.(type) {
-	case json.Number:
-		return string(n), true
-	case float64:
-		return strconv.FormatFloat(n, 'g', -1, 64), true
-	case int:
-		return strconv.Itoa(n), true
-	case int64:
-		return strconv.FormatInt(n, 10), true
-	}
-	return "", false
-}
-
-func ratOf(s string) (*big.Rat, bool) {
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
-		if err != nil || e > maxExponent || e < -maxExponent {
-			return nil, false
-		}
-	}
-	return new(big.Rat).SetString(s)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/airlockdev/airlock/jsonpointer"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // Family semantic: a value tied to the request (the echoed request id, a
@@ -21,7 +22,7 @@ type boundField struct{ ptr, rule, hint string }
 
 // semanticMutants swaps each bound field: first those the rules bind, in
 // rule order, then every other scalar in walk order that equals (JSON
-// equality, equalJSON) the request id or a request context value
+// equality, semantic.EqualJSON) the request id or a request context value
 // (echoed, so it should be bound; a number or boolean only in a member
 // named as the context key). A string swaps by tweak (or for
 // another value of its enum), a number by swapNumber, a boolean for its
@@ -86,7 +87,7 @@ func swapNumber(n json.Number) (json.Number, bool) {
 }
 
 // boundFields lists the fields semanticMutants swaps, in its order: a
-// string, number or boolean equal (equalJSON: numbers by value) to a
+// string, number or boolean equal (semantic.EqualJSON: numbers by value) to a
 // request context value, or a string equal to the request id. A value
 // equal to several request context values is bound to the first key in
 // sorted order.
@@ -118,7 +119,7 @@ func (m *mutator) boundFields(locs locations) []boundField {
 				// only where the member is named as the key: 1 and false
 				// are too common to say the response echoes the request
 				// (a page number equal to a project id is a coincidence).
-				if equalJSON(m.request.Context[k], l.v) && (isString || l.loc[len(l.loc)-1] == k) {
+				if semantic.EqualJSON(m.request.Context[k], l.v) && (isString || l.loc[len(l.loc)-1] == k) {
 					key = k
 					break
 				}

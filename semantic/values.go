@@ -37,6 +37,40 @@ func Equal(a, b any) bool {
 	return ok && ca == cb
 }
 
+// EqualJSON is JSON equality of two decoded values (JSON Schema Core
+// 2020-12 §4.2.2, the sense of const and enum): scalars as Equal compares
+// them (numbers by exact value, never expanding an exponent), arrays
+// element by element in order, objects by the same member names with
+// equal values, whatever their order.
+func EqualJSON(a, b any) bool {
+	switch x := a.(type) {
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !EqualJSON(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !EqualJSON(v, w) {
+				return false
+			}
+		}
+		return true
+	}
+	return Equal(a, b)
+}
+
 // NumberText returns the JSON text of a number value: a json.Number as it
 // is written, a Go integer in decimal, a finite float in the shortest
 // decimal that reads back as the same float. It reports false for anything
