@@ -203,7 +203,7 @@ func write(ctx context.Context, d *Draft, o WriteOptions, mayRetry bool) (*Writt
 		w.ExampleSource = "the vendor's example"
 	}
 	schemaName := "upstream." + d.Version.Name + ".schema.json"
-	upstream, err := schemaFile(d.Version.Schema)
+	upstream, err := SchemaFile(d.Version.Schema)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func write(ctx context.Context, d *Draft, o WriteOptions, mayRetry bool) (*Writt
 	}
 	var newManifest []byte
 	if old == nil {
-		agent, err := schemaFile(d.Agent)
+		agent, err := SchemaFile(d.Agent)
 		if err != nil {
 			return nil, err
 		}
@@ -541,9 +541,10 @@ func writeFolders(ctx context.Context, root string, folders map[string][]File, w
 	return nil
 }
 
-// schemaFile renders a schema document as a file: two-space indentation,
-// members sorted, a final newline.
-func schemaFile(doc map[string]any) ([]byte, error) {
+// SchemaFile renders a schema document as the import writes it: members
+// sorted, two-space indentation, HTML characters not escaped, one newline
+// at the end. Errors are encoding/json's (a value JSON cannot hold).
+func SchemaFile(doc map[string]any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

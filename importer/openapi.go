@@ -427,7 +427,7 @@ func DraftFromOpenAPI(doc *openapi3.T, o OpenAPIOptions) (*Draft, error) {
 		if f == contractFile {
 			continue
 		}
-		data, err := schemaFile(c.files[f].(map[string]any))
+		data, err := SchemaFile(c.files[f].(map[string]any))
 		if err != nil {
 			return nil, err
 		}

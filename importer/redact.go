@@ -30,7 +30,7 @@ func redactDraft(d *Draft, r *redact.Redactor) (*Draft, error) {
 		if err := dec.Decode(&doc); err != nil {
 			return nil, fmt.Errorf("component %s: %w", f.Path, err)
 		}
-		data, err := schemaFile(redactSchema(doc, r, inSchema).(map[string]any))
+		data, err := SchemaFile(redactSchema(doc, r, inSchema).(map[string]any))
 		if err != nil {
 			return nil, err
 		}

@@ -18,36 +18,17 @@ func Bodies(ctx context.Context, opts Options, results []MutantResult) ([][]byte
 		return nil, err
 	}
 	out := make([][]byte, 0, len(results))
-	for i := 0; i < len(results); {
-		f := results[i].Fixture
-		j := i + 1
-		for j < len(results) && results[j].Fixture.Body == f.Body {
-			j++
-		}
-		p, err := set.Prepare(f)
+	err = eachFixture(ctx, set, results, func(p fixture.Prepared, x MutantResult, mu Mutant) error {
+		r, err := mu.open(ctx, set, x.Fixture, p)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		ms := make([]Mutant, 0, j-i)
-		for _, x := range results[i:j] {
-			ms = append(ms, x.Mutant)
-		}
-		again, err := rebuild(ctx, set, f, p, ms)
-		if err != nil {
-			return nil, err
-		}
-		for _, mu := range again {
-			r, err := mu.open(ctx, set, f, p)
-			if err != nil {
-				return nil, err
-			}
-			b, err := io.ReadAll(r)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, b)
-		}
-		i = j
+		b, err := io.ReadAll(r)
+		out = append(out, b)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

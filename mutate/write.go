@@ -128,6 +128,28 @@ func WriteMutants(ctx context.Context, opts Options, dir string, results []Mutan
 		return nil, nil, err
 	}
 	defer w.Close()
+	err = eachFixture(ctx, set, results, func(p fixture.Prepared, x MutantResult, mu Mutant) error {
+		path, err := writeMutant(ctx, w, dir, x, p, mu)
+		switch {
+		case errors.Is(err, fileio.ErrExists):
+			skipped = append(skipped, err.Error())
+		case err != nil:
+			return err
+		default:
+			written = append(written, path)
+		}
+		return nil
+	})
+	return written, skipped, err
+}
+
+// eachFixture builds again, from its fixture, the description of each
+// result's mutant and calls fn with the fixture's preparation, the result
+// and that description, in results' order: the results of one fixture
+// that are next to each other (a Report's are) share one generation
+// (rebuild), and the descriptions are dropped as fn returns. It stops at
+// the first error, from Prepare, rebuild or fn.
+func eachFixture(ctx context.Context, set *fixture.Set, results []MutantResult, fn func(p fixture.Prepared, x MutantResult, mu Mutant) error) error {
 	for i := 0; i < len(results); {
 		f := results[i].Fixture
 		j := i + 1
@@ -136,7 +158,7 @@ func WriteMutants(ctx context.Context, opts Options, dir string, results []Mutan
 		}
 		p, err := set.Prepare(f)
 		if err != nil {
-			return written, skipped, err
+			return err
 		}
 		ms := make([]Mutant, 0, j-i)
 		for _, x := range results[i:j] {
@@ -144,23 +166,18 @@ func WriteMutants(ctx context.Context, opts Options, dir string, results []Mutan
 		}
 		again, err := rebuild(ctx, set, f, p, ms)
 		if err != nil {
-			return written, skipped, err
+			return err
 		}
 		for k, x := range results[i:j] {
-			path, err := writeMutant(ctx, w, dir, x, p, again[k])
+			err := fn(p, x, again[k])
 			again[k] = Mutant{}
 			if err != nil {
-				if errors.Is(err, fileio.ErrExists) {
-					skipped = append(skipped, err.Error())
-					continue
-				}
-				return written, skipped, err
+				return err
 			}
-			written = append(written, path)
 		}
 		i = j
 	}
-	return written, skipped, nil
+	return nil
 }
 
 // slug makes a mutant id usable in a file name.

@@ -1,9 +1,7 @@
 package schemadiff_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -126,7 +124,7 @@ func buildLargeSchema(spec string) (largeSchema, error) {
 	if err != nil {
 		return largeSchema{}, err
 	}
-	root, err := schemaFile(d.Version.Schema)
+	root, err := importer.SchemaFile(d.Version.Schema)
 	if err != nil {
 		return largeSchema{}, err
 	}
@@ -229,19 +227,6 @@ var _ = Describe("a schema of real size (GitHub's components, through the import
 		AddReportEntry("large diff", changes[0].Message)
 	})
 })
-
-// schemaFile is a schema document as the import writes it: indented by two
-// spaces, HTML characters not escaped, one newline at the end.
-func schemaFile(doc map[string]any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
 
 // BenchmarkSelfDiffLarge diffs the large schema (GitHub's components,
 // about 5.3 MB in 970 files) against itself with Files, the two compiles
