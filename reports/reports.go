@@ -9,6 +9,8 @@ import (
 	_ "embed"
 	"sort"
 	"time"
+
+	"github.com/airlockdev/airlock/internal/shard"
 )
 
 // Status is a testcase's result.
@@ -85,6 +87,9 @@ type Run struct {
 	Cases []Case `json:"cases"`
 	// Duration is the wall time of the run.
 	Duration time.Duration `json:"duration_ns"`
+	// Shard is the part of the fixtures this run covers (--shard K/N);
+	// the zero Shard is the whole selection.
+	Shard shard.Shard `json:"shard,omitzero"`
 }
 
 // Group is the cases of one tool and suite (one JUnit testsuite).

@@ -23,6 +23,7 @@ var allowed = map[string][]string{
 	"internal/strictjson": {},
 	"internal/schemawalk": {},
 	"internal/layering":   {},
+	"internal/shard":      {},
 	// Rules and secrets.
 	"semantic": {"jsonpointer"},
 	"redact":   {"jsonpointer"},
@@ -39,8 +40,8 @@ var allowed = map[string][]string{
 	"gate": {"semantic", "jsonpointer", "redact", "internal/config", "internal/fileio", "internal/introspect",
 		"internal/manifest", "internal/sanitize", "internal/schema", "internal/strictjson", "internal/strictyaml", "internal/validator"},
 	// The harness.
-	"reports": {"internal/sanitize"},
-	"fixture": {"gate", "semantic", "redact", "internal/fileio", "internal/schema", "internal/strictjson", "internal/strictyaml"},
+	"reports": {"internal/sanitize", "internal/shard"},
+	"fixture": {"gate", "semantic", "redact", "internal/fileio", "internal/shard", "internal/schema", "internal/strictjson", "internal/strictyaml"},
 	"runner":  {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/strictjson"},
 	"mutate":  {"fixture", "gate", "reports", "semantic", "jsonpointer", "internal/config", "internal/fileio", "internal/introspect", "internal/schema", "internal/schemawalk", "internal/strictjson", "internal/strictyaml"},
 	"record": {"fixture", "gate", "semantic", "redact", "internal/fileio", "internal/mcpclient", "internal/sanitize", "internal/strictjson",

@@ -1,0 +1,137 @@
+// Package shard splits a run over N runners: which shard a report covers
+// (Shard, written "K/N" with K 1-based) and a deterministic partition of
+// items by a stable hash of their keys, balanced by size (Assign).
+package shard
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// MaxCount is the largest shard count accepted: more runners than this
+// is a typo, not a plan.
+const MaxCount = 1024
+
+// Shard is shard Index of Count (Index 1-based). The zero Shard is an
+// unsharded run: every item, and every contract-level entry.
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+// Parse reads "K/N" (decimal, 1 ≤ K ≤ N ≤ MaxCount); "" is the zero Shard.
+// Any other text is an error that says what is wanted.
+func Parse(s string) (Shard, error) {
+	if s == "" {
+		return Shard{}, nil
+	}
+	k, n, ok := strings.Cut(s, "/")
+	ki, err1 := strconv.Atoi(k)
+	ni, err2 := strconv.Atoi(n)
+	if !ok || err1 != nil || err2 != nil || k != strconv.Itoa(ki) || n != strconv.Itoa(ni) {
+		return Shard{}, fmt.Errorf("shard %q: want K/N, two decimal numbers such as 2/5", s)
+	}
+	if ni < 1 || ni > MaxCount || ki < 1 || ki > ni {
+		return Shard{}, fmt.Errorf("shard %q: want 1 ≤ K ≤ N ≤ %d", s, MaxCount)
+	}
+	return Shard{Index: ki, Count: ni}, nil
+}
+
+// String is "K/N", or "" for the zero Shard.
+func (s Shard) String() string {
+	if s.IsZero() {
+		return ""
+	}
+	return strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count)
+}
+
+// IsZero reports whether s is an unsharded run.
+func (s Shard) IsZero() bool { return s.Count == 0 }
+
+// ReportsContract reports whether the entries that belong to no fixture
+// (a broken contract, lint findings, a stale baseline entry) are reported
+// by this shard: the unsharded run and shard 1 only, so that a merged
+// report holds each once.
+func (s Shard) ReportsContract() bool { return s.IsZero() || s.Index == 1 }
+
+// Item is one thing to place: Key names it stably (the same in every
+// runner, such as tool/upstream-version/kind/name) and Size weighs it
+// (bytes; negative counts as 0).
+type Item struct {
+	Key  string
+	Size int64
+}
+
+// Assign places every item in one of n shards and returns each item's
+// shard, 1-based, in items' order. The partition depends only on the
+// multiset of (Key, Size): items are taken largest first (ties by the
+// FNV-1a hash of the key, then the key), and each goes to the shard with
+// the least size so far (ties: the lowest index), the longest-processing-
+// time rule, so no shard exceeds the mean by more than the largest item.
+// Time O(len(items) × (log len(items) + n)); n < 1 is treated as 1.
+func Assign(items []Item, n int) []int {
+	if n < 1 {
+		n = 1
+	}
+	order := make([]int, len(items))
+	hashes := make([]uint64, len(items))
+	for i, it := range items {
+		order[i] = i
+		h := fnv.New64a()
+		h.Write([]byte(it.Key))
+		hashes[i] = h.Sum64()
+	}
+	size := func(i int) int64 { return max(items[i].Size, 0) }
+	slices.SortFunc(order, func(a, b int) int {
+		if sa, sb := size(a), size(b); sa != sb {
+			if sa > sb {
+				return -1
+			}
+			return 1
+		}
+		if hashes[a] != hashes[b] {
+			if hashes[a] < hashes[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(items[a].Key, items[b].Key)
+	})
+	load := make([]int64, n)
+	count := make([]int, n)
+	out := make([]int, len(items))
+	for _, i := range order {
+		best := 0
+		for s := 1; s < n; s++ {
+			// Least size; an empty item (size 0) goes where fewest items are.
+			if load[s] < load[best] || load[s] == load[best] && count[s] < count[best] {
+				best = s
+			}
+		}
+		load[best] += size(i) + 1
+		count[best]++
+		out[i] = best + 1
+	}
+	return out
+}
+
+// Select returns the indices of items that fall in s (all of them for the
+// zero Shard), in order.
+func (s Shard) Select(items []Item) []int {
+	var out []int
+	if s.IsZero() {
+		for i := range items {
+			out = append(out, i)
+		}
+		return out
+	}
+	for i, k := range Assign(items, s.Count) {
+		if k == s.Index {
+			out = append(out, i)
+		}
+	}
+	return out
+}
