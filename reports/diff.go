@@ -601,5 +601,38 @@ func mdCode(s string) string {
 	if longest > 0 || strings.HasPrefix(s, " ") {
 		pad = " "
 	}
-	return fence + pad + strings.ReplaceAll(s, "|", `\|`) + pad + fence
+	return fence + pad + escapePipes(s) + pad + fence
+}
+
+// escapePipes escapes every "|" of s for a GitHub-flavoured Markdown table
+// cell, code spans included: a table row is split at each "|" not escaped
+// by a backslash, a backslash escaping the character after it (GFM spec,
+// "Tables"), so writing `\\|` for a text's `\|` (a backslash, then a
+// pipe) would leave the pipe unescaped and end the cell. Each pipe is
+// written so that the run of backslashes before it is odd: with one
+// backslash added, or two after an odd run.
+func escapePipes(s string) string {
+	if !strings.Contains(s, "|") {
+		return s
+	}
+	var b strings.Builder
+	run := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			run++
+			b.WriteByte(c)
+		case '|':
+			if run%2 == 1 {
+				b.WriteString(`\\|`)
+			} else {
+				b.WriteString(`\|`)
+			}
+			run = 0
+		default:
+			run = 0
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
