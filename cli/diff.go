@@ -15,7 +15,7 @@ import (
 )
 
 func newDiffCmd(e *env) *cobra.Command {
-	var tool, schemasDir, format, base, failOn, fixturesDir string
+	var tool, schemasDir, format, base, failOn, fixturesDir, summaryFile string
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW | diff --tool NAME OLD_VERSION NEW_VERSION | diff --base REF",
 		Short: "Classify every change between two schemas or contracts as breaking, contract-change or compatible",
@@ -48,7 +48,9 @@ output says) the old contract admits and the new one refuses, a fixture refused 
 another stage being judged against the later schema narrowings on their own (or counted as
 not judged, naming what refused it). Text and Markdown write a contract without changes as
 one line; JSON lists every comparison.
---format text (default), json (schemas/diff.schema.json) or markdown.
+--format text (default), json (schemas/diff.schema.json), markdown, or github (text plus a
+GitHub Actions annotation per breaking change and per other change with gate impact).
+--summary FILE writes a Markdown job summary of the breaking and gate-impact changes.
 
 --fail-on breaking (default): exit 1 on a breaking change. --fail-on gate-impact: exit 1
 on a change that touches a projected field or a rule's pointer, a narrowing that refuses
@@ -63,9 +65,18 @@ error (not a git work tree, an unknown revision), 3 internal error.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			write, ok := map[string]func(io.Writer, *reports.Diff) error{
 				"text": reports.WriteDiffText, "json": reports.WriteDiffJSON, "markdown": reports.WriteDiffMarkdown,
+				formatGitHub: func(w io.Writer, d *reports.Diff) error {
+					if err := reports.WriteDiffText(w, d); err != nil {
+						return err
+					}
+					return writeAnnotations(w, reports.DiffAnnotations(d))
+				},
 			}[format]
 			if !ok {
-				return usageErr("--format %q: want text, json or markdown", format)
+				return usageErr("--format %q: want text, json, markdown or github", format)
+			}
+			if err := e.checkReportPaths(map[string]string{"--summary": summaryFile}); err != nil {
+				return err
 			}
 			if failOn != "breaking" && failOn != "gate-impact" {
 				return usageErr("--fail-on %q: want breaking or gate-impact", failOn)
@@ -117,6 +128,9 @@ error (not a git work tree, an unknown revision), 3 internal error.`,
 			if err := write(cmd.OutOrStdout(), d); err != nil {
 				return internalErr(err)
 			}
+			if err := writeSummary(cmd.Context(), summaryFile, func(w io.Writer) error { return reports.WriteDiffSummary(w, d) }); err != nil {
+				return err
+			}
 			if n := d.Count(reports.Breaking); n > 0 && failOn == "breaking" {
 				return &exitError{code: ExitFindings, err: fmt.Errorf("%d breaking change(s)", n)}
 			}
@@ -132,7 +146,8 @@ error (not a git work tree, an unknown revision), 3 internal error.`,
 	f.StringVar(&base, "base", "", "compare the contracts of --schemas with the same folders at this git revision (a branch, tag or commit)")
 	f.StringVar(&failOn, "fail-on", "breaking", "exit 1 on: breaking (a breaking change) or gate-impact (a change with gate impact)")
 	f.StringVar(&fixturesDir, "fixtures", "fixtures", "fixture tree whose accepted, historical and recorded fixtures give narrowings their evidence (contract diffs)")
-	f.StringVar(&format, "format", "text", "output format: text, json or markdown")
+	f.StringVar(&format, "format", "text", "output format: text, json, markdown or github (text plus annotations)")
+	f.StringVar(&summaryFile, "summary", "", summaryUsage)
 	return cmd
 }
 

@@ -14,6 +14,7 @@ func newDriftCmd(e *env) *cobra.Command {
 	var (
 		opts                   drift.Options
 		jsonFile, markdownFile string
+		summaryFile, format    string
 		failOnVersionChanges   bool
 	)
 	cmd := &cobra.Command{
@@ -26,7 +27,10 @@ required members missing, retyped members, new enum values, refusals by reason, 
 schema changes between consecutive upstream versions (rules of airlock diff).
 
 The report is Markdown on standard output, or --markdown FILE and --json FILE
-(schemas/drift.schema.json); see docs/drift.md.
+(schemas/drift.schema.json); see docs/drift.md. --summary FILE writes a Markdown job summary
+(the headline, broken contracts, breaking findings and unexpected refusals); --format github
+adds a GitHub Actions annotation per breaking finding, unexpected refusal, broken contract
+and breaking change between upstream versions.
 
 A contract that does not load is listed in the report (broken contracts) and on standard
 error, its fixtures are not read, the other tools are reported completely, and drift exits 2
@@ -42,7 +46,10 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 				return usageErr("--json and --markdown take a file name; the Markdown report goes to standard output by default")
 			}
 			opts.IgnoreVersionChanges = !failOnVersionChanges
-			if err := e.checkReportPaths(map[string]string{"--json": jsonFile, "--markdown": markdownFile}); err != nil {
+			if err := checkFormat(format, "markdown", formatGitHub); err != nil {
+				return err
+			}
+			if err := e.checkReportPaths(map[string]string{"--json": jsonFile, "--markdown": markdownFile, "--summary": summaryFile}); err != nil {
 				return err
 			}
 			opts.Gate = e.gate
@@ -68,6 +75,14 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 			} else {
 				fmt.Fprintln(out, reports.DriftHeadline(d))
 			}
+			if format == formatGitHub {
+				if err := writeAnnotations(out, reports.DriftAnnotations(d, opts.FixturesDir)); err != nil {
+					return err
+				}
+			}
+			if err := writeSummary(cmd.Context(), summaryFile, func(w io.Writer) error { return reports.WriteDriftSummary(w, d) }); err != nil {
+				return err
+			}
 			if len(d.Broken) > 0 {
 				msgs := make([]string, len(d.Broken))
 				for i, b := range d.Broken {
@@ -88,6 +103,8 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 	f.StringSliceVar(&opts.UpstreamVersions, "upstream-version", nil, "only these upstream versions")
 	f.StringVar(&jsonFile, "json", "", "write the report as JSON to FILE (schemas/drift.schema.json)")
 	f.StringVar(&markdownFile, "markdown", "", "write the report as Markdown to FILE")
+	f.StringVar(&summaryFile, "summary", "", summaryUsage)
+	f.StringVar(&format, "format", "markdown", "output format: markdown (the report, or its headline when --json or --markdown is given), or github (that plus annotations)")
 	f.BoolVar(&failOnVersionChanges, "fail-on-version-changes", false, "also exit 1 on a breaking change between consecutive upstream versions (they are always reported)")
 	f.IntVar(&opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
 	return cmd

@@ -20,6 +20,7 @@ type lintOptions struct {
 	schemasDir, fixturesDir string
 	tools                   []string
 	format                  string
+	summaryFile             string
 	strict                  bool
 }
 
@@ -36,8 +37,11 @@ fields the schema does not require, rules on values it does not constrain; and, 
 fixture tree FIXTURES, upstream versions without fixtures and stages no near-miss exercises.
 Every rule is listed with its level in docs/lint.md.
 
---format text (default), json (schemas/lint.schema.json) or sarif (SARIF 2.1.0, for code
-scanning). Without a fixtures folder the fixture rules are skipped, and the output says so.
+--format text (default), json (schemas/lint.schema.json), sarif (SARIF 2.1.0, for code
+scanning), github (text plus a GitHub Actions annotation per finding) or codequality (GitLab
+Code Quality JSON, paths relative to $CI_PROJECT_DIR when set). --summary FILE writes a
+Markdown job summary. Without a fixtures folder the fixture rules are skipped, and the
+output says so.
 
 Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findings,
 2 usage or configuration error (a contract that does not load), 3 internal error.`,
@@ -46,9 +50,22 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 			write, ok := map[string]func(io.Writer, *reports.Lint) error{
 				"text": reports.WriteLintText, "json": reports.WriteLintJSON,
 				"sarif": func(w io.Writer, l *reports.Lint) error { return reports.WriteLintSARIF(w, l, gate.Version) },
+				formatGitHub: func(w io.Writer, l *reports.Lint) error {
+					if err := reports.WriteLintText(w, l); err != nil {
+						return err
+					}
+					return writeAnnotations(w, reports.LintAnnotations(l))
+				},
+				"codequality": func(w io.Writer, l *reports.Lint) error {
+					dir, _ := os.Getwd()
+					return reports.WriteLintCodeQuality(w, l, os.Getenv("CI_PROJECT_DIR"), dir)
+				},
 			}[o.format]
 			if !ok {
-				return usageErr("--format %q: want text, json or sarif", o.format)
+				return usageErr("--format %q: want text, json, sarif, github or codequality", o.format)
+			}
+			if err := e.checkReportPaths(map[string]string{"--summary": o.summaryFile}); err != nil {
+				return err
 			}
 			fixturesGiven := cmd.Flags().Changed("fixtures")
 			l, broken, err := lintContracts(cmd.Context(), e, o.schemasDir, o.fixturesDir, fixturesGiven, o.tools)
@@ -57,6 +74,9 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 			}
 			if err := write(cmd.OutOrStdout(), l); err != nil {
 				return internalErr(err)
+			}
+			if err := writeSummary(cmd.Context(), o.summaryFile, func(w io.Writer) error { return reports.WriteLintSummary(w, l) }); err != nil {
+				return err
 			}
 			if len(broken) > 0 {
 				return brokenContracts(broken) // exit 2 wins over findings
@@ -68,7 +88,8 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 	f.StringVar(&o.schemasDir, "schemas", "schemas", "directory holding one folder per tool contract")
 	f.StringVar(&o.fixturesDir, "fixtures", "fixtures", "directory holding the fixture trees (the fixture rules are skipped when the default is absent)")
 	f.StringSliceVar(&o.tools, "tool", nil, "only these tools (repeatable or comma-separated)")
-	f.StringVar(&o.format, "format", "text", "output format: text, json or sarif")
+	f.StringVar(&o.format, "format", "text", "output format: text, json, sarif, github (text plus annotations) or codequality (GitLab Code Quality)")
+	f.StringVar(&o.summaryFile, "summary", "", summaryUsage)
 	f.BoolVar(&o.strict, "strict", false, "exit 1 on warnings too")
 	return cmd
 }

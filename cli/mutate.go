@@ -22,6 +22,8 @@ func newMutateCmd(e *env) *cobra.Command {
 		baselineAdd bool
 		reason      string
 		mutants     []string
+		summaryFile string
+		format      string
 	)
 	cmd := &cobra.Command{
 		Use:   "mutate [flags]",
@@ -51,6 +53,11 @@ changing an entry that exists; with --mutant ID (repeatable; FIXTURE#ID for one
 fixture's, as JUnit names it) only those (one already baselined is not an error), and an
 ID that is not a current survivor is a usage error, nothing written.
 
+--summary FILE writes a Markdown job summary (the mutation score per tool and upstream
+version, then the survivors); --format github adds a GitHub Actions annotation per survivor,
+at the place its hint names (or its fixture). On a terminal, a run that takes over 2 s shows
+a progress line (fixtures mutated) on standard error.
+
 --max-per-fixture samples reproducibly (--seed), keeping first the mutants at, above or
 below a projected pointer or a rule's pointer and those of the whole body, so a survivor
 that reaches the agent is not sampled away for mutants of fields nobody sees.
@@ -74,6 +81,12 @@ error.`,
 			if err := e.namedFile("--write", writeDir); err != nil {
 				return err
 			}
+			if err := checkFormat(format, "text", formatGitHub); err != nil {
+				return err
+			}
+			if err := e.checkReportPaths(map[string]string{"--summary": summaryFile}); err != nil {
+				return err
+			}
 			if baselineAdd && mutate.BlankReason(reason) {
 				return usageErr("--baseline-add needs --reason: say why these survivors are accepted")
 			}
@@ -83,7 +96,10 @@ error.`,
 			if !baselineAdd && len(mutants) > 0 {
 				return usageErr("--mutant goes with --baseline-add")
 			}
+			prog := newProgress(cmd.ErrOrStderr(), "fixtures mutated")
+			opts.Progress = prog.update
 			rep, err := mutate.Mutate(cmd.Context(), opts)
+			prog.finish()
 			if err != nil {
 				return err
 			}
@@ -108,6 +124,16 @@ error.`,
 				rep.Accept(append(added, present...))
 			}
 			writeMutationReport(out, rep, maxShown)
+			if format == formatGitHub {
+				if err := writeAnnotations(out, survivorAnnotations(rep)); err != nil {
+					return err
+				}
+			}
+			if err := writeSummary(cmd.Context(), summaryFile, func(w io.Writer) error {
+				return reports.WriteMutateSummary(w, &reports.Run{Cases: rep.Cases(), Duration: rep.Duration})
+			}); err != nil {
+				return err
+			}
 			if writeDir != "" {
 				results := rep.Survivors()
 				if writeAll {
@@ -150,6 +176,8 @@ error.`,
 	f.StringArrayVar(&mutants, "mutant", nil, "with --baseline-add, only this survivor: a mutant id as printed (every fixture's), or FIXTURE#ID (FIXTURE the file name, its path or tool/version/kind/name); repeatable; one that is not a current survivor is a usage error")
 	f.StringVar(&writeDir, "write", "", "write survivors as near-miss fixtures under DIR (DIR/<tool>/<version>/near-miss/)")
 	f.BoolVar(&writeAll, "all", false, "with --write, write every mutant run, not only survivors")
+	f.StringVar(&summaryFile, "summary", "", summaryUsage)
+	f.StringVar(&format, "format", "text", "output format: text, or github (text plus a GitHub Actions annotation per survivor)")
 	f.IntVar(&maxShown, "max-shown", 20, "failing results listed in full (most severe first: survived, leaked, wrong_reason, unseen), and equivalent mutants listed")
 	return cmd
 }
@@ -289,6 +317,30 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 		fmt.Fprintf(w, "; %s", plural(n, "contract error", "contract errors"))
 	}
 	fmt.Fprintln(w)
+}
+
+// survivorAnnotations are mutate's GitHub annotations: an error per
+// failing mutant (a survivor, a wrong reason, a leak; with --strict an
+// unseen one) and per broken contract, pointing at the file and line its
+// hint names (the keyword or rule to add) or, without one, at its fixture.
+func survivorAnnotations(rep *mutate.Report) []reports.Annotation {
+	var out []reports.Annotation
+	for _, b := range rep.Broken {
+		out = append(out, reports.Annotation{Level: reports.AnnotationError, File: b.Err.File, Title: "airlock mutate " + b.Tool + ": contract does not load", Message: b.Err.Error()})
+	}
+	surv := rep.Survivors()
+	mutate.BySeverity(surv)
+	for _, x := range surv {
+		a := reports.Annotation{Level: reports.AnnotationError, File: x.Fixture.Body,
+			Title:   "airlock mutate: " + string(x.Outcome),
+			Message: fmt.Sprintf("%s#%s (%s): %s", reports.Ident(x.Fixture.Name), x.Mutant.ID, x.Mutant.Family, x.Mutant.Hint)}
+		if h := x.Location; h != nil && h.File != "" {
+			a.File, a.Line = h.File, h.Line
+			a.Message += fmt.Sprintf(" (instance %s, fixture %s)", mutate.ShowPointer(h.Instance), reports.Ident(x.Fixture.Body))
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // plural is "1 entry" or "N entries": the count and the noun in its

@@ -133,11 +133,10 @@ func runRecord(cmd *cobra.Command, e *env, o *recordFlags, args []string) error 
 	if o.noRedact {
 		fmt.Fprintln(stderr, "airlock: WARNING: redaction is off (--no-redact): headers, URLs, arguments and bodies are written to disk as received, secrets included")
 	}
-	if isTerminal(stderr) && len(opts.Calls) > 1 {
-		opts.Progress = stderr
-	}
-
+	prog := newProgress(stderr, "calls")
+	opts.Progress = prog.update
 	results, err := record.Record(cmd.Context(), *opts)
+	prog.finish()
 	if err != nil {
 		return recordErr(err)
 	}

@@ -26,6 +26,7 @@ type runOptions struct {
 	opts                runner.Options
 	junitFile, jsonFile string
 	color               string
+	summaryFile, format string
 	withMutants         bool
 	failUnchecked       bool
 	strict              bool
@@ -43,7 +44,9 @@ func newRunCmd(e *env) *cobra.Command {
 runs each fixture through the gate of SCHEMAS/<tool>/contract.yaml, and checks the parse,
 schema, semantic and projection suites separately, plus the no-leak proof for every fixture.
 
-It prints one line per tool and suite, then each failure; --junit and --json write reports.
+It prints one line per tool and suite, then each failure; --junit and --json write reports,
+--summary a Markdown job summary; --format github adds a GitHub Actions annotation per failed
+testcase. On a terminal, a run that takes over 2 s shows a progress line on standard error.
 --update writes or refreshes golden agent outputs (<name>.agent.json) of admitted fixtures
 only, never bodies or sidecars, and prints what changed.
 
@@ -88,16 +91,24 @@ func (o *runOptions) register(f *pflag.FlagSet) {
 	f.IntVar(&o.opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
 	f.StringVar(&o.junitFile, "junit", "", "write a JUnit XML report to FILE")
 	f.StringVar(&o.jsonFile, "json", "", "write machine-readable results to FILE (schemas/results.schema.json)")
-	f.StringVar(&o.color, "color", "auto", "colour the console summary: auto (only on a terminal), always, never")
+	f.StringVar(&o.color, "color", "auto", "colour the console summary: auto (only on a terminal, and not when NO_COLOR is set), always, never")
+	f.StringVar(&o.summaryFile, "summary", "", summaryUsage)
+	f.StringVar(&o.format, "format", "text", "output format: text, or github (text plus a GitHub Actions annotation per failed testcase)")
 }
 
 // runRun is the body of airlock run: it runs the suites, writes the console
 // summary and reports, and maps failures to the exit code.
 func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
-	if err := e.checkReportPaths(map[string]string{"--junit": o.junitFile, "--json": o.jsonFile}); err != nil {
+	if err := checkFormat(o.format, "text", formatGitHub); err != nil {
 		return err
 	}
+	if err := e.checkReportPaths(map[string]string{"--junit": o.junitFile, "--json": o.jsonFile, "--summary": o.summaryFile}); err != nil {
+		return err
+	}
+	prog := newProgress(cmd.ErrOrStderr(), "fixtures")
+	o.opts.Progress = prog.update
 	res, err := o.results(cmd.Context(), e)
+	prog.finish()
 	if err != nil {
 		return err
 	}
@@ -105,9 +116,17 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 	for _, u := range res.Updated {
 		fmt.Fprintln(out, reports.Line(u))
 	}
-	useColor := o.color == "always" || o.color == "auto" && isTerminal(out)
+	useColor := o.color == "always" || o.color == "auto" && isTerminal(out) && os.Getenv("NO_COLOR") == ""
 	if err := reports.WriteConsole(out, &res.Run, reports.ConsoleOptions{Color: useColor}); err != nil {
 		return internalErr(err)
+	}
+	if o.format == formatGitHub {
+		if err := writeAnnotations(out, reports.RunAnnotations(&res.Run)); err != nil {
+			return err
+		}
+	}
+	if err := writeSummary(cmd.Context(), o.summaryFile, func(w io.Writer) error { return reports.WriteRunSummary(w, &res.Run) }); err != nil {
+		return err
 	}
 	for _, st := range o.stale {
 		fmt.Fprintln(out, "warning: stale baseline entry", reports.Line(st.String()))
@@ -184,6 +203,7 @@ func (o *runOptions) results(ctx context.Context, e *env) (*runner.Result, error
 		rep, err := mutate.Mutate(ctx, mutate.Options{
 			SchemasDir: opts.SchemasDir, FixturesDir: opts.FixturesDir, Filter: opts.Filter,
 			Workers: opts.Workers, Gate: e.gate, Strict: o.strict, // mm: --strict counts unseen mutants
+			Progress: opts.Progress,
 		})
 		if err != nil {
 			return nil, err

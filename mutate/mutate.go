@@ -75,6 +75,11 @@ type Options struct {
 	// (MutantResult.Fails); the caller fails on stale baseline entries
 	// too (Report.Stale). Default false: unseen mutants are reported apart.
 	Strict bool
+	// Progress, when set, is called after each accepted or historical
+	// fixture is mutated with how many are done and how many there are,
+	// from the worker that mutated it (calls may come from several
+	// goroutines at once). nil: none.
+	Progress func(done, total int)
 }
 
 // Report is the result of Mutate.
@@ -171,10 +176,14 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 		err     error
 	}
 	outs := make([]perFixture, len(fixtures))
+	var done atomic.Int64
 	fixture.ForEach(ctx, len(fixtures), opts.Workers, func(i int) {
 		f := fixtures[i]
 		res, skipped, err := mutateFixture(ctx, set, f, opts)
 		outs[i] = perFixture{res, skipped, err}
+		if opts.Progress != nil {
+			opts.Progress(int(done.Add(1)), len(fixtures))
+		}
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -136,9 +136,9 @@ type Options struct {
 	// Redactor says what is secret; NoRedact turns redaction off.
 	Redactor redact.Redactor
 	NoRedact bool
-	// Progress, when set, gets a "\r[i/n] name" line before each call (for
-	// a terminal).
-	Progress io.Writer
+	// Progress, when set, is called after each call with how many are done
+	// and how many there are. nil: none.
+	Progress func(done, total int)
 	// Gate is the contract loading options (custom rules).
 	Gate gate.Options
 }
@@ -208,13 +208,10 @@ func Record(ctx context.Context, opts Options) ([]Result, error) {
 			results[i].Err = fmt.Errorf("%w: interrupted before the call: %v", ErrUpstream, err)
 			continue
 		}
-		if opts.Progress != nil {
-			fmt.Fprintf(opts.Progress, "\r\x1b[K[%d/%d] %s", i+1, len(rec.calls), call.Name)
-		}
 		results[i] = rec.record(ctx, call)
-	}
-	if opts.Progress != nil {
-		fmt.Fprint(opts.Progress, "\r\x1b[K")
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(rec.calls))
+		}
 	}
 	return results, nil
 }

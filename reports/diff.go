@@ -582,7 +582,11 @@ func mdText(s string) string {
 
 // mdCode makes s a Markdown code span (safe inside a table cell): cleaned,
 // fenced with more backticks than it contains, pipes escaped.
-func mdCode(s string) string {
+func mdCode(s string) string { return codeSpan(s, true) }
+
+// codeSpan is mdCode; with table false, for text outside a table, pipes
+// are left as they are (a backslash would show inside the span).
+func codeSpan(s string, table bool) string {
 	s = Line(s)
 	if s == "" {
 		return ""
@@ -601,7 +605,10 @@ func mdCode(s string) string {
 	if longest > 0 || strings.HasPrefix(s, " ") {
 		pad = " "
 	}
-	return fence + pad + escapePipes(s) + pad + fence
+	if table {
+		s = escapePipes(s)
+	}
+	return fence + pad + s + pad + fence
 }
 
 // escapePipes escapes every "|" of s for a GitHub-flavoured Markdown table

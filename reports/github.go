@@ -158,7 +158,7 @@ func RunAnnotations(run *Run) []Annotation {
 	for _, c := range run.Cases {
 		switch c.Status {
 		case Failed:
-			msg := fmt.Sprintf("%s: expected %s, actual %s", c.Name, c.Expected, c.Actual)
+			msg := fmt.Sprintf("%s: expected %s, actual %s", Ident(c.Name), c.Expected, c.Actual)
 			if c.Message != "" {
 				msg += ": " + c.Message
 			}

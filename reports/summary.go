@@ -73,7 +73,7 @@ func mdFence(text string) string {
 		}
 	}
 	fence := strings.Repeat("`", max(3, longest+1))
-	return fence + "text\n" + text + "\n" + fence + "\n"
+	return fence + "text\n" + strings.TrimRight(text, "\n") + "\n" + fence + "\n"
 }
 
 func verdictMark(ok bool) string {
@@ -146,9 +146,10 @@ func writeRunSummary(w io.Writer, run *Run, title string) error {
 		shown++
 		var b strings.Builder
 		if c.Status == Errored {
-			fmt.Fprintf(&b, "\n❌ %s: contract does not load (%s)\n\n> %s\n", mdIdent(c.Tool), mdIdent(c.File), mdText(c.Message))
+			fmt.Fprintf(&b, "\n❌ %s: contract does not load (%s)\n\n> %s\n", codeSpan(Ident(c.Tool), false), codeSpan(Ident(c.File), false), mdText(c.Message))
 		} else {
-			fmt.Fprintf(&b, "\n❌ %s · %s\n\n- expected: %s\n- actual: %s\n", mdIdent(c.File), mdIdent(c.Classname()+" "+c.Name), mdCode(c.Expected), mdCode(c.Actual))
+			fmt.Fprintf(&b, "\n❌ %s · %s\n\n- expected: %s\n- actual: %s\n", codeSpan(Ident(c.File), false), codeSpan(Ident(c.Classname()+" "+c.Name), false),
+				codeSpan(c.Expected, false), codeSpan(c.Actual, false))
 			if c.Message != "" {
 				fmt.Fprintf(&b, "- %s\n", mdText(c.Message))
 			}
@@ -289,6 +290,15 @@ func WriteDiffSummary(w io.Writer, d *Diff) error {
 	return s.write(w)
 }
 
+// idents is Ident of each of in.
+func idents(in []string) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = Ident(s)
+	}
+	return out
+}
+
 // WriteDriftSummary writes d as a job summary: the headline, the broken
 // contracts, then a table of the breaking findings and unexpected refusals
 // (tool, upstream version, what, where, fixtures), at most MaxSummary bytes
@@ -308,7 +318,7 @@ func WriteDriftSummary(w io.Writer, d *Drift) error {
 			s.add(0, "\n| tool | upstream version | finding | where | message | fixtures |\n| --- | --- | --- | --- | --- | --- |\n")
 			first = false
 		}
-		s.printf(1, "| %s | %s | %s | %s | %s | %s |\n", mdIdent(t.Tool), mdIdent(v.UpstreamVersion), mdText(what), mdCode(where), mdText(msg), fixtureList(count, lines(fixtures)))
+		s.printf(1, "| %s | %s | %s | %s | %s | %s |\n", mdIdent(t.Tool), mdIdent(v.UpstreamVersion), mdText(what), mdCode(where), mdText(msg), fixtureList(count, idents(fixtures)))
 	}
 	for _, t := range d.Tools {
 		for _, v := range t.Versions {

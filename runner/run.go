@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -63,6 +64,10 @@ type Options struct {
 	Workers int
 	// Contract loading options (custom rules).
 	Gate gate.Options
+	// Progress, when set, is called after each fixture is checked with how
+	// many are done and how many there are, from the worker that checked
+	// it (calls may come from several goroutines at once). nil: none.
+	Progress func(done, total int)
 }
 
 // Result is a finished run.
@@ -113,7 +118,13 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	start := rc.set.Start
 
 	outs := make([]fixtureResult, len(fixtures))
-	fixture.ForEach(ctx, len(fixtures), opts.Workers, func(i int) { outs[i] = rc.check(ctx, fixtures[i]) })
+	var done atomic.Int64
+	fixture.ForEach(ctx, len(fixtures), opts.Workers, func(i int) {
+		outs[i] = rc.check(ctx, fixtures[i])
+		if opts.Progress != nil {
+			opts.Progress(int(done.Add(1)), len(fixtures))
+		}
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
