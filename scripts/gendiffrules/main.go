@@ -99,7 +99,9 @@ const intro = "# airlock diff\n\n" +
 	"  contracts, text and Markdown write a contract without changes as one line\n" +
 	"  (`review_status: no changes`), and the comparisons without changes of a contract that has\n" +
 	"  some as one line too (`review_status: no changes in agent schema, upstream v1`); JSON\n" +
-	"  lists every comparison.\n" +
+	"  lists every comparison. `--format github` is the text, then a GitHub Actions annotation\n" +
+	"  per breaking change (an error) and per other change with gate impact (a warning);\n" +
+	"  `--summary FILE` writes a Markdown job summary of the same changes (README, \"In CI\").\n" +
 	"- **Exit codes.** `0` nothing to fail on, `1` findings: a breaking change (`--fail-on\n" +
 	"  breaking`, the default) or a change with gate impact (`--fail-on gate-impact`), `2` usage\n" +
 	"  or configuration error (a missing file, a `$ref` outside the folder, a file that is not\n" +
