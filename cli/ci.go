@@ -58,3 +58,10 @@ func writeSummary(ctx context.Context, path string, write func(io.Writer) error)
 
 // summaryUsage is the --summary flag's help, the same on every command.
 const summaryUsage = "write a GitHub-flavoured Markdown job summary to FILE (e.g. $GITHUB_STEP_SUMMARY), at most 512 KiB"
+
+// colorOn reports whether run colours its console: --color always, or auto
+// on a terminal when NO_COLOR is unset or empty (no-color.org: a flag the
+// user gives wins over the variable); never otherwise.
+func colorOn(mode string, terminal bool, noColor string) bool {
+	return mode == "always" || mode == "auto" && terminal && noColor == ""
+}

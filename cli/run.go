@@ -116,7 +116,7 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 	for _, u := range res.Updated {
 		fmt.Fprintln(out, reports.Line(u))
 	}
-	useColor := o.color == "always" || o.color == "auto" && isTerminal(out) && os.Getenv("NO_COLOR") == ""
+	useColor := colorOn(o.color, isTerminal(out), os.Getenv("NO_COLOR"))
 	if err := reports.WriteConsole(out, &res.Run, reports.ConsoleOptions{Color: useColor}); err != nil {
 		return internalErr(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
@@ -62,6 +63,23 @@ func mutateTreeStrict(dir string, strict bool) *mutate.Report {
 }
 
 var _ = Describe("airlock mutate", func() {
+	It("reports progress once per accepted or historical fixture mutated", func() {
+		var mu sync.Mutex
+		seen := map[int]bool{}
+		total := 0
+		_, err := mutate.Mutate(context.Background(), mutate.Options{SchemasDir: "../schemas", FixturesDir: "../fixtures", Filter: fixture.Filter{Tools: []string{"review_status"}},
+			MaxPerFixture: 2, Workers: 3, Progress: func(d, t int) {
+				mu.Lock()
+				defer mu.Unlock()
+				Expect(seen).NotTo(HaveKey(d), "each count once")
+				seen[d], total = true, t
+			}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(total).To(BeNumerically(">", 1))
+		Expect(seen).To(HaveLen(total))
+		Expect(seen).To(HaveKey(total))
+	})
+
 	It("gives the bundled contracts a score of 100% over at least 1,000 mutants", func() {
 		opts := mutate.Options{SchemasDir: "../schemas", FixturesDir: "../fixtures"}
 		rep, err := mutate.Mutate(context.Background(), opts)

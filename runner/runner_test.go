@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -51,6 +52,28 @@ var _ = Describe("airlock run", func() {
 			}
 		}
 		Expect(order).To(Equal([]string{"accepted/open.json", "near-miss/dup.json", "near-miss/extra.json", "near-miss/other-request.json"}))
+	})
+
+	It("reports progress once per fixture checked, the last call done of total", func() {
+		var mu sync.Mutex
+		var calls [][2]int
+		res, err := testtree.Run(testtree.Tree(testtree.Project()), func(o *runner.Options) {
+			o.Workers = 3
+			o.Progress = func(done, total int) {
+				mu.Lock()
+				defer mu.Unlock()
+				calls = append(calls, [2]int{done, total})
+			}
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(calls).To(HaveLen(res.Fixtures))
+		seen := map[int]bool{}
+		for _, c := range calls {
+			Expect(c[1]).To(Equal(res.Fixtures))
+			seen[c[0]] = true
+		}
+		Expect(seen).To(HaveLen(res.Fixtures), "each count once: %v", calls)
+		Expect(seen).To(HaveKey(res.Fixtures))
 	})
 
 	It("fails a near-miss refused for the wrong reason, saying expected and actual", func() {
