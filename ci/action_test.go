@@ -719,6 +719,9 @@ func TestActionEndToEnd(t *testing.T) {
 	t.Run("run in shards", func(t *testing.T) {
 		ws := bundledWorkspace(t)
 		whole := actionRun{ws: ws, inputs: map[string]string{"reports": "whole"}}.run(t, m)
+		if whole.code != 0 {
+			t.Fatalf("unsharded: exit %d\n%s", whole.code, whole.stdout)
+		}
 		var all resultsJSON
 		readJSON(t, filepath.Join(ws, whole.outputs["json"]), &all)
 		total := 0
