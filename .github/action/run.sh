@@ -81,7 +81,7 @@ usage() {
 	finish 2
 }
 
-junit_file= json_file= sarif_file= summary_file=
+junit_file='' json_file='' sarif_file='' summary_file=''
 command_name=${AIRLOCK_COMMAND:-run}
 fail_on_findings=${AIRLOCK_FAIL_ON_FINDINGS:-true}
 
