@@ -3,6 +3,7 @@ package ci_test
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -163,8 +164,10 @@ func checkAction(m *actionMeta) []string {
 			exprs(where+" with "+k, v)
 		}
 		exprs(where+" if", s.If)
-		for _, k := range slices.Sorted(mapKeys(s.Env)) {
-			for _, e := range exprRE.FindAllStringSubmatch(s.Env[k], -1) {
+		reads := slices.Collect(mapValues(s.Env))
+		reads = append(reads, slices.Collect(mapValues(s.With))...)
+		for _, v := range reads {
+			for _, e := range exprRE.FindAllStringSubmatch(v, -1) {
 				if sm := stepOutputRE.FindStringSubmatch(e[1]); sm != nil {
 					if j, ok := ids[sm[1]]; !ok || j >= i {
 						bad = append(bad, fmt.Sprintf("%s reads steps.%s, which is not an earlier step", where, sm[1]))
@@ -190,6 +193,16 @@ func checkAction(m *actionMeta) []string {
 	return bad
 }
 
+func mapValues(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for _, k := range slices.Sorted(mapKeys(m)) {
+			if !yield(m[k]) {
+				return
+			}
+		}
+	}
+}
+
 func hasKey[V any](m map[string]V, k string) bool {
 	_, ok := m[k]
 	return ok
@@ -213,12 +226,18 @@ func TestActionMetadata(t *testing.T) {
 	if got := slices.Sorted(mapKeys(m.Outputs)); !slices.Equal(got, wantOutputs) {
 		t.Errorf("outputs %v, want %v", got, wantOutputs)
 	}
-	// The Go set-up reads the action's own go.mod and caches on its go.sum.
+	// The Go set-up reads the action's own go.mod; the caches are keyed on
+	// the step go's key (checked by TestActionScript: the action's go.sum).
 	setup := m.Runs.Steps[0]
-	if !strings.HasPrefix(setup.Uses, "actions/setup-go@") ||
-		setup.With["go-version-file"] != "${{ github.action_path }}/go.mod" ||
-		setup.With["cache-dependency-path"] != "${{ github.action_path }}/go.sum" {
-		t.Errorf("the first step should be actions/setup-go with the action's go.mod and go.sum, got %+v", setup)
+	if !strings.HasPrefix(setup.Uses, "actions/setup-go@") || setup.With["go-version-file"] != "${{ github.action_path }}/go.mod" {
+		t.Errorf("the first step should be actions/setup-go with the action's go.mod, got %+v", setup)
+	}
+	cached := false
+	for _, s := range m.Runs.Steps {
+		cached = cached || strings.HasPrefix(s.Uses, "actions/cache@") && strings.Contains(s.With["key"], "${{ steps.go.outputs.key }}")
+	}
+	if !cached {
+		t.Error("no actions/cache step keyed on ${{ steps.go.outputs.key }}")
 	}
 }
 
@@ -271,10 +290,11 @@ type actionRun struct {
 
 // actionResult is what a workflow sees of the action.
 type actionResult struct {
-	code    int               // the action's exit status (the failing step's)
-	stdout  string            // the steps' output, stdout and stderr
-	outputs map[string]string // the action's outputs
-	summary string            // what the steps appended to GITHUB_STEP_SUMMARY
+	code    int                          // the action's exit status (the failing step's)
+	stdout  string                       // the steps' output, stdout and stderr
+	outputs map[string]string            // the action's outputs
+	summary string                       // what the steps appended to GITHUB_STEP_SUMMARY
+	steps   map[string]map[string]string // each step's outputs, by id
 }
 
 // run runs the action's steps as GitHub's runner would for shell: bash
@@ -394,6 +414,7 @@ func (r actionRun) run(t *testing.T, m *actionMeta) actionResult {
 		res.outputs[name] = eval(o.Value)
 	}
 	res.stdout = log.String()
+	res.steps = steps
 	b, err := os.ReadFile(summary)
 	if err != nil {
 		t.Fatal(err)
@@ -429,6 +450,20 @@ func parseOutputFile(t *testing.T, path string) map[string]string {
 		outs[name] = val
 	}
 	return outs
+}
+
+// wantCacheKey is the Go version and the SHA-256 of the action's go.sum.
+func wantCacheKey(t *testing.T) string {
+	t.Helper()
+	sum, err := os.ReadFile(filepath.Join(repoRoot, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(goTool(), "env", "GOVERSION").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%s-%x", strings.TrimSpace(string(out)), sha256.Sum256(sum))
 }
 
 // stub writes a fake airlock into dir: it records its arguments, one a
@@ -559,6 +594,14 @@ func TestActionScript(t *testing.T) {
 			for _, s := range tc.want.inSumary {
 				if !strings.Contains(res.summary, s) {
 					t.Errorf("the step summary lacks %q:\n%s", s, res.summary)
+				}
+			}
+			if key := res.steps["go"]["key"]; key != wantCacheKey(t) {
+				t.Errorf("the Go cache key is %q, want %q (the Go version and the action's go.sum)", key, wantCacheKey(t))
+			}
+			for _, out := range []string{"modcache", "buildcache"} {
+				if st, err := os.Stat(res.steps["go"][out]); err != nil || !st.IsDir() {
+					t.Errorf("the go step's %s output %q is not a folder: %v", out, res.steps["go"][out], err)
 				}
 			}
 			if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
