@@ -26,7 +26,10 @@ lint:
 
 # All tests, under the race detector: unit and ginkgo specs, conformance
 # corpora (../shared/conformance, or $$AIRLOCK_CONFORMANCE), testscript CLI
-# scripts, the fuzz seed corpora, the layering test, and the MCP record specs
+# scripts, the fuzz seed corpora, the layering test, the CI integration (ci/:
+# action.yml's steps and the GitLab template's jobs run as bash on the bundled
+# tree and a failing one, the workflows checked, the release build run for
+# this platform; needs git and bash), and the MCP record specs
 # against real servers (installed first when npm is here); then the
 # hostile-config battery and the YAML pre-scan's comparison with the parser
 # without -race (the race detector's sync.Pool drops items, so allocation

@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# The "Run airlock" step of action.yml (docs/ci.md). It reads its inputs from
+# the environment only (AIRLOCK_*; the step's env: block maps the action's
+# inputs there), runs one airlock command with its reports in $AIRLOCK_REPORTS,
+# appends the Markdown summary to $GITHUB_STEP_SUMMARY and writes the outputs
+# junit, json, sarif, summary and exit-code to $GITHUB_OUTPUT.
+#
+# Exit status: airlock's exit code, except that 1 (findings) becomes 0 when
+# AIRLOCK_FAIL_ON_FINDINGS is false; 2 and 3 always fail. An input this script
+# refuses (an unknown command, a malformed shard, diff without a base) is a
+# usage error: exit code 2, with an ::error:: annotation saying which.
+set -uo pipefail
+
+# escape writes $1 as the data of a workflow command (% CR LF escaped), so an
+# input cannot start a command of its own.
+escape() {
+	local s=$1
+	s=${s//%/%25}
+	s=${s//$'\r'/%0D}
+	s=${s//$'\n'/%0A}
+	printf '%s' "$s"
+}
+
+# output appends name=value to $GITHUB_OUTPUT (when set). A value holding a
+# newline would forge another output: it is written empty instead.
+output() {
+	local value=$2
+	case $value in *$'\n'* | *$'\r'*) value= ;; esac
+	if [ -n "${GITHUB_OUTPUT:-}" ]; then
+		printf '%s=%s\n' "$1" "$value" >>"$GITHUB_OUTPUT"
+	fi
+}
+
+# finish writes the outputs and the step summary, then exits with the step's
+# status for airlock's exit code $1.
+finish() {
+	local rc=$1
+	written junit "$junit_file"
+	written json "$json_file"
+	written sarif "$sarif_file"
+	written summary "$summary_file"
+	output exit-code "$rc"
+	if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+		if [ -n "$summary_file" ] && [ -f "$summary_file" ]; then
+			cat "$summary_file" >>"$GITHUB_STEP_SUMMARY"
+		elif [ "$rc" -ge 2 ]; then
+			printf '### airlock %s\n\nairlock stopped with exit code %s (%s); the step log says why.\n' \
+				"$command_name" "$rc" "$(meaning "$rc")" >>"$GITHUB_STEP_SUMMARY"
+		fi
+	fi
+	if [ "$rc" -eq 1 ] && [ "$fail_on_findings" = false ]; then
+		echo "airlock $command_name: findings (exit code 1) do not fail the step: fail-on-findings is false"
+		exit 0
+	fi
+	exit "$rc"
+}
+
+# written sets output $1 to the path $2 when airlock wrote that file, else
+# to "".
+written() {
+	if [ -n "$2" ] && [ -f "$2" ]; then
+		output "$1" "$2"
+	else
+		output "$1" ""
+	fi
+}
+
+meaning() {
+	case $1 in
+	0) echo ok ;;
+	1) echo findings ;;
+	2) echo "usage or configuration error" ;;
+	3) echo "internal error" ;;
+	*) echo "killed or not run" ;;
+	esac
+}
+
+# usage reports a refused input as an annotation and stops with exit code 2.
+usage() {
+	echo "::error title=airlock action::$(escape "$*")"
+	finish 2
+}
+
+junit_file='' json_file='' sarif_file='' summary_file=''
+command_name=${AIRLOCK_COMMAND:-run}
+fail_on_findings=${AIRLOCK_FAIL_ON_FINDINGS:-true}
+
+case $fail_on_findings in
+true | false) ;;
+*) fail_on_findings=true; usage "fail-on-findings is \"$AIRLOCK_FAIL_ON_FINDINGS\"; want true or false" ;;
+esac
+
+case $command_name in
+run | lint | diff | mutate | drift) ;;
+*) command_name=airlock; usage "command is \"${AIRLOCK_COMMAND}\"; want run, lint, diff, mutate or drift" ;;
+esac
+
+bin=${AIRLOCK_BIN:-}
+if [ -z "$bin" ] || [ ! -x "$bin" ]; then
+	usage "the airlock binary \"$bin\" was not built (the Build airlock step)"
+fi
+
+reports=${AIRLOCK_REPORTS:-airlock-reports}
+case $reports in
+*$'\n'* | *$'\r'*) usage "reports is a folder name with a line break" ;;
+esac
+
+shard=${AIRLOCK_SHARD:-}
+stem=$command_name
+if [ -n "$shard" ]; then
+	if ! [[ $shard =~ ^([1-9][0-9]{0,5})/([1-9][0-9]{0,5})$ ]]; then
+		usage "shard is \"$shard\"; want K/N with 1 <= K <= N (e.g. 2/4)"
+	fi
+	case $command_name in
+	run | mutate | drift) ;;
+	*) usage "shard is for run, mutate and drift, not $command_name" ;;
+	esac
+	# airlock itself checks K <= N (exit 2); the file names only need digits.
+	stem="$command_name-shard-${BASH_REMATCH[1]}-of-${BASH_REMATCH[2]}"
+fi
+
+tools=${AIRLOCK_TOOLS:-}
+if [ "$command_name" = diff ] && [[ $tools == *,* ]]; then
+	usage "diff compares one tool's contract or all of them; tools is \"$tools\""
+fi
+
+# The extra arguments: split at white space, never evaluated or globbed.
+extra=()
+if [ -n "${AIRLOCK_ARGS:-}" ]; then
+	set -f
+	IFS=$' \t\n' read -r -d '' -a extra <<<"$AIRLOCK_ARGS" || true
+	set +f
+fi
+
+if ! mkdir -p -- "$reports"; then
+	usage "cannot create the reports folder \"$reports\""
+fi
+
+# Every value goes as --flag=value, so a value starting with - stays a value.
+args=("$command_name" "--schemas=${AIRLOCK_SCHEMAS:-schemas}")
+case $command_name in
+run)
+	junit_file=$reports/$stem.junit.xml
+	json_file=$reports/$stem.json
+	sarif_file=$reports/$stem.sarif
+	summary_file=$reports/$stem.summary.md
+	args+=("--fixtures=${AIRLOCK_FIXTURES:-fixtures}" "--junit=$junit_file" "--json=$json_file")
+	;;
+lint)
+	sarif_file=$reports/$stem.sarif
+	summary_file=$reports/$stem.summary.md
+	args+=("--fixtures=${AIRLOCK_FIXTURES:-fixtures}")
+	;;
+diff)
+	sarif_file=$reports/$stem.sarif
+	summary_file=$reports/$stem.summary.md
+	base=${AIRLOCK_BASE:-${AIRLOCK_PR_BASE:-}}
+	if [ -z "$base" ]; then
+		usage "diff needs a base revision: run it on pull_request, or set the base input"
+	fi
+	case $base in
+	-* | *$'\n'*) usage "base is \"$base\"; want a git revision" ;;
+	esac
+	# A shallow checkout may lack the base commit: fetch it alone.
+	if ! git rev-parse --verify --quiet "$base^{commit}" >/dev/null; then
+		echo "airlock diff: fetching the base revision $base"
+		git fetch --no-tags --depth=1 origin "$base" || true
+	fi
+	args+=("--fixtures=${AIRLOCK_FIXTURES:-fixtures}" "--base=$base")
+	;;
+mutate)
+	junit_file=$reports/$stem.junit.xml
+	json_file=$reports/$stem.json
+	summary_file=$reports/$stem.summary.md
+	args+=("--fixtures=${AIRLOCK_FIXTURES:-fixtures}" "--junit=$junit_file" "--json=$json_file")
+	;;
+drift)
+	json_file=$reports/$stem.json
+	sarif_file=$reports/$stem.sarif
+	summary_file=$reports/$stem.summary.md
+	args+=("--fixtures=${AIRLOCK_FIXTURES:-fixtures}" "--json=$json_file")
+	;;
+esac
+if [ -n "$sarif_file" ]; then
+	args+=("--sarif=$sarif_file")
+fi
+args+=("--summary=$summary_file" "--format=github")
+if [ -n "$tools" ]; then
+	args+=("--tool=$tools")
+fi
+if [ -n "$shard" ]; then
+	args+=("--shard=$shard")
+fi
+if [ ${#extra[@]} -gt 0 ]; then
+	args+=("${extra[@]}")
+fi
+
+# A report left by an earlier step must not pass for this run's.
+for f in "$junit_file" "$json_file" "$sarif_file" "$summary_file"; do
+	if [ -n "$f" ]; then
+		rm -f -- "$f"
+	fi
+done
+
+printf 'airlock'
+printf ' %q' "${args[@]}"
+printf '\n'
+"$bin" "${args[@]}"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	echo "airlock $command_name exited $rc ($(meaning "$rc"))"
+fi
+finish "$rc"

@@ -1,0 +1,795 @@
+package ci_test
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// actionMeta is GitHub's action metadata (action.yml) as far as a composite
+// action may use it: the keys of "Metadata syntax for GitHub Actions". The
+// decoder refuses any other key.
+type actionMeta struct {
+	Name        string                  `yaml:"name"`
+	Author      string                  `yaml:"author"`
+	Description string                  `yaml:"description"`
+	Branding    map[string]string       `yaml:"branding"`
+	Inputs      map[string]actionInput  `yaml:"inputs"`
+	Outputs     map[string]actionOutput `yaml:"outputs"`
+	Runs        struct {
+		Using string       `yaml:"using"`
+		Steps []actionStep `yaml:"steps"`
+	} `yaml:"runs"`
+}
+
+type actionInput struct {
+	Description        string  `yaml:"description"`
+	Required           bool    `yaml:"required"`
+	Default            *string `yaml:"default"`
+	DeprecationMessage string  `yaml:"deprecationMessage"`
+}
+
+type actionOutput struct {
+	Description string `yaml:"description"`
+	Value       string `yaml:"value"`
+}
+
+// actionStep is one step of a composite action (runs.steps[*]).
+type actionStep struct {
+	Name             string            `yaml:"name"`
+	ID               string            `yaml:"id"`
+	If               string            `yaml:"if"`
+	Uses             string            `yaml:"uses"`
+	Run              string            `yaml:"run"`
+	Shell            string            `yaml:"shell"`
+	With             map[string]string `yaml:"with"`
+	Env              map[string]string `yaml:"env"`
+	WorkingDirectory string            `yaml:"working-directory"`
+	ContinueOnError  bool              `yaml:"continue-on-error"`
+}
+
+func parseAction(t *testing.T, src []byte) (*actionMeta, error) {
+	t.Helper()
+	var m actionMeta
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec.KnownFields(true)
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+func loadAction(t *testing.T) *actionMeta {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(repoRoot, "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parseAction(t, src)
+	if err != nil {
+		t.Fatalf("action.yml: %v", err)
+	}
+	return m
+}
+
+// exprRE matches one ${{ … }} expression.
+var exprRE = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
+
+// stepOutputRE matches steps.<id>.outputs.<name>.
+var stepOutputRE = regexp.MustCompile(`^steps\.([A-Za-z_][A-Za-z0-9_-]*)\.outputs\.([A-Za-z_][A-Za-z0-9_-]*)$`)
+
+// The branding GitHub's Marketplace accepts: a colour name (the icon is a
+// Feather icon name, not checked here).
+var brandingColors = []string{"white", "black", "yellow", "blue", "green", "orange", "red", "purple", "gray-dark"}
+
+// checkAction returns what is wrong with a composite action's metadata: the
+// required keys (name, description, runs.using composite, steps), each
+// step a run: with a shell or a uses:, ids unique, inputs described,
+// outputs described and mapped to an output of an earlier step, every
+// inputs.X expression naming a declared input, and no ${{ }} inside a
+// run: script (script injection: inputs go through env:).
+func checkAction(m *actionMeta) []string {
+	var bad []string
+	if m.Name == "" {
+		bad = append(bad, "name is missing")
+	}
+	if m.Description == "" {
+		bad = append(bad, "description is missing")
+	}
+	if c := m.Branding["color"]; c != "" && !slices.Contains(brandingColors, c) {
+		bad = append(bad, fmt.Sprintf("branding.color %q is not one of %v", c, brandingColors))
+	}
+	if m.Runs.Using != "composite" {
+		bad = append(bad, fmt.Sprintf("runs.using is %q, want composite", m.Runs.Using))
+	}
+	if len(m.Runs.Steps) == 0 {
+		bad = append(bad, "runs.steps is empty")
+	}
+	for name, in := range m.Inputs {
+		if in.Description == "" {
+			bad = append(bad, fmt.Sprintf("input %s has no description", name))
+		}
+		if in.Required && in.Default != nil {
+			bad = append(bad, fmt.Sprintf("input %s is required and has a default", name))
+		}
+	}
+	exprs := func(where, s string) {
+		for _, e := range exprRE.FindAllStringSubmatch(s, -1) {
+			if in, ok := strings.CutPrefix(e[1], "inputs."); ok {
+				if _, known := m.Inputs[in]; !known {
+					bad = append(bad, fmt.Sprintf("%s uses inputs.%s, which the action does not declare", where, in))
+				}
+			}
+		}
+	}
+	ids := map[string]int{}
+	for i, s := range m.Runs.Steps {
+		where := fmt.Sprintf("step %d (%s)", i+1, s.Name)
+		switch {
+		case s.Run != "" && s.Uses != "":
+			bad = append(bad, where+" has both run and uses")
+		case s.Run == "" && s.Uses == "":
+			bad = append(bad, where+" has neither run nor uses")
+		case s.Run != "" && s.Shell == "":
+			bad = append(bad, where+" has run but no shell (a composite action's run steps need one)")
+		case s.Uses != "" && s.Shell != "":
+			bad = append(bad, where+" has uses and shell")
+		}
+		if s.Uses != "" && !strings.HasPrefix(s.Uses, "./") && !strings.Contains(s.Uses, "@") {
+			bad = append(bad, fmt.Sprintf("%s uses %s without a version (@ref)", where, s.Uses))
+		}
+		if strings.Contains(s.Run, "${{") {
+			bad = append(bad, where+" has a ${{ }} expression inside its run script: pass it through env:")
+		}
+		if s.ID != "" {
+			if _, dup := ids[s.ID]; dup {
+				bad = append(bad, fmt.Sprintf("%s repeats the id %s", where, s.ID))
+			}
+			ids[s.ID] = i
+		}
+		for k, v := range s.Env {
+			exprs(where+" env "+k, v)
+		}
+		for k, v := range s.With {
+			exprs(where+" with "+k, v)
+		}
+		exprs(where+" if", s.If)
+		reads := slices.Collect(mapValues(s.Env))
+		reads = append(reads, slices.Collect(mapValues(s.With))...)
+		for _, v := range reads {
+			for _, e := range exprRE.FindAllStringSubmatch(v, -1) {
+				if sm := stepOutputRE.FindStringSubmatch(e[1]); sm != nil {
+					if j, ok := ids[sm[1]]; !ok || j >= i {
+						bad = append(bad, fmt.Sprintf("%s reads steps.%s, which is not an earlier step", where, sm[1]))
+					}
+				}
+			}
+		}
+	}
+	for name, out := range m.Outputs {
+		if out.Description == "" {
+			bad = append(bad, fmt.Sprintf("output %s has no description", name))
+		}
+		sm := exprRE.FindStringSubmatch(out.Value)
+		if sm == nil || stepOutputRE.FindStringSubmatch(sm[1]) == nil {
+			bad = append(bad, fmt.Sprintf("output %s's value %q is not ${{ steps.<id>.outputs.<name> }}", name, out.Value))
+			continue
+		}
+		if id := stepOutputRE.FindStringSubmatch(sm[1])[1]; !hasKey(ids, id) {
+			bad = append(bad, fmt.Sprintf("output %s reads step %s, which the action does not have", name, id))
+		}
+	}
+	slices.Sort(bad)
+	return bad
+}
+
+func mapValues(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for _, k := range slices.Sorted(mapKeys(m)) {
+			if !yield(m[k]) {
+				return
+			}
+		}
+	}
+}
+
+func hasKey[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// The inputs, outputs and commands the CI plan (issue 17) fixes.
+var (
+	wantInputs   = []string{"args", "base", "command", "fail-on-findings", "fixtures", "reports", "schemas", "shard", "tools"}
+	wantOutputs  = []string{"exit-code", "json", "junit", "sarif", "summary"}
+	wantCommands = []string{"run", "lint", "diff", "mutate", "drift"}
+)
+
+func TestActionMetadata(t *testing.T) {
+	m := loadAction(t)
+	if bad := checkAction(m); len(bad) > 0 {
+		t.Errorf("action.yml:\n  %s", strings.Join(bad, "\n  "))
+	}
+	if got := slices.Sorted(mapKeys(m.Inputs)); !slices.Equal(got, wantInputs) {
+		t.Errorf("inputs %v, want %v", got, wantInputs)
+	}
+	if got := slices.Sorted(mapKeys(m.Outputs)); !slices.Equal(got, wantOutputs) {
+		t.Errorf("outputs %v, want %v", got, wantOutputs)
+	}
+	// The Go set-up reads the action's own go.mod; the caches are keyed on
+	// the step go's key (checked by TestActionScript: the action's go.sum).
+	setup := m.Runs.Steps[0]
+	if !strings.HasPrefix(setup.Uses, "actions/setup-go@") || setup.With["go-version-file"] != "${{ github.action_path }}/go.mod" {
+		t.Errorf("the first step should be actions/setup-go with the action's go.mod, got %+v", setup)
+	}
+	cached := false
+	for _, s := range m.Runs.Steps {
+		cached = cached || strings.HasPrefix(s.Uses, "actions/cache@") && strings.Contains(s.With["key"], "${{ steps.go.outputs.key }}")
+	}
+	if !cached {
+		t.Error("no actions/cache step keyed on ${{ steps.go.outputs.key }}")
+	}
+}
+
+// TestActionCheckCatches feeds checkAction metadata with one fault each, so
+// the structural check above can be seen to fail.
+func TestActionCheckCatches(t *testing.T) {
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"no description", "name: x\nruns: {using: composite, steps: [{run: 'true', shell: bash}]}", "description is missing"},
+		{"not composite", "name: x\ndescription: d\nruns: {using: node20, steps: [{run: 'true', shell: bash}]}", `runs.using is "node20"`},
+		{"no shell", "name: x\ndescription: d\nruns: {using: composite, steps: [{run: 'true'}]}", "has run but no shell"},
+		{"injection", "name: x\ndescription: d\ninputs: {a: {description: d}}\nruns: {using: composite, steps: [{run: 'echo ${{ inputs.a }}', shell: bash}]}", "inside its run script"},
+		{"undeclared input", "name: x\ndescription: d\nruns: {using: composite, steps: [{run: 'true', shell: bash, env: {A: '${{ inputs.nope }}'}}]}", "inputs.nope"},
+		{"input without description", "name: x\ndescription: d\ninputs: {a: {default: b}}\nruns: {using: composite, steps: [{run: 'true', shell: bash}]}", "input a has no description"},
+		{"dangling output", "name: x\ndescription: d\noutputs: {o: {description: d, value: '${{ steps.gone.outputs.o }}'}}\nruns: {using: composite, steps: [{id: s, run: 'true', shell: bash}]}", "reads step gone"},
+		{"unpinned uses", "name: x\ndescription: d\nruns: {using: composite, steps: [{uses: actions/setup-go}]}", "without a version"},
+		{"both", "name: x\ndescription: d\nruns: {using: composite, steps: [{uses: a/b@v1, run: 'true', shell: bash}]}", "has both run and uses"},
+	} {
+		m, err := parseAction(t, []byte(tc.yaml))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		bad := strings.Join(checkAction(m), "\n")
+		if !strings.Contains(bad, tc.want) {
+			t.Errorf("%s: want a problem containing %q, got %q", tc.name, tc.want, bad)
+		}
+	}
+	if _, err := parseAction(t, []byte("name: x\ndescription: d\nrun: {using: composite}")); err == nil {
+		t.Error("an unknown top-level key (run) was accepted")
+	}
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// actionRun is one run of action.yml's run: steps.
+type actionRun struct {
+	ws      string            // GITHUB_WORKSPACE and the working directory
+	inputs  map[string]string // given inputs; the others take their defaults
+	prBase  string            // github.event.pull_request.base.sha; "" outside a pull request
+	preset  map[string]map[string]string
+	skipIDs []string // steps not run (their outputs come from preset)
+}
+
+// actionResult is what a workflow sees of the action.
+type actionResult struct {
+	code    int                          // the action's exit status (the failing step's)
+	stdout  string                       // the steps' output, stdout and stderr
+	outputs map[string]string            // the action's outputs
+	summary string                       // what the steps appended to GITHUB_STEP_SUMMARY
+	steps   map[string]map[string]string // each step's outputs, by id
+}
+
+// run runs the action's steps as GitHub's runner would for shell: bash
+// (bash --noprofile --norc -eo pipefail FILE), each with the expressions
+// of its env: evaluated, a fresh GITHUB_OUTPUT file, and the shared
+// GITHUB_STEP_SUMMARY. A uses: step is skipped, with the reason logged. It
+// stops at the first failing step.
+func (r actionRun) run(t *testing.T, m *actionMeta) actionResult {
+	t.Helper()
+	temp := filepath.Join(shared, "runner-temp")
+	if err := os.MkdirAll(temp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	summary := filepath.Join(work, "step-summary.md")
+	if err := os.WriteFile(summary, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steps := map[string]map[string]string{}
+	for id, o := range r.preset {
+		steps[id] = o
+	}
+	eval := func(s string) string {
+		return exprRE.ReplaceAllStringFunc(s, func(e string) string {
+			expr := exprRE.FindStringSubmatch(e)[1]
+			switch {
+			case expr == "github.action_path":
+				return repoRoot
+			case expr == "github.workspace":
+				return r.ws
+			case expr == "runner.temp":
+				return temp
+			case expr == "github.event.pull_request.base.sha":
+				return r.prBase
+			case strings.HasPrefix(expr, "inputs."):
+				name := strings.TrimPrefix(expr, "inputs.")
+				if v, ok := r.inputs[name]; ok {
+					return v
+				}
+				in, ok := m.Inputs[name]
+				if !ok {
+					t.Fatalf("action.yml reads inputs.%s, which it does not declare", name)
+				}
+				if in.Required {
+					t.Fatalf("input %s is required and the test gives none", name)
+				}
+				if in.Default != nil {
+					return *in.Default
+				}
+				return ""
+			}
+			if sm := stepOutputRE.FindStringSubmatch(expr); sm != nil {
+				return steps[sm[1]][sm[2]]
+			}
+			t.Fatalf("the test cannot evaluate the expression %s: teach it", e)
+			return ""
+		})
+	}
+	for name := range r.inputs {
+		if _, ok := m.Inputs[name]; !ok {
+			t.Fatalf("the test gives input %s, which action.yml does not declare", name)
+		}
+	}
+	var log strings.Builder
+	res := actionResult{outputs: map[string]string{}}
+	for i, s := range m.Runs.Steps {
+		if s.Uses != "" {
+			t.Logf("step %d (%s): skipped: uses %s is an action GitHub runs; the test provides what it sets up (Go on PATH)", i+1, s.Name, s.Uses)
+			continue
+		}
+		if slices.Contains(r.skipIDs, s.ID) {
+			t.Logf("step %d (%s): skipped: the test presets its outputs %v", i+1, s.Name, r.preset[s.ID])
+			continue
+		}
+		if s.Shell != "bash" {
+			t.Fatalf("step %d (%s): shell %q; the test runs bash only", i+1, s.Name, s.Shell)
+		}
+		script := filepath.Join(work, fmt.Sprintf("step%d.sh", i+1))
+		if err := os.WriteFile(script, []byte(s.Run), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(work, fmt.Sprintf("step%d.output", i+1))
+		if err := os.WriteFile(out, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", script)
+		cmd.Dir = r.ws
+		if s.WorkingDirectory != "" {
+			cmd.Dir = filepath.Join(r.ws, eval(s.WorkingDirectory))
+		}
+		cmd.Env = append(baseEnv(),
+			"GITHUB_ACTIONS=true", "CI=true",
+			"GITHUB_ACTION_PATH="+repoRoot, "GITHUB_WORKSPACE="+r.ws, "RUNNER_TEMP="+temp,
+			"GITHUB_OUTPUT="+out, "GITHUB_STEP_SUMMARY="+summary)
+		for _, k := range slices.Sorted(mapKeys(s.Env)) {
+			cmd.Env = append(cmd.Env, k+"="+eval(s.Env[k]))
+		}
+		var buf bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &buf, &buf
+		err := cmd.Run()
+		log.WriteString(buf.String())
+		if s.ID != "" {
+			steps[s.ID] = parseOutputFile(t, out)
+		}
+		if err != nil {
+			ee, ok := err.(*exec.ExitError)
+			if !ok {
+				t.Fatalf("step %d (%s): %v", i+1, s.Name, err)
+			}
+			if !s.ContinueOnError {
+				res.code = ee.ExitCode()
+				break
+			}
+		}
+	}
+	for name, o := range m.Outputs {
+		res.outputs[name] = eval(o.Value)
+	}
+	res.stdout = log.String()
+	res.steps = steps
+	b, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.summary = string(b)
+	return res
+}
+
+// parseOutputFile reads a GITHUB_OUTPUT file: name=value lines and
+// name<<DELIMITER blocks.
+func parseOutputFile(t *testing.T, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := sc.Text()
+		if name, delim, ok := strings.Cut(line, "<<"); ok && !strings.Contains(name, "=") {
+			var val []string
+			for sc.Scan() && sc.Text() != delim {
+				val = append(val, sc.Text())
+			}
+			outs[name] = strings.Join(val, "\n")
+			continue
+		}
+		name, val, ok := strings.Cut(line, "=")
+		if !ok {
+			t.Fatalf("GITHUB_OUTPUT line %q is neither name=value nor name<<DELIMITER", line)
+		}
+		outs[name] = val
+	}
+	return outs
+}
+
+// wantCacheKey is the Go version and the SHA-256 of the action's go.sum.
+func wantCacheKey(t *testing.T) string {
+	t.Helper()
+	sum, err := os.ReadFile(filepath.Join(repoRoot, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(goTool(), "env", "GOVERSION").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%s-%x", strings.TrimSpace(string(out)), sha256.Sum256(sum))
+}
+
+// stub writes a fake airlock into dir: it records its arguments, one a
+// line, in dir/argv, writes "report" into every --junit, --json, --sarif and
+// --summary file it is given, and exits with the code in dir/rc.
+func stub(t *testing.T, rc int) (bin, argv string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin = filepath.Join(dir, "airlock")
+	argv = filepath.Join(dir, "argv")
+	script := `#!/usr/bin/env bash
+printf '%s\n' "$@" > "` + argv + `"
+for a in "$@"; do
+	case $a in --junit=* | --json=* | --sarif=* | --summary=*) printf 'report of %s\n' "${a%%=*}" > "${a#*=}" ;; esac
+done
+exit ` + fmt.Sprint(rc) + "\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, argv
+}
+
+// TestActionScript runs the action's run step against a fake airlock: the
+// command line each input makes, the exit policy, the outputs and the
+// summary, and inputs that try to inject shell code or workflow commands.
+func TestActionScript(t *testing.T) {
+	m := loadAction(t)
+	type want struct {
+		code     int
+		argv     []string // nil: airlock must not have been called
+		outputs  map[string]string
+		inLog    []string
+		inSumary []string
+	}
+	for _, tc := range []struct {
+		name   string
+		rc     int
+		inputs map[string]string
+		prBase string
+		want   want
+	}{
+		{"run", 0, map[string]string{}, "", want{0,
+			[]string{"run", "--schemas=schemas", "--fixtures=fixtures", "--junit=airlock-reports/run.junit.xml", "--json=airlock-reports/run.json",
+				"--sarif=airlock-reports/run.sarif", "--summary=airlock-reports/run.summary.md", "--format=github"},
+			map[string]string{"junit": "airlock-reports/run.junit.xml", "json": "airlock-reports/run.json", "sarif": "airlock-reports/run.sarif",
+				"summary": "airlock-reports/run.summary.md", "exit-code": "0"},
+			nil, []string{"report of --summary"}}},
+		{"run sharded with tools and args", 1, map[string]string{"shard": "2/3", "tools": "a,b", "args": " --strict\n --workers  2 ", "reports": "out/r", "schemas": "-s", "fixtures": "f x"}, "", want{1,
+			[]string{"run", "--schemas=-s", "--fixtures=f x", "--junit=out/r/run-shard-2-of-3.junit.xml", "--json=out/r/run-shard-2-of-3.json",
+				"--sarif=out/r/run-shard-2-of-3.sarif", "--summary=out/r/run-shard-2-of-3.summary.md", "--format=github", "--tool=a,b", "--shard=2/3",
+				"--strict", "--workers", "2"},
+			map[string]string{"junit": "out/r/run-shard-2-of-3.junit.xml", "exit-code": "1"}, []string{"airlock run exited 1 (findings)"}, nil}},
+		{"findings pass with fail-on-findings false", 1, map[string]string{"fail-on-findings": "false"}, "", want{0, nil,
+			map[string]string{"exit-code": "1"}, []string{"do not fail the step"}, nil}},
+		{"configuration error fails whatever the policy", 2, map[string]string{"fail-on-findings": "false", "command": "lint"}, "", want{2,
+			[]string{"lint", "--schemas=schemas", "--fixtures=fixtures", "--sarif=airlock-reports/lint.sarif", "--summary=airlock-reports/lint.summary.md", "--format=github"},
+			map[string]string{"exit-code": "2", "junit": "", "json": "", "sarif": "airlock-reports/lint.sarif"}, nil, nil}},
+		{"internal error fails", 3, map[string]string{"fail-on-findings": "false", "command": "mutate"}, "", want{3,
+			[]string{"mutate", "--schemas=schemas", "--fixtures=fixtures", "--junit=airlock-reports/mutate.junit.xml", "--json=airlock-reports/mutate.json",
+				"--summary=airlock-reports/mutate.summary.md", "--format=github"},
+			map[string]string{"exit-code": "3", "sarif": ""}, nil, nil}},
+		{"drift", 0, map[string]string{"command": "drift", "shard": "1/1"}, "", want{0,
+			[]string{"drift", "--schemas=schemas", "--fixtures=fixtures", "--json=airlock-reports/drift-shard-1-of-1.json",
+				"--sarif=airlock-reports/drift-shard-1-of-1.sarif", "--summary=airlock-reports/drift-shard-1-of-1.summary.md", "--format=github", "--shard=1/1"},
+			map[string]string{"junit": "", "json": "airlock-reports/drift-shard-1-of-1.json"}, nil, nil}},
+		{"diff takes the pull request's base", 1, map[string]string{"command": "diff", "tools": "review_status"}, "HEAD", want{1,
+			[]string{"diff", "--schemas=schemas", "--fixtures=fixtures", "--base=HEAD", "--sarif=airlock-reports/diff.sarif",
+				"--summary=airlock-reports/diff.summary.md", "--format=github", "--tool=review_status"},
+			map[string]string{"sarif": "airlock-reports/diff.sarif", "exit-code": "1"}, nil, nil}},
+		{"diff's base input wins", 0, map[string]string{"command": "diff", "base": "HEAD~0"}, "HEAD", want{0,
+			[]string{"diff", "--schemas=schemas", "--fixtures=fixtures", "--base=HEAD~0", "--sarif=airlock-reports/diff.sarif",
+				"--summary=airlock-reports/diff.summary.md", "--format=github"}, nil, nil, nil}},
+		{"diff without a base", 0, map[string]string{"command": "diff", "fail-on-findings": "false"}, "", want{2, nil,
+			map[string]string{"exit-code": "2"}, []string{"::error title=airlock action::diff needs a base revision"}, []string{"exit code 2 (usage or configuration error)"}}},
+		{"diff with an option for a base", 0, map[string]string{"command": "diff", "base": "--upload-pack=touch pwned"}, "", want{2, nil,
+			map[string]string{"exit-code": "2"}, []string{"want a git revision"}, nil}},
+		{"diff with several tools", 0, map[string]string{"command": "diff", "tools": "a,b"}, "HEAD", want{2, nil, nil, []string{"diff compares one tool"}, nil}},
+		{"unknown command", 0, map[string]string{"command": "check"}, "", want{2, nil, map[string]string{"exit-code": "2"}, []string{`command is "check"`}, nil}},
+		{"malformed shard", 0, map[string]string{"shard": "../../1/2"}, "", want{2, nil, nil, []string{"want K/N"}, nil}},
+		{"shard on lint", 0, map[string]string{"command": "lint", "shard": "1/2"}, "", want{2, nil, nil, []string{"shard is for run, mutate and drift"}, nil}},
+		{"bad fail policy", 0, map[string]string{"fail-on-findings": "no"}, "", want{2, nil, nil, []string{"want true or false"}, nil}},
+		{"injection stays data", 0, map[string]string{"tools": `$(touch pwned)"; touch pwned; "`, "args": "`touch pwned` $(touch pwned) *",
+			"schemas": "x\n::error::forged"}, "", want{0,
+			[]string{"run", "--schemas=x", "::error::forged", "--fixtures=fixtures", "--junit=airlock-reports/run.junit.xml", "--json=airlock-reports/run.json",
+				"--sarif=airlock-reports/run.sarif", "--summary=airlock-reports/run.summary.md", "--format=github", `--tool=$(touch pwned)"; touch pwned; "`,
+				"`touch", "pwned`", "$(touch", "pwned)", "*"}, nil, nil, nil}},
+		{"forged workflow command in a refused input", 0, map[string]string{"command": "x\n::error::forged"}, "", want{2, nil, nil,
+			[]string{"::error title=airlock action::command is \"x%0A::error::forged\""}, nil}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := t.TempDir()
+			if tc.prBase != "" || tc.inputs["base"] != "" {
+				git(t, ws, "init", "-q")
+				git(t, ws, "commit", "-q", "--allow-empty", "-m", "base")
+			}
+			bin, argvFile := stub(t, tc.rc)
+			r := actionRun{ws: ws, inputs: tc.inputs, prBase: tc.prBase,
+				preset: map[string]map[string]string{"build": {"bin": bin}}, skipIDs: []string{"build"}}
+			res := r.run(t, m)
+			if res.code != tc.want.code {
+				t.Errorf("exit status %d, want %d\n%s", res.code, tc.want.code, res.stdout)
+			}
+			argv, err := os.ReadFile(argvFile)
+			switch {
+			case tc.rc == 0 && tc.want.code == 2 && err == nil:
+				t.Errorf("airlock was called (%q), want the input refused before", argv)
+			case tc.want.argv != nil:
+				got := strings.Split(strings.TrimSuffix(string(argv), "\n"), "\n")
+				if !slices.Equal(got, tc.want.argv) {
+					t.Errorf("airlock called with\n  %q\nwant\n  %q", got, tc.want.argv)
+				}
+			}
+			for k, v := range tc.want.outputs {
+				if res.outputs[k] != v {
+					t.Errorf("output %s = %q, want %q (all: %v)", k, res.outputs[k], v, res.outputs)
+				}
+				if v != "" && k != "exit-code" {
+					if _, err := os.Stat(filepath.Join(ws, v)); err != nil {
+						t.Errorf("output %s names %s: %v", k, v, err)
+					}
+				}
+			}
+			for _, s := range tc.want.inLog {
+				if !strings.Contains(res.stdout, s) {
+					t.Errorf("the log lacks %q:\n%s", s, res.stdout)
+				}
+			}
+			for _, s := range tc.want.inSumary {
+				if !strings.Contains(res.summary, s) {
+					t.Errorf("the step summary lacks %q:\n%s", s, res.summary)
+				}
+			}
+			if key := res.steps["go"]["key"]; key != wantCacheKey(t) {
+				t.Errorf("the Go cache key is %q, want %q (the Go version and the action's go.sum)", key, wantCacheKey(t))
+			}
+			for _, out := range []string{"modcache", "buildcache"} {
+				if st, err := os.Stat(res.steps["go"][out]); err != nil || !st.IsDir() {
+					t.Errorf("the go step's %s output %q is not a folder: %v", out, res.steps["go"][out], err)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
+				t.Error("an input ran as shell code: pwned exists")
+			}
+			if strings.Contains(res.stdout, "\n::error::forged") {
+				t.Errorf("an input forged a workflow command:\n%s", res.stdout)
+			}
+		})
+	}
+}
+
+// TestActionEndToEnd runs action.yml's steps for real: the build step
+// builds airlock from this checkout, the run step runs each command on the
+// bundled tree (all green), on a tree with a broken fixture and, for diff,
+// on a git repository whose pull request makes a breaking change. It
+// checks the exit codes, outputs, report files and step summary.
+func TestActionEndToEnd(t *testing.T) {
+	m := loadAction(t)
+
+	t.Run("run on the bundled tree", func(t *testing.T) {
+		ws := bundledWorkspace(t)
+		res := actionRun{ws: ws, inputs: map[string]string{"args": "--strict"}}.run(t, m)
+		if res.code != 0 || res.outputs["exit-code"] != "0" {
+			t.Fatalf("exit %d, exit-code %q, want 0\n%s", res.code, res.outputs["exit-code"], res.stdout)
+		}
+		_, cases, failed := readJUnit(t, filepath.Join(ws, res.outputs["junit"]))
+		var results resultsJSON
+		readJSON(t, filepath.Join(ws, res.outputs["json"]), &results)
+		if cases == 0 || failed != 0 || len(results.Cases) != cases {
+			t.Errorf("JUnit: %d testcases, %d failed; JSON: %d cases; want the same non-zero count and none failed", cases, failed, len(results.Cases))
+		}
+		if l := readSARIF(t, filepath.Join(ws, res.outputs["sarif"])); len(l.Runs[0].Results) != 0 {
+			t.Errorf("SARIF of a green run has %d results", len(l.Runs[0].Results))
+		}
+		summary, err := os.ReadFile(filepath.Join(ws, res.outputs["summary"]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(summary) == 0 || !strings.Contains(res.summary, string(summary)) || !strings.Contains(res.summary, "review_status") {
+			t.Errorf("the step summary should hold the run's summary, naming review_status; got:\n%s", res.summary)
+		}
+		if strings.Contains(res.stdout, "::error") {
+			t.Errorf("a green run printed an error annotation:\n%s", res.stdout)
+		}
+	})
+
+	t.Run("run on a failing tree", func(t *testing.T) {
+		ws := bundledWorkspace(t)
+		breakFixture(t, ws)
+		for _, policy := range []string{"true", "false"} {
+			res := actionRun{ws: ws, inputs: map[string]string{"fail-on-findings": policy}}.run(t, m)
+			wantCode := map[string]int{"true": 1, "false": 0}[policy]
+			if res.code != wantCode || res.outputs["exit-code"] != "1" {
+				t.Fatalf("fail-on-findings %s: exit %d, exit-code %q, want %d and 1\n%s", policy, res.code, res.outputs["exit-code"], wantCode, res.stdout)
+			}
+			if !strings.Contains(res.stdout, "::error file="+brokenFixture) {
+				t.Errorf("no annotation on %s (relative to GITHUB_WORKSPACE):\n%s", brokenFixture, res.stdout)
+			}
+			_, _, failed := readJUnit(t, filepath.Join(ws, res.outputs["junit"]))
+			if failed == 0 {
+				t.Error("the JUnit report has no failed testcase")
+			}
+			l := readSARIF(t, filepath.Join(ws, res.outputs["sarif"]))
+			found := false
+			for _, r := range l.Runs[0].Results {
+				for _, loc := range r.Locations {
+					found = found || loc.Physical.Artifact.URI == brokenFixture
+				}
+			}
+			if !found {
+				t.Errorf("no SARIF result at %s", brokenFixture)
+			}
+			if !strings.Contains(res.summary, "approved.json") {
+				t.Errorf("the step summary does not name the failing fixture:\n%s", res.summary)
+			}
+		}
+	})
+
+	t.Run("lint", func(t *testing.T) {
+		ws := bundledWorkspace(t)
+		res := actionRun{ws: ws, inputs: map[string]string{"command": "lint", "args": "--strict"}}.run(t, m)
+		if res.code != 0 || res.outputs["junit"] != "" || res.outputs["json"] != "" {
+			t.Fatalf("exit %d, outputs %v, want 0 and no JUnit or JSON\n%s", res.code, res.outputs, res.stdout)
+		}
+		readSARIF(t, filepath.Join(ws, res.outputs["sarif"]))
+		if res.summary == "" {
+			t.Error("lint appended no step summary")
+		}
+	})
+
+	t.Run("diff against the pull request's base", func(t *testing.T) {
+		ws := bundledWorkspace(t)
+		git(t, ws, "init", "-q")
+		git(t, ws, "add", "-A")
+		git(t, ws, "commit", "-q", "-m", "base")
+		base := git(t, ws, "rev-parse", "HEAD")
+		schema := filepath.Join(ws, "schemas/review_status/upstream.v2.schema.json")
+		b, err := os.ReadFile(schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nb := bytes.Replace(b, []byte(`"required": ["change_id", "decision", "reviewed_by"]`), []byte(`"required": ["change_id", "decision"]`), 1)
+		if bytes.Equal(b, nb) {
+			t.Fatal("the bundled review_status v2 schema changed: update the test's edit")
+		}
+		if err := os.WriteFile(schema, nb, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git(t, ws, "commit", "-q", "-am", "reviewed_by optional")
+		res := actionRun{ws: ws, inputs: map[string]string{"command": "diff"}, prBase: base}.run(t, m)
+		if res.code != 1 || res.outputs["exit-code"] != "1" {
+			t.Fatalf("exit %d, exit-code %q, want 1 (a breaking change)\n%s", res.code, res.outputs["exit-code"], res.stdout)
+		}
+		if !strings.Contains(res.summary, "response-property-became-optional") {
+			t.Errorf("the step summary does not name the breaking change:\n%s", res.summary)
+		}
+		if !strings.Contains(res.stdout, "::error file=schemas/review_status/upstream.v2.schema.json") {
+			t.Errorf("no annotation on the changed schema:\n%s", res.stdout)
+		}
+		l := readSARIF(t, filepath.Join(ws, res.outputs["sarif"]))
+		if len(l.Runs[0].Results) == 0 || l.Runs[0].Results[0].RuleID != "response-property-became-optional" {
+			t.Errorf("SARIF results %+v, want the breaking change", l.Runs[0].Results)
+		}
+	})
+
+	t.Run("mutate", func(t *testing.T) {
+		ws := bundledWorkspace(t)
+		res := actionRun{ws: ws, inputs: map[string]string{"command": "mutate", "tools": "review_status"}}.run(t, m)
+		if res.code != 0 || res.outputs["sarif"] != "" {
+			t.Fatalf("exit %d, outputs %v, want 0 and no SARIF\n%s", res.code, res.outputs, res.stdout)
+		}
+		_, cases, failed := readJUnit(t, filepath.Join(ws, res.outputs["junit"]))
+		var results resultsJSON
+		readJSON(t, filepath.Join(ws, res.outputs["json"]), &results)
+		if cases == 0 || failed != 0 || len(results.Cases) != cases {
+			t.Errorf("JUnit: %d testcases, %d failed; JSON: %d cases", cases, failed, len(results.Cases))
+		}
+		if !strings.Contains(res.summary, "review_status") {
+			t.Errorf("the step summary does not name the tool:\n%s", res.summary)
+		}
+	})
+
+	t.Run("drift", func(t *testing.T) {
+		ws := bundledWorkspace(t)
+		res := actionRun{ws: ws, inputs: map[string]string{"command": "drift"}}.run(t, m)
+		if res.code != 0 {
+			t.Fatalf("exit %d, want 0\n%s", res.code, res.stdout)
+		}
+		var report map[string]any
+		readJSON(t, filepath.Join(ws, res.outputs["json"]), &report)
+		readSARIF(t, filepath.Join(ws, res.outputs["sarif"]))
+		if res.summary == "" {
+			t.Error("drift appended no step summary")
+		}
+	})
+
+	t.Run("run in shards", func(t *testing.T) {
+		ws := bundledWorkspace(t)
+		whole := actionRun{ws: ws, inputs: map[string]string{"reports": "whole"}}.run(t, m)
+		if whole.code != 0 {
+			t.Fatalf("unsharded: exit %d\n%s", whole.code, whole.stdout)
+		}
+		var all resultsJSON
+		readJSON(t, filepath.Join(ws, whole.outputs["json"]), &all)
+		total := 0
+		for k := 1; k <= 2; k++ {
+			shard := fmt.Sprintf("%d/2", k)
+			res := actionRun{ws: ws, inputs: map[string]string{"shard": shard}}.run(t, m)
+			if res.code != 0 {
+				t.Fatalf("shard %s: exit %d\n%s", shard, res.code, res.stdout)
+			}
+			if want := fmt.Sprintf("airlock-reports/run-shard-%d-of-2.json", k); res.outputs["json"] != want {
+				t.Errorf("shard %s: json output %q, want %q", shard, res.outputs["json"], want)
+			}
+			var part resultsJSON
+			readJSON(t, filepath.Join(ws, res.outputs["json"]), &part)
+			if part.Shard == nil || part.Shard.Index != k || part.Shard.Count != 2 {
+				t.Errorf("shard %s: the JSON results record shard %+v", shard, part.Shard)
+			}
+			total += len(part.Cases)
+		}
+		if total != len(all.Cases) {
+			t.Errorf("the shards hold %d cases, the unsharded run %d", total, len(all.Cases))
+		}
+		res := actionRun{ws: ws, inputs: map[string]string{"shard": "3/2", "fail-on-findings": "false"}}.run(t, m)
+		if res.code != 2 || res.outputs["exit-code"] != "2" {
+			t.Errorf("shard 3/2: exit %d, exit-code %q, want 2 (airlock's usage error)\n%s", res.code, res.outputs["exit-code"], res.stdout)
+		}
+	})
+}

@@ -1,0 +1,362 @@
+package ci_test
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// workflow is a GitHub Actions workflow file, as far as these tests read it.
+type workflow struct {
+	Name        string            `yaml:"name"`
+	On          yaml.Node         `yaml:"on"`
+	Permissions map[string]string `yaml:"permissions"`
+	Jobs        map[string]struct {
+		If          string            `yaml:"if"`
+		Needs       any               `yaml:"needs"`
+		RunsOn      string            `yaml:"runs-on"`
+		Permissions map[string]string `yaml:"permissions"`
+		Strategy    struct {
+			FailFast *bool               `yaml:"fail-fast"`
+			Matrix   map[string][]string `yaml:"matrix"`
+		} `yaml:"strategy"`
+		Steps []actionStep `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+func parseWorkflow(t *testing.T, where string, src []byte) *workflow {
+	t.Helper()
+	var w workflow
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec.KnownFields(true)
+	if err := dec.Decode(&w); err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+	return &w
+}
+
+// pinnedRE is a uses: reference with a version: owner/repo[/path]@ref.
+var pinnedRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[A-Za-z0-9_.-]+$`)
+
+// checkWorkflow returns what is wrong with w: a job without runs-on or
+// steps, a step with both or neither of run and uses, an unpinned action,
+// a ${{ }} expression inside a run: script, and a step of airlock's Action
+// (uses: ./ in this repository, isAirlock in a user's) that passes an input
+// action.yml does not declare or an unknown command. It also returns the
+// airlock steps' commands, job by job.
+func checkWorkflow(w *workflow, m *actionMeta, isAirlock func(uses string) bool) (bad []string, commands map[string]string) {
+	if w.On.Kind == 0 {
+		bad = append(bad, "no on: trigger")
+	}
+	if len(w.Jobs) == 0 {
+		bad = append(bad, "no jobs")
+	}
+	commands = map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(w.Jobs)) {
+		job := w.Jobs[name]
+		if job.RunsOn == "" || len(job.Steps) == 0 {
+			bad = append(bad, fmt.Sprintf("job %s: no runs-on or no steps", name))
+		}
+		for i, s := range job.Steps {
+			where := fmt.Sprintf("job %s step %d (%s)", name, i+1, s.Name+s.Uses)
+			switch {
+			case (s.Run == "") == (s.Uses == ""):
+				bad = append(bad, where+": want exactly one of run and uses")
+			case s.Uses != "" && !isAirlock(s.Uses) && !strings.HasPrefix(s.Uses, "./") && !pinnedRE.MatchString(s.Uses):
+				bad = append(bad, where+": an action without a version (owner/repo@ref)")
+			case strings.Contains(s.Run, "${{"):
+				bad = append(bad, where+": a ${{ }} expression inside a run script: pass it through env:")
+			}
+			if strings.HasPrefix(s.Uses, "github/codeql-action/upload-sarif@") {
+				if s.With["category"] == "" {
+					bad = append(bad, where+": upload-sarif without a category")
+				}
+				if job.Permissions["security-events"] != "write" && w.Permissions["security-events"] != "write" {
+					bad = append(bad, where+": upload-sarif in a job without security-events: write")
+				}
+			}
+			if !isAirlock(s.Uses) {
+				continue
+			}
+			for k := range s.With {
+				if _, ok := m.Inputs[k]; !ok {
+					bad = append(bad, fmt.Sprintf("%s: input %s, which action.yml does not declare", where, k))
+				}
+			}
+			cmd := s.With["command"]
+			if cmd == "" {
+				cmd = *m.Inputs["command"].Default
+			}
+			if !slices.Contains(wantCommands, cmd) {
+				bad = append(bad, fmt.Sprintf("%s: command %q is not one of %v", where, cmd, wantCommands))
+			}
+			commands[name] = cmd
+		}
+	}
+	return bad, commands
+}
+
+func loadWorkflow(t *testing.T, name string) *workflow {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(repoRoot, ".github/workflows", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parseWorkflow(t, name, src)
+}
+
+func TestWorkflows(t *testing.T) {
+	m := loadAction(t)
+	files, err := filepath.Glob(filepath.Join(repoRoot, ".github/workflows/*.yml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no workflow files: %v", err)
+	}
+	for _, f := range files {
+		w := loadWorkflow(t, filepath.Base(f))
+		bad, _ := checkWorkflow(w, m, func(uses string) bool { return uses == "./" })
+		if len(bad) > 0 {
+			t.Errorf("%s:\n  %s", filepath.Base(f), strings.Join(bad, "\n  "))
+		}
+	}
+
+	// The project's own CI runs what users run, through its own Action.
+	w := loadWorkflow(t, "ci.yml")
+	_, commands := checkWorkflow(w, m, func(uses string) bool { return uses == "./" })
+	for job, want := range map[string]string{"run": "run", "shard": "run", "lint": "lint", "mutate": "mutate", "diff": "diff", "drift": "drift"} {
+		if commands[job] != want {
+			t.Errorf("ci.yml: job %s should run the Action with command %s, got %q", job, want, commands[job])
+		}
+	}
+	if _, ok := w.Jobs["test"]; !ok {
+		t.Error("ci.yml: the test job (make test through .ci/run) is gone")
+	}
+	if !strings.Contains(w.Jobs["diff"].If, "pull_request") {
+		t.Errorf("ci.yml: diff should run on pull requests only, if: %q", w.Jobs["diff"].If)
+	}
+	vuln := regexp.MustCompile(`golang\.org/x/vuln/cmd/govulncheck@v\d+\.\d+\.\d+ `)
+	found := false
+	for _, s := range w.Jobs["govulncheck"].Steps {
+		found = found || vuln.MatchString(s.Run)
+	}
+	if !found {
+		t.Error("ci.yml: no govulncheck job running a pinned golang.org/x/vuln/cmd/govulncheck@vX.Y.Z")
+	}
+}
+
+// docsBlock is one fenced code block of docs/ci.md with its line.
+type docsBlock struct {
+	line int
+	lang string
+	text string
+}
+
+func docsBlocks(t *testing.T, file string) []docsBlock {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(repoRoot, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []docsBlock
+	var cur *docsBlock
+	for i, line := range strings.Split(string(src), "\n") {
+		switch {
+		case cur == nil && strings.HasPrefix(line, "```"):
+			cur = &docsBlock{line: i + 1, lang: strings.TrimPrefix(line, "```")}
+		case cur != nil && line == "```":
+			blocks = append(blocks, *cur)
+			cur = nil
+		case cur != nil:
+			cur.text += line + "\n"
+		}
+	}
+	if cur != nil {
+		t.Fatalf("%s:%d: an unclosed code block", file, cur.line)
+	}
+	return blocks
+}
+
+// TestDocsWorkflows parses the YAML of docs/ci.md: each GitHub workflow
+// passes the checks of the project's own (airlock's Action as
+// airlockdev/airlock@v1), the GitLab examples parse, and together they show
+// a pull-request job, a shard matrix with a merge job, a SARIF upload with
+// a category and a JUnit reporter.
+func TestDocsWorkflows(t *testing.T) {
+	m := loadAction(t)
+	isAirlock := func(uses string) bool { return uses == "airlockdev/airlock@v1" }
+	var all strings.Builder
+	workflows := 0
+	for _, b := range docsBlocks(t, "docs/ci.md") {
+		if b.lang != "yaml" {
+			continue
+		}
+		where := fmt.Sprintf("docs/ci.md:%d", b.line)
+		all.WriteString(b.text)
+		if !strings.Contains(b.text, "\njobs:") {
+			var v any
+			if err := yaml.Unmarshal([]byte(b.text), &v); err != nil {
+				t.Errorf("%s: %v", where, err)
+			}
+			continue
+		}
+		workflows++
+		w := parseWorkflow(t, where, []byte(b.text))
+		if bad, _ := checkWorkflow(w, m, isAirlock); len(bad) > 0 {
+			t.Errorf("%s:\n  %s", where, strings.Join(bad, "\n  "))
+		}
+		if w.Permissions == nil {
+			t.Errorf("%s: no top-level permissions block", where)
+		}
+	}
+	if workflows == 0 {
+		t.Fatal("docs/ci.md has no workflow")
+	}
+	for _, want := range []string{"uses: airlockdev/airlock@v1", "pull_request", "shard: ${{ matrix.shard }}", "airlock merge",
+		"github/codeql-action/upload-sarif@", "category:", "mikepenz/action-junit-report@", "artifacts:", "junit:", "codequality:", "parallel:"} {
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("docs/ci.md's examples lack %q", want)
+		}
+	}
+}
+
+// TestRelease checks the release workflow's triggers and matrix, then runs
+// its build step for this machine's platform (into a copy of the module),
+// its checksum step and its release-notes step, and checks the binary says
+// the tag's version.
+func TestRelease(t *testing.T) {
+	w := loadWorkflow(t, "release.yml")
+	var on struct {
+		Push struct {
+			Tags []string `yaml:"tags"`
+		} `yaml:"push"`
+	}
+	if err := w.On.Decode(&on); err != nil || !slices.Equal(on.Push.Tags, []string{"v*"}) {
+		t.Errorf("release.yml: on.push.tags %v (%v), want [v*]", on.Push.Tags, err)
+	}
+	matrix := w.Jobs["build"].Strategy.Matrix
+	if !slices.Equal(matrix["goos"], []string{"linux", "darwin", "windows"}) || !slices.Equal(matrix["goarch"], []string{"amd64", "arm64"}) {
+		t.Errorf("release.yml: matrix %v, want goos linux, darwin, windows × goarch amd64, arm64", matrix)
+	}
+	if w.Jobs["release"].Permissions["contents"] != "write" || w.Permissions["contents"] != "read" {
+		t.Error("release.yml: want contents: read at the top and write for the release job only")
+	}
+	step := func(job, name string) actionStep {
+		for _, s := range w.Jobs[job].Steps {
+			if s.Name == name {
+				return s
+			}
+		}
+		t.Fatalf("release.yml: job %s has no step %q", job, name)
+		return actionStep{}
+	}
+	version := strings.TrimSuffix(goVersionVar(t), "-dev")
+	tag := "v" + version
+	vars := map[string]string{"github.ref_name": tag, "matrix.goos": runtime.GOOS, "matrix.goarch": runtime.GOARCH}
+	runStep := func(dir string, s actionStep) string {
+		t.Helper()
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", s.Run)
+		cmd.Dir = dir
+		cmd.Env = baseEnv()
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+			v := exprRE.ReplaceAllStringFunc(s.Env[k], func(e string) string {
+				x := exprRE.FindStringSubmatch(e)[1]
+				val, ok := vars[x]
+				if !ok {
+					t.Fatalf("release.yml step %s: the test cannot evaluate %s", s.Name, e)
+				}
+				return val
+			})
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("release.yml step %s: %v\n%s", s.Name, err, out)
+		}
+		return string(out)
+	}
+
+	mod := t.TempDir()
+	copyModule(t, mod)
+	runStep(mod, step("build", "Build"))
+	bin := filepath.Join(mod, "dist", fmt.Sprintf("airlock_%s_%s_%s", version, runtime.GOOS, runtime.GOARCH))
+	out, err := exec.Command(bin, "version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "airlock "+version+"\n") {
+		t.Errorf("%s version: %v\n%s\nwant it to start with airlock %s (gate.Version through -ldflags)", bin, err, out, version)
+	}
+	sums := runStep(mod, step("release", "Checksums"))
+	if !strings.Contains(sums, filepath.Base(bin)+": OK") {
+		t.Errorf("the checksum step did not check %s:\n%s", filepath.Base(bin), sums)
+	}
+	notes := runStep(mod, step("release", "Release notes"))
+	if !strings.Contains(notes, "### Added") {
+		t.Errorf("the release notes of %s (CHANGELOG.md) lack an Added section:\n%s", tag, notes)
+	}
+	vars["github.ref_name"] = "v0.0.0-nope; touch pwned"
+	cmd := exec.Command("bash", "-c", step("build", "Build").Run)
+	cmd.Dir = mod
+	cmd.Env = append(baseEnv(), "TAG="+vars["github.ref_name"], "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Errorf("the build step took the tag %q:\n%s", vars["github.ref_name"], out)
+	}
+	if _, err := os.Stat(filepath.Join(mod, "pwned")); err == nil {
+		t.Error("a tag ran as shell code")
+	}
+}
+
+// goVersionVar returns gate.Version's value from gate/audit.go: the
+// variable release.yml sets with -ldflags -X must exist there.
+func goVersionVar(t *testing.T) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(repoRoot, "gate/audit.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm := regexp.MustCompile(`(?m)^var Version = "([^"]+)"$`).FindSubmatch(src)
+	if sm == nil {
+		t.Fatal(`gate/audit.go has no var Version = "…" for release.yml's -ldflags -X`)
+	}
+	return string(sm[1])
+}
+
+// copyModule copies the module's files (not .git, .ci, bin, out) into dir,
+// so a step that writes dist/ writes it there.
+func copyModule(t *testing.T, dir string) {
+	t.Helper()
+	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(repoRoot, path)
+		if slices.Contains([]string{".git", ".ci", "bin", "out", "dist"}, rel) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil // a worktree's .git file
+		}
+		dst := filepath.Join(dir, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(dst, 0o755)
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(dst, b, 0o644)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
