@@ -503,7 +503,7 @@ const EquivalentMessage = "equivalent (not run): "
 
 // UnscoredName is the testcase name of an upstream version with no score
 // (Report.Unscored), on the class tool.version.accepted.mutation.
-const UnscoredName = "(not scored)"
+const UnscoredName = reports.UnscoredName
 
 // Cases turns mutation results into testcases of the "mutation" suite, and
 // each broken contract into its tool's reports.ContractError case (suite

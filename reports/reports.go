@@ -90,6 +90,10 @@ type Run struct {
 	// Shard is the part of the fixtures this run covers (--shard K/N);
 	// the zero Shard is the whole selection.
 	Shard shard.Shard `json:"shard,omitzero"`
+	// written marks a run read back from a report (ReadResults,
+	// MergeRuns): its names are printed already, and WriteJSON does not
+	// escape them again.
+	written bool
 }
 
 // Group is the cases of one tool and suite (one JUnit testsuite).
