@@ -110,9 +110,6 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 	if err != nil {
 		return usageErr("--shard: %v", err)
 	}
-	if !sh.IsZero() && o.withMutants {
-		return usageErr("--shard with --mutate: the mutation suite is not sharded yet; run airlock mutate unsharded")
-	}
 	o.opts.Filter.Shard = sh
 	res, err := o.results(cmd.Context(), e)
 	if err != nil {

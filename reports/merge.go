@@ -223,10 +223,11 @@ func MergeRuns(names []string, runs []*Run) (*Run, error) {
 // orderKey places a testcase where the unsharded run reports it: runner
 // suites before the mutation suite (airlock run --mutate appends it),
 // then tool; inside the mutation suite a tool's mutant testcases, then
-// its unscored versions, then its stale baseline entries (the last two
-// contract-level, from shard 1 alone, kept in their order); then upstream
-// version, kind in fixture kind order, and fixture name, each folder's
-// entries sorted by name as the fixture tree's walk lists them. The
+// its unscored versions (contract-level, from shard 1 alone, kept in
+// their order), then its stale baseline entries (mutate.Report.Cases
+// orders them by fixture); then upstream version, kind in fixture kind
+// order, and fixture name, each folder's entries sorted by name as the
+// fixture tree's walk lists them. The
 // testcases of one fixture come from one shard, and a stable sort keeps
 // their order (suites, mutants in generation order).
 type orderKey struct {
@@ -259,6 +260,7 @@ func caseKey(c Case) orderKey {
 			k.section = 1
 		case strings.Contains(c.Name, staleMark):
 			k.section = 2
+			k.fixture, _, _ = strings.Cut(c.Name, staleMark)
 		default:
 			k.fixture = c.File[strings.LastIndexAny(c.File, `/\`)+1:]
 		}
@@ -278,7 +280,7 @@ func compareKeys(a, b orderKey) int {
 	if c := strings.Compare(a.tool, b.tool); c != 0 {
 		return c
 	}
-	if a.section != b.section || a.section > 0 {
+	if a.section != b.section || a.section == 1 {
 		return a.section - b.section
 	}
 	if c := compareNames(a.upstreamVersion, b.upstreamVersion); c != 0 {
@@ -493,6 +495,7 @@ func junitKey(tool, suite string, c junitCase) orderKey {
 			k.section = 1
 		case strings.Contains(c.Name, staleMark):
 			k.section = 2
+			k.fixture, _, _ = strings.Cut(c.Name, staleMark)
 		default:
 			k.fixture, _, _ = strings.Cut(c.Name, "#")
 		}
