@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlockdev/airlock/drift"
+	"github.com/airlockdev/airlock/internal/shard"
 	"github.com/airlockdev/airlock/reports"
 )
 
@@ -15,6 +16,7 @@ func newDriftCmd(e *env) *cobra.Command {
 		opts                   drift.Options
 		jsonFile, markdownFile string
 		failOnVersionChanges   bool
+		shardFlag              string
 	)
 	cmd := &cobra.Command{
 		Use:   "drift [flags]",
@@ -27,6 +29,11 @@ schema changes between consecutive upstream versions (rules of airlock diff).
 
 The report is Markdown on standard output, or --markdown FILE and --json FILE
 (schemas/drift.schema.json); see docs/drift.md.
+
+--shard K/N observes only shard K of N of the fixtures (as airlock run --shard); the report
+records the shard, and the broken contracts and the changes between upstream versions are in
+shard 1's report alone. Drift reports are aggregates: airlock merge does not join them (a
+shard's findings are merged through SARIF). An empty shard's report is empty and exits 0.
 
 A contract that does not load is listed in the report (broken contracts) and on standard
 error, its fixtures are not read, the other tools are reported completely, and drift exits 2
@@ -45,6 +52,11 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 			if err := e.checkReportPaths(map[string]string{"--json": jsonFile, "--markdown": markdownFile}); err != nil {
 				return err
 			}
+			sh, err := shard.Parse(shardFlag)
+			if err != nil {
+				return usageErr("--shard: %v", err)
+			}
+			opts.Shard = sh
 			opts.Gate = e.gate
 			d, err := drift.Run(cmd.Context(), opts)
 			if err != nil {
@@ -89,6 +101,7 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 	f.StringVar(&jsonFile, "json", "", "write the report as JSON to FILE (schemas/drift.schema.json)")
 	f.StringVar(&markdownFile, "markdown", "", "write the report as Markdown to FILE")
 	f.BoolVar(&failOnVersionChanges, "fail-on-version-changes", false, "also exit 1 on a breaking change between consecutive upstream versions (they are always reported)")
+	f.StringVar(&shardFlag, "shard", "", "observe only shard K of N (K/N, 1-based) of the recorded and historical fixtures, for N runners; broken contracts and version changes are in shard 1's report")
 	f.IntVar(&opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
 	return cmd
 }
