@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlockdev/airlock/drift"
+	"github.com/airlockdev/airlock/internal/shard"
 	"github.com/airlockdev/airlock/reports"
 )
 
@@ -16,6 +17,7 @@ func newDriftCmd(e *env) *cobra.Command {
 		jsonFile, markdownFile string
 		summaryFile, format    string
 		failOnVersionChanges   bool
+		shardFlag              string
 	)
 	cmd := &cobra.Command{
 		Use:   "drift [flags]",
@@ -31,6 +33,11 @@ The report is Markdown on standard output, or --markdown FILE and --json FILE
 (the headline, broken contracts, breaking findings and unexpected refusals); --format github
 adds a GitHub Actions annotation per breaking finding, unexpected refusal, broken contract
 and breaking change between upstream versions.
+
+--shard K/N observes only shard K of N of the fixtures (as airlock run --shard); the report
+records the shard, and the broken contracts and the changes between upstream versions are in
+shard 1's report alone. Drift reports are aggregates: airlock merge does not join them (a
+shard's findings are merged through SARIF). An empty shard's report is empty and exits 0.
 
 A contract that does not load is listed in the report (broken contracts) and on standard
 error, its fixtures are not read, the other tools are reported completely, and drift exits 2
@@ -52,6 +59,11 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 			if err := e.checkReportPaths(map[string]string{"--json": jsonFile, "--markdown": markdownFile, "--summary": summaryFile}); err != nil {
 				return err
 			}
+			sh, err := shard.Parse(shardFlag)
+			if err != nil {
+				return usageErr("--shard: %v", err)
+			}
+			opts.Shard = sh
 			opts.Gate = e.gate
 			d, err := drift.Run(cmd.Context(), opts)
 			if err != nil {
@@ -106,6 +118,7 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 	f.StringVar(&summaryFile, "summary", "", summaryUsage)
 	f.StringVar(&format, "format", "markdown", "output format: markdown (the report, or its headline when --json or --markdown is given), or github (that plus annotations)")
 	f.BoolVar(&failOnVersionChanges, "fail-on-version-changes", false, "also exit 1 on a breaking change between consecutive upstream versions (they are always reported)")
+	f.StringVar(&shardFlag, "shard", "", "observe only shard K of N (K/N, 1-based) of the recorded and historical fixtures, for N runners; broken contracts and version changes are in shard 1's report")
 	f.IntVar(&opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/airlockdev/airlock/internal/shard"
 	"github.com/airlockdev/airlock/mutate"
 	"github.com/airlockdev/airlock/reports"
 )
@@ -24,6 +25,9 @@ func newMutateCmd(e *env) *cobra.Command {
 		mutants     []string
 		summaryFile string
 		format      string
+		shardFlag   string
+		junitFile   string
+		jsonFile    string
 	)
 	cmd := &cobra.Command{
 		Use:   "mutate [flags]",
@@ -67,6 +71,14 @@ the keyword or rule that would refuse it, the file, line and JSON Pointer where 
 and the survivor's value, then a diff. --write DIR writes the survivors (--all: every
 mutant run) as near-miss fixtures with sidecars, never overwriting a file.
 
+--junit and --json write the mutation suite's testcases (one per mutant, fixture#mutant,
+plus the not-scored versions, and with --strict the stale baseline entries) as airlock run
+--mutate reports them. --shard K/N mutates only shard K of N of the selected fixtures (as
+airlock run --shard); broken contracts, not-scored versions (judged over every shard's
+fixtures) and stale entries of no selected fixture are reported by shard 1 alone, each
+shard judges the baseline entries of its own fixtures, and airlock merge joins the shards'
+--junit and --json reports. An empty shard exits 0.
+
 A contract that does not load fails its tool alone: it is an ERROR line with the
 configuration error, the other tools are mutated completely, and mutate exits 2 after
 printing (and writing) everything. With --tool, only the named contracts are loaded.
@@ -84,9 +96,17 @@ error.`,
 			if err := checkFormat(format, "text", formatGitHub); err != nil {
 				return err
 			}
-			if err := e.checkReportPaths(map[string]string{"--summary": summaryFile}); err != nil {
+			if err := e.checkReportPaths(map[string]string{"--junit": junitFile, "--json": jsonFile, "--summary": summaryFile}); err != nil {
 				return err
 			}
+			sh, err := shard.Parse(shardFlag)
+			if err != nil {
+				return usageErr("--shard: %v", err)
+			}
+			if !sh.IsZero() && baselineAdd {
+				return usageErr("--baseline-add with --shard: add survivors to the baseline from an unsharded run")
+			}
+			opts.Filter.Shard = sh
 			if baselineAdd && mutate.BlankReason(reason) {
 				return usageErr("--baseline-add needs --reason: say why these survivors are accepted")
 			}
@@ -124,13 +144,24 @@ error.`,
 				rep.Accept(append(added, present...))
 			}
 			writeMutationReport(out, rep, maxShown)
+			run := &reports.Run{Cases: rep.Cases(), Duration: rep.Duration, Shard: rep.Shard}
+			if junitFile != "" {
+				if err := writeReport(cmd.Context(), junitFile, func(w io.Writer) error { return reports.WriteJUnit(w, run) }); err != nil {
+					return internalErr(err)
+				}
+			}
+			if jsonFile != "" {
+				if err := writeReport(cmd.Context(), jsonFile, func(w io.Writer) error { return reports.WriteJSON(w, run) }); err != nil {
+					return internalErr(err)
+				}
+			}
 			if format == formatGitHub {
 				if err := writeAnnotations(out, survivorAnnotations(rep)); err != nil {
 					return err
 				}
 			}
 			if err := writeSummary(cmd.Context(), summaryFile, func(w io.Writer) error {
-				return reports.WriteMutateSummary(w, &reports.Run{Cases: rep.Cases(), Duration: rep.Duration})
+				return reports.WriteMutateSummary(w, run)
 			}); err != nil {
 				return err
 			}
@@ -178,6 +209,9 @@ error.`,
 	f.BoolVar(&writeAll, "all", false, "with --write, write every mutant run, not only survivors")
 	f.StringVar(&summaryFile, "summary", "", summaryUsage)
 	f.StringVar(&format, "format", "text", "output format: text, or github (text plus a GitHub Actions annotation per survivor)")
+	f.StringVar(&shardFlag, "shard", "", "mutate only shard K of N (K/N, 1-based) of the selected fixtures, for N runners; airlock merge joins their --junit and --json reports")
+	f.StringVar(&junitFile, "junit", "", "write the mutation suite's testcases as a JUnit XML report to FILE")
+	f.StringVar(&jsonFile, "json", "", "write the mutation suite's testcases as JSON results to FILE (schemas/results.schema.json)")
 	f.IntVar(&maxShown, "max-shown", 20, "failing results listed in full (most severe first: survived, leaked, wrong_reason, unseen), and equivalent mutants listed")
 	return cmd
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/airlockdev/airlock/internal/fileio"
+	"github.com/airlockdev/airlock/internal/shard"
 	"github.com/airlockdev/airlock/mutate"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/runner"
@@ -30,6 +31,7 @@ type runOptions struct {
 	withMutants         bool
 	failUnchecked       bool
 	strict              bool
+	shard               string // --shard K/N
 	// stale are the mutation baseline's stale entries (--mutate), printed
 	// as warnings; with --strict they are failed cases too.
 	stale []mutate.StaleEntry
@@ -66,7 +68,13 @@ only the named contracts are loaded.
 Exit codes: 0 nothing failed (unchecked testcases are listed, and fail the run with
 --fail-unchecked), 1 any failure (with --strict: also any lint finding), 2 usage or
 configuration error (also: a selection that matches no fixture, and a broken contract,
-which wins over 1), 3 internal error.`,
+which wins over 1), 3 internal error.
+
+--shard K/N checks only shard K of N of the selected fixtures (a deterministic partition by
+tool/upstream-version/kind/name, balanced by body size), so N CI runners split one run; the
+reports record the shard and airlock merge joins them into the unsharded run's reports. An
+empty shard exits 0. Broken contracts, the lint line (and --strict's lint failure) and stale
+baseline entries are reported by shard 1 alone.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runRun(cmd, e, o)
@@ -94,6 +102,7 @@ func (o *runOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.color, "color", "auto", "colour the console summary: auto (only on a terminal, and not when NO_COLOR is set), always, never")
 	f.StringVar(&o.summaryFile, "summary", "", summaryUsage)
 	f.StringVar(&o.format, "format", "text", "output format: text, or github (text plus a GitHub Actions annotation per failed testcase)")
+	f.StringVar(&o.shard, "shard", "", "check only shard K of N (K/N, 1-based) of the selected fixtures, for N runners; airlock merge joins their reports")
 }
 
 // runRun is the body of airlock run: it runs the suites, writes the console
@@ -107,6 +116,11 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 	}
 	prog := newProgress(cmd.ErrOrStderr(), "fixtures")
 	o.opts.Progress = prog.update
+	sh, err := shard.Parse(o.shard)
+	if err != nil {
+		return usageErr("--shard: %v", err)
+	}
+	o.opts.Filter.Shard = sh
 	res, err := o.results(cmd.Context(), e)
 	prog.finish()
 	if err != nil {
@@ -142,9 +156,12 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 		}
 	}
 	// The lint line looks at every fixture of the selected tools, with the
-	// contracts the run loaded (a mutation-only run loaded none here).
+	// contracts the run loaded (a mutation-only run loaded none here); a
+	// contract-level entry, reported by shard 1 alone.
 	var lintRes *reports.Lint
-	if res.Set != nil {
+	if !sh.ReportsContract() {
+		fmt.Fprintf(out, "lint: reported by shard 1/%d\n", sh.Count)
+	} else if res.Set != nil {
 		lintRes, err = lintSet(cmd.Context(), res.Set, o.opts.FixturesDir, o.opts.Filter.Tools)
 	} else {
 		lintRes, _, err = lintContracts(cmd.Context(), e, o.opts.SchemasDir, o.opts.FixturesDir, true, o.opts.Filter.Tools)
@@ -152,7 +169,9 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "lint: %s (airlock lint lists them)\n", lintRes.Summary())
+	if lintRes != nil {
+		fmt.Fprintf(out, "lint: %s (airlock lint lists them)\n", lintRes.Summary())
+	}
 	if len(res.Broken) > 0 {
 		return brokenContracts(res.Broken) // exit 2 wins over findings
 	}
@@ -168,7 +187,7 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 	if o.failUnchecked && unchecked > 0 {
 		return &exitError{code: ExitFindings, err: fmt.Errorf("%d unchecked", unchecked)}
 	}
-	if o.strict && lintRes.Active() > 0 {
+	if o.strict && lintRes != nil && lintRes.Active() > 0 {
 		fmt.Fprintf(out, "failing: --strict and %d lint finding(s); airlock lint lists them\n", lintRes.Active())
 		return &exitError{code: ExitFindings, err: fmt.Errorf("lint: %s (--strict)", lintRes.Summary())}
 	}
@@ -218,6 +237,7 @@ func (o *runOptions) results(ctx context.Context, e *env) (*runner.Result, error
 		}
 	}
 	res.Run.Duration = time.Since(start)
+	res.Run.Shard = opts.Filter.Shard
 	return res, nil
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/shard"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/schemadiff"
 )
@@ -32,6 +33,11 @@ type Options struct {
 	IgnoreVersionChanges bool
 	// Workers is the number of fixtures checked at once; 0 means one per CPU.
 	Workers int
+	// Shard observes only the fixtures of one shard (fixture.Filter.Shard;
+	// the zero Shard: all). The contract-level entries, broken contracts
+	// and the changes between upstream versions, are in shard 1's report
+	// alone (shard.Shard.ReportsContract); the report records the shard.
+	Shard shard.Shard
 	// Gate are the contract loading options (custom rules).
 	Gate gate.Options
 }
@@ -57,6 +63,7 @@ func Run(ctx context.Context, opts Options) (*reports.Drift, error) {
 	set, err := fixture.Open(opts.SchemasDir, opts.FixturesDir, fixture.Filter{
 		Tools: opts.Tools, UpstreamVersions: opts.UpstreamVersions,
 		Kinds: []string{fixture.KindRecorded, fixture.KindHistorical},
+		Shard: opts.Shard,
 	}, opts.Gate)
 	if err != nil {
 		return nil, err
@@ -71,12 +78,15 @@ func Run(ctx context.Context, opts Options) (*reports.Drift, error) {
 		return nil, err
 	}
 
-	rep := &reports.Drift{Summary: reports.DriftSummary{Fixtures: len(set.Fixtures), VersionChangesBreak: !opts.IgnoreVersionChanges}}
+	rep := &reports.Drift{Summary: reports.DriftSummary{Fixtures: len(set.Fixtures), VersionChangesBreak: !opts.IgnoreVersionChanges}, Shard: opts.Shard}
 	for _, b := range set.Broken {
+		if !opts.Shard.ReportsContract() {
+			break
+		}
 		rep.Broken = append(rep.Broken, reports.BrokenContract{Tool: b.Tool, File: b.Err.File, Message: b.Err.Error()})
 	}
 	for _, t := range tools {
-		dt, err := toolDrift(set, t, versionsOf[t], schemas, outs, &rep.Summary)
+		dt, err := toolDrift(set, t, versionsOf[t], schemas, outs, &rep.Summary, opts.Shard.ReportsContract())
 		if err != nil {
 			return nil, err
 		}
@@ -152,9 +162,10 @@ func observeAll(ctx context.Context, set *fixture.Set, workers int, schemas map[
 	return outs, nil
 }
 
-// toolDrift reports one tool: each version's aggregate and the schema
-// changes between consecutive versions, counted into sum.
-func toolDrift(set *fixture.Set, t string, vs []string, schemas map[versionKey]*schemadiff.Schema, outs []fixtureDrift, sum *reports.DriftSummary) (reports.DriftTool, error) {
+// toolDrift reports one tool: each version's aggregate and, when
+// versionChanges, the schema changes between consecutive versions,
+// counted into sum.
+func toolDrift(set *fixture.Set, t string, vs []string, schemas map[versionKey]*schemadiff.Schema, outs []fixtureDrift, sum *reports.DriftSummary, versionChanges bool) (reports.DriftTool, error) {
 	c := set.Contracts[t]
 	dt := reports.DriftTool{Tool: t, ContractVersion: c.Version(), VersionChanges: []reports.Comparison{}}
 	for _, v := range vs {
@@ -175,7 +186,7 @@ func toolDrift(set *fixture.Set, t string, vs []string, schemas map[versionKey]*
 		}
 		dt.Versions = append(dt.Versions, dv)
 	}
-	for i := 1; i < len(vs); i++ {
+	for i := 1; i < len(vs) && versionChanges; i++ {
 		name := fmt.Sprintf("%s upstream %s → %s", t, vs[i-1], vs[i])
 		cmp, err := schemadiff.Compare(name, schemas[versionKey{t, vs[i-1]}], schemas[versionKey{t, vs[i]}])
 		if err != nil {

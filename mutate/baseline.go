@@ -179,6 +179,17 @@ func applyBaseline(set *fixture.Set, fixtures []fixture.Fixture, opts Options, r
 	for _, f := range fixtures {
 		mutated[fixtureKey(f)] = true
 	}
+	// Under a shard, another shard judges the entries of its fixtures, and
+	// shard 1 those of no selected fixture.
+	inShard, elsewhere := map[string]bool{}, map[string]bool{}
+	for _, f := range set.Fixtures {
+		inShard[fixtureKey(f)] = true
+	}
+	for _, f := range set.Unsharded {
+		if k := fixtureKey(f); !inShard[k] {
+			elsewhere[k] = true
+		}
+	}
 	for _, c := range set.List {
 		entries, err := loadBaseline(c)
 		if err != nil {
@@ -189,6 +200,9 @@ func applyBaseline(set *fixture.Set, fixtures []fixture.Fixture, opts Options, r
 			parts := strings.Split(e.Fixture, "/")
 			if len(opts.Filter.UpstreamVersions) > 0 && !slices.Contains(opts.Filter.UpstreamVersions, parts[1]) ||
 				len(opts.Filter.Kinds) > 0 && !slices.Contains(opts.Filter.Kinds, parts[2]) {
+				continue
+			}
+			if elsewhere[e.Fixture] || !inShard[e.Fixture] && !opts.Filter.Shard.ReportsContract() {
 				continue
 			}
 			n, ok := perFixture[e.Fixture]

@@ -42,6 +42,7 @@ import (
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/internal/shard"
 	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/reports"
@@ -101,6 +102,10 @@ type Report struct {
 	Unscored []Unscored
 	// Strict is Options.Strict.
 	Strict bool
+	// Shard is Options.Filter.Shard: under a shard the results are of that
+	// shard's fixtures, and Broken, Unscored and the stale entries of no
+	// selected fixture are reported by shard 1 alone.
+	Shard shard.Shard
 	// Duration is the wall time of the run, from loading the contracts to
 	// the scores. The results' Durations add up to at most it: with
 	// several workers, whose mutants overlap in time, each result's
@@ -167,7 +172,8 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 	fixtures := slices.DeleteFunc(slices.Clone(set.Fixtures), func(f fixture.Fixture) bool {
 		return f.Kind != fixture.KindAccepted && f.Kind != fixture.KindHistorical
 	})
-	if len(fixtures) == 0 && len(set.Broken) == 0 {
+	sharded := !opts.Filter.Shard.IsZero()
+	if len(fixtures) == 0 && len(set.Broken) == 0 && !sharded {
 		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: "no accepted or historical fixtures selected: nothing to mutate"}
 	}
 	type perFixture struct {
@@ -189,7 +195,10 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 
-	rep := &Report{Broken: set.Broken, Strict: opts.Strict}
+	rep := &Report{Strict: opts.Strict, Shard: opts.Filter.Shard}
+	if opts.Filter.Shard.ReportsContract() {
+		rep.Broken = set.Broken
+	}
 	var errs []error
 	for i, o := range outs {
 		switch {
@@ -208,8 +217,14 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 	for i, o := range outs {
 		skipped[i] = o.skipped
 	}
-	rep.Unscored = unscored(set, opts.FixturesDir, fixtures, skipped, rep.Results, opts.Filter)
-	if len(rep.Results) == 0 && len(rep.Broken) == 0 {
+	if sharded {
+		if rep.Unscored, err = unscoredSharded(ctx, set, opts, fixtures, skipped, rep.Results); err != nil {
+			return nil, err
+		}
+	} else {
+		rep.Unscored = unscored(set, opts.FixturesDir, fixtures, skipped, scoredOf(rep.Results), opts.Filter)
+	}
+	if len(rep.Results) == 0 && len(rep.Broken) == 0 && !sharded {
 		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: fmt.Sprintf("no mutant generated: none of the %d selected fixtures was admitted (%s)", len(fixtures), strings.Join(rep.Skipped, "; "))}
 	}
 	// mm: the baseline, the hints' lines and the scores, over every result.
@@ -250,14 +265,63 @@ func shareDurations(results []MutantResult, wall time.Duration) {
 	}
 }
 
-// unscored lists the selected upstream versions of set's contracts that
-// no result is of, with their selected accepted and historical fixtures
-// and why each was skipped (skipped[i] for fixtures[i]).
-func unscored(set *fixture.Set, fixturesDir string, fixtures []fixture.Fixture, skipped []string, results []MutantResult, filter fixture.Filter) []Unscored {
+// scoredOf returns the (tool, upstream version) pairs results are of.
+func scoredOf(results []MutantResult) map[[2]string]bool {
 	scored := map[[2]string]bool{}
 	for _, r := range results {
 		scored[[2]string{r.Fixture.Tool, r.Fixture.UpstreamVersion}] = true
 	}
+	return scored
+}
+
+// unscoredSharded is unscored for one shard of a sharded run: the
+// unscored versions are contract-level, so shard 1 alone reports them,
+// judged over the whole selection (set.Unsharded) as the unsharded run
+// judges them, and the other shards report none. Shard 1 learns whether
+// another shard's fixture is skipped by checking that fixture's original
+// (the gate, once; no mutant), only for the versions none of its own
+// results is of. A fixture whose original is admitted counts its version
+// as scored.
+func unscoredSharded(ctx context.Context, set *fixture.Set, opts Options, fixtures []fixture.Fixture, skipped []string, results []MutantResult) ([]Unscored, error) {
+	if !opts.Filter.Shard.ReportsContract() {
+		return nil, nil
+	}
+	scored := scoredOf(results)
+	own := map[string]string{}
+	for i, f := range fixtures {
+		own[fixtureKey(f)] = skipped[i]
+	}
+	var all []fixture.Fixture
+	var allSkipped []string
+	for _, f := range set.Unsharded {
+		if f.Kind != fixture.KindAccepted && f.Kind != fixture.KindHistorical {
+			continue
+		}
+		why, mine := own[fixtureKey(f)]
+		if !mine && !scored[[2]string{f.Tool, f.UpstreamVersion}] {
+			p, err := set.Prepare(f)
+			if err != nil {
+				return nil, err
+			}
+			j, skip, err := fixtureMutator(ctx, set, f, p)
+			if err != nil {
+				return nil, err
+			}
+			if j != nil {
+				scored[[2]string{f.Tool, f.UpstreamVersion}] = true
+			}
+			why = skip
+		}
+		all = append(all, f)
+		allSkipped = append(allSkipped, why)
+	}
+	return unscored(set, opts.FixturesDir, all, allSkipped, scored, opts.Filter), nil
+}
+
+// unscored lists the selected upstream versions of set's contracts that
+// are not in scored, with their selected accepted and historical fixtures
+// and why each was skipped (skipped[i] for fixtures[i]).
+func unscored(set *fixture.Set, fixturesDir string, fixtures []fixture.Fixture, skipped []string, scored map[[2]string]bool, filter fixture.Filter) []Unscored {
 	var out []Unscored
 	for _, c := range set.List {
 		for _, v := range c.UpstreamVersions() {
@@ -512,7 +576,7 @@ const EquivalentMessage = "equivalent (not run): "
 
 // UnscoredName is the testcase name of an upstream version with no score
 // (Report.Unscored), on the class tool.version.accepted.mutation.
-const UnscoredName = "(not scored)"
+const UnscoredName = reports.UnscoredName
 
 // Cases turns mutation results into testcases of the "mutation" suite, and
 // each broken contract into its tool's reports.ContractError case (suite
@@ -572,7 +636,12 @@ func (r *Report) Cases() []reports.Case {
 		})
 	}
 	if r.Strict {
-		for _, st := range r.Stale {
+		// By fixture (upstream version, kind, name), then file order: the
+		// order a merge of shards, each judging its own fixtures' entries,
+		// reproduces (reports.MergeRuns).
+		stale := slices.Clone(r.Stale)
+		slices.SortStableFunc(stale, func(a, b StaleEntry) int { return compareStale(a.Fixture, b.Fixture) })
+		for _, st := range stale {
 			parts := strings.Split(st.Fixture, "/") // checked by ReadBaseline
 			out = append(out, reports.Case{
 				Tool: parts[0], UpstreamVersion: parts[1], Kind: parts[2], Suite: Suite,
@@ -584,6 +653,23 @@ func (r *Report) Cases() []reports.Case {
 	}
 	slices.SortStableFunc(out, func(a, b reports.Case) int { return strings.Compare(a.Tool, b.Tool) })
 	return out
+}
+
+// compareStale orders two baseline entries' fixtures, tool/upstream-
+// version/kind/name, by upstream version, kind in fixture.Kinds order and
+// name (tools are ordered by the caller).
+func compareStale(a, b string) int {
+	pa, pb := strings.SplitN(a, "/", 4), strings.SplitN(b, "/", 4)
+	if len(pa) < 4 || len(pb) < 4 {
+		return strings.Compare(a, b)
+	}
+	if c := strings.Compare(pa[1], pb[1]); c != 0 {
+		return c
+	}
+	if c := slices.Index(fixture.Kinds, pa[2]) - slices.Index(fixture.Kinds, pb[2]); c != 0 {
+		return c
+	}
+	return strings.Compare(pa[3], pb[3])
 }
 
 // HintText is the hint of an admitted mutant in full, one item a line:

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/airlockdev/airlock/internal/shard"
 )
 
 // ConsoleOptions control the console summary.
@@ -104,24 +106,35 @@ func WriteConsole(w io.Writer, run *Run, opts ConsoleOptions) error {
 // resultsVersion is the version of the JSON results format.
 const resultsVersion = 1
 
-// WriteJSON writes the run as JSON per schemas/results.schema.json.
+// resultsDoc is the JSON results document (schemas/results.schema.json).
+type resultsDoc struct {
+	Version   int         `json:"version"`
+	Passed    int         `json:"passed"`
+	Failed    int         `json:"failed"`
+	Unchecked int         `json:"unchecked"`
+	Errored   int         `json:"errored"`
+	Duration  int64       `json:"duration_ns"`
+	Shard     shard.Shard `json:"shard,omitzero"`
+	Cases     []Case      `json:"cases"`
+}
+
+// WriteJSON writes the run as JSON per schemas/results.schema.json; a
+// shard's run (Run.Shard not zero) records it as "shard":
+// {"index": K, "count": N}.
 func WriteJSON(w io.Writer, run *Run) error {
 	p, f, u := run.Counts()
 	cases := make([]Case, len(run.Cases))
 	for i, c := range run.Cases {
-		c.Name, c.File, c.Message = Ident(c.Name), Ident(c.File), Line(c.Message)
+		if run.written {
+			c.Name, c.File = rewritten(c.Name), rewritten(c.File)
+		} else {
+			c.Name, c.File = Ident(c.Name), Ident(c.File)
+		}
+		c.Message = Line(c.Message)
 		c.Expected, c.Actual, c.Detail = Line(c.Expected), Line(c.Actual), Block(c.Detail)
 		cases[i] = c
 	}
-	doc := struct {
-		Version   int    `json:"version"`
-		Passed    int    `json:"passed"`
-		Failed    int    `json:"failed"`
-		Unchecked int    `json:"unchecked"`
-		Errored   int    `json:"errored"`
-		Duration  int64  `json:"duration_ns"`
-		Cases     []Case `json:"cases"`
-	}{resultsVersion, p, f, u, run.Errored(), run.Duration.Nanoseconds(), cases}
+	doc := resultsDoc{resultsVersion, p, f, u, run.Errored(), run.Duration.Nanoseconds(), run.Shard, cases}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)

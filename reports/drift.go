@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/airlockdev/airlock/internal/shard"
 )
 
 // Finding kinds of a drift report. The first four break the contract when
@@ -40,6 +42,10 @@ type Drift struct {
 	// Broken lists the selected tools whose contract did not load, sorted
 	// by tool: none of their fixtures was read (airlock drift exits 2).
 	Broken []BrokenContract `json:"broken"`
+	// Shard is the part of the fixtures this report covers (drift --shard
+	// K/N; the zero Shard: all). Only shard 1 holds the broken contracts and
+	// the changes between upstream versions.
+	Shard shard.Shard `json:"shard,omitzero"`
 }
 
 // BrokenContract is a tool whose contract did not load.
@@ -213,7 +219,8 @@ func WriteDriftJSON(w io.Writer, d *Drift) error {
 		Summary DriftSummary     `json:"summary"`
 		Tools   []DriftTool      `json:"tools"`
 		Broken  []BrokenContract `json:"broken"`
-	}{driftVersion, c.Summary, c.Tools, c.Broken}
+		Shard   shard.Shard      `json:"shard,omitzero"`
+	}{driftVersion, c.Summary, c.Tools, c.Broken, d.Shard}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/airlockdev/airlock/internal/shard"
 )
 
 // JUnit XML valid against the Jenkins xUnit plugin's junit-10.xsd (a copy
@@ -19,7 +21,9 @@ import (
 // unique in a report. Times are seconds with three decimals: a testsuite's
 // is the sum of its testcases' Durations, and the testcases' are rounded
 // so that they add up to it exactly (each is the rounded running total
-// minus the one before); the testsuites' time is the run's wall time. A failed case
+// minus the one before); the testsuites' time is the run's wall time. The
+// <testsuites> name is "airlock", or "airlock shard K/N" for a shard's run
+// (Run.Shard). A failed case
 // has <failure message="one line" type="reason">details</failure>, an
 // unchecked one <skipped message="…">fixture: path</skipped>, a passed one
 // with a Message (a mutant admitted but unseen or baselined) that line as
@@ -89,7 +93,7 @@ func millisText(ms int64) string { return strconv.FormatFloat(float64(ms)/1000, 
 // WriteJUnit writes the run as JUnit XML to w with encoding/xml; every
 // attribute and text passes through Ident, Line or Block first.
 func WriteJUnit(w io.Writer, run *Run) error {
-	doc := junitSuites{Name: "airlock", Time: seconds(run.Duration)}
+	doc := junitSuites{Name: junitName(run.Shard), Time: seconds(run.Duration)}
 	taken := map[[2]string]bool{}
 	for _, g := range run.Groups() {
 		s := junitSuite{
@@ -145,6 +149,16 @@ func WriteJUnit(w io.Writer, run *Run) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// junitName is the <testsuites> name: "airlock", or "airlock shard K/N"
+// for shard K of N, so that even an empty shard's report says which it is
+// (airlock merge reads it back with parseJUnitName).
+func junitName(s shard.Shard) string {
+	if s.IsZero() {
+		return "airlock"
+	}
+	return "airlock shard " + s.String()
 }
 
 // unique returns name, or when (classname, name) is already taken in this

@@ -1,8 +1,10 @@
 // Package reports writes the results of an airlock run for people and
 // tools: JUnit XML (GitLab, Jenkins, GitHub Actions reporters), a JSON
 // results file whose schema is published as schemas/results.schema.json,
-// and a console summary. Every text that may carry upstream bytes passes
-// through Clean, the one place where output is sanitised.
+// and a console summary; and it merges the JUnit reports and JSON results
+// of the N shards of one run (merge.go, airlock merge). Every text that
+// may carry upstream bytes passes through Clean, the one place where
+// output is sanitised.
 package reports
 
 import (
@@ -90,6 +92,10 @@ type Run struct {
 	// Shard is the part of the fixtures this run covers (--shard K/N);
 	// the zero Shard is the whole selection.
 	Shard shard.Shard `json:"shard,omitzero"`
+	// written marks a run read back from a report (ReadResults,
+	// MergeRuns): its names are printed already, and WriteJSON does not
+	// escape them again.
+	written bool
 }
 
 // Group is the cases of one tool and suite (one JUnit testsuite).

@@ -76,7 +76,8 @@ type Result struct {
 	// (suite reports.SuiteContract) per broken contract, in tool order.
 	Run reports.Run
 	// Broken lists the selected contracts that did not load, sorted by
-	// tool (fixture.Set.Broken); their fixtures were not run.
+	// tool (fixture.Set.Broken); their fixtures were not run. Empty in
+	// every shard but shard 1 (shard.Shard.ReportsContract).
 	Broken []fixture.Broken
 	// Fixtures is how many fixtures were checked.
 	Fixtures int
@@ -97,6 +98,13 @@ type Result struct {
 // contract) returns a *gate.ConfigError; every fixture's own failure is a
 // failed testcase in the result, never an error.
 //
+// Under Options.Filter.Shard the run checks that shard's fixtures only and
+// Result.Run.Shard says which shard it was; an empty shard is a result
+// without cases, not the "no fixtures selected" error (which only an
+// unsharded selection gets), and the broken contracts (Result.Broken and
+// their testcases) are reported by shard 1 alone
+// (shard.Shard.ReportsContract), so merged shards hold each once.
+//
 // Under Update the run holds the fixture tree's lock (fileio.Tree.Lock)
 // and writes goldens through its journal, so a kill leaves nothing the next
 // command does not clean up.
@@ -112,7 +120,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		defer rc.w.Close()
 	}
 	fixtures := rc.set.Fixtures
-	if len(fixtures) == 0 && len(rc.set.Broken) == 0 {
+	if len(fixtures) == 0 && len(rc.set.Broken) == 0 && opts.Filter.Shard.IsZero() {
 		return nil, &gate.ConfigError{File: opts.FixturesDir, Msg: "no fixtures selected: nothing would be checked"}
 	}
 	start := rc.set.Start
@@ -129,7 +137,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 
-	res := &Result{Fixtures: len(fixtures), Broken: rc.set.Broken, Set: rc.set}
+	res := &Result{Fixtures: len(fixtures), Set: rc.set}
+	res.Run.Shard = opts.Filter.Shard
+	if opts.Filter.Shard.ReportsContract() {
+		res.Broken = rc.set.Broken
+	}
 	var cfgErrs []error
 	for _, o := range outs {
 		if o.err != nil {
@@ -144,7 +156,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if len(cfgErrs) > 0 {
 		return res, errors.Join(cfgErrs...)
 	}
-	res.Run.Cases = withBroken(res.Run.Cases, rc.set.Broken)
+	res.Run.Cases = withBroken(res.Run.Cases, res.Broken)
 	res.Run.Duration = time.Since(start)
 	return res, nil
 }

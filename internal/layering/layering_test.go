@@ -43,12 +43,12 @@ var allowed = map[string][]string{
 	"reports": {"internal/sanitize", "internal/shard"},
 	"fixture": {"gate", "semantic", "redact", "internal/fileio", "internal/shard", "internal/schema", "internal/strictjson", "internal/strictyaml"},
 	"runner":  {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/strictjson"},
-	"mutate":  {"fixture", "gate", "reports", "semantic", "jsonpointer", "internal/config", "internal/fileio", "internal/introspect", "internal/schema", "internal/schemawalk", "internal/strictjson", "internal/strictyaml"},
+	"mutate":  {"fixture", "gate", "reports", "semantic", "jsonpointer", "internal/config", "internal/fileio", "internal/introspect", "internal/shard", "internal/schema", "internal/schemawalk", "internal/strictjson", "internal/strictyaml"},
 	"record": {"fixture", "gate", "semantic", "redact", "internal/fileio", "internal/mcpclient", "internal/sanitize", "internal/strictjson",
 		"internal/strictyaml"},
 	"schemadiff": {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/manifest", "internal/schema", "internal/schemawalk", "internal/strictyaml", "internal/validator"},
 	// drift reports the schema changes between versions with schemadiff.
-	"drift": {"fixture", "gate", "reports", "schemadiff", "jsonpointer", "internal/introspect", "internal/schema", "internal/schemawalk"},
+	"drift": {"fixture", "gate", "reports", "schemadiff", "jsonpointer", "internal/introspect", "internal/shard", "internal/schema", "internal/schemawalk"},
 	// importer writes contracts from OpenAPI descriptions, MCP servers and
 	// recorded responses.
 	"importer": {"fixture", "gate", "semantic", "redact", "jsonpointer", "internal/fileio", "internal/manifest", "internal/mcpclient", "internal/schema", "internal/strictjson"},
@@ -56,7 +56,7 @@ var allowed = map[string][]string{
 	"lint": {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/manifest", "internal/schema", "internal/schemawalk", "internal/strictjson", "internal/strictyaml", "internal/validator"},
 	// The command line.
 	"cli": {"runner", "mutate", "record", "schemadiff", "drift", "lint", "importer", "reports", "fixture", "gate", "semantic", "jsonpointer", "internal/sanitize",
-		"redact", "internal/fileio", "internal/manifest", "internal/strictyaml"},
+		"redact", "internal/fileio", "internal/manifest", "internal/strictyaml", "internal/shard"},
 	"cmd/airlock": {"cli"},
 	// Test support and tools: only tests and generators import them.
 	"internal/testtree":         {"runner", "reports", "fixture"},

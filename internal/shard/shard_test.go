@@ -1,0 +1,126 @@
+package shard
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// randomItems returns n items with distinct keys and sizes up to maxSize
+// (some 0, some negative), from seed.
+func randomItems(seed uint64, n int, maxSize int64) []Item {
+	r := rand.New(rand.NewPCG(seed, 17))
+	items := make([]Item, n)
+	for i := range items {
+		size := r.Int64N(maxSize + 1)
+		switch r.IntN(10) {
+		case 0:
+			size = 0
+		case 1:
+			size = -size
+		}
+		items[i] = Item{Key: fmt.Sprintf("tool%d/v%d/accepted/f%d.json", r.IntN(3), r.IntN(4), i), Size: size}
+	}
+	return items
+}
+
+// TestAssignProperties checks, over random item sets and shard counts,
+// that Assign places every item in exactly one shard in 1..n, that the
+// placement is deterministic and depends on the items, not their order,
+// and that no shard's weight (sizes, negative as 0, plus one per item)
+// exceeds another's by more than the heaviest item's.
+func TestAssignProperties(t *testing.T) {
+	for seed := range uint64(40) {
+		n := int(seed%7) + 1
+		items := randomItems(seed, int(seed*13%200), 1<<int(seed%20))
+		got := Assign(items, n)
+		if len(got) != len(items) {
+			t.Fatalf("seed %d: %d shards for %d items", seed, len(got), len(items))
+		}
+		again := Assign(items, n)
+		load := make([]int64, n)
+		var heaviest int64
+		for i, k := range got {
+			if k < 1 || k > n {
+				t.Fatalf("seed %d: item %d in shard %d of %d", seed, i, k, n)
+			}
+			if again[i] != k {
+				t.Fatalf("seed %d: item %d in shard %d, then %d", seed, i, k, again[i])
+			}
+			w := max(items[i].Size, 0) + 1
+			load[k-1] += w
+			heaviest = max(heaviest, w)
+		}
+		lo, hi := load[0], load[0]
+		for _, l := range load {
+			lo, hi = min(lo, l), max(hi, l)
+		}
+		if len(items) > 0 && hi-lo > heaviest {
+			t.Errorf("seed %d, n %d: loads %v differ by %d, more than the heaviest item %d", seed, n, load, hi-lo, heaviest)
+		}
+
+		// Order independence: a shuffled copy places each key alike.
+		r := rand.New(rand.NewPCG(seed, 99))
+		perm := r.Perm(len(items))
+		shuffled := make([]Item, len(items))
+		for i, p := range perm {
+			shuffled[i] = items[p]
+		}
+		for i, k := range Assign(shuffled, n) {
+			if want := got[perm[i]]; k != want {
+				t.Fatalf("seed %d: %s in shard %d shuffled, %d in order", seed, shuffled[i].Key, k, want)
+			}
+		}
+
+		// Select over all shards is a partition of the indices.
+		seen := make([]int, len(items))
+		for k := 1; k <= n; k++ {
+			for _, i := range (Shard{Index: k, Count: n}).Select(items) {
+				seen[i]++
+			}
+		}
+		for i, c := range seen {
+			if c != 1 {
+				t.Fatalf("seed %d: item %d selected by %d shards", seed, i, c)
+			}
+		}
+	}
+}
+
+// TestAssignEqualSizesByCount: items of one size spread by count, so
+// shards differ by at most one item.
+func TestAssignEqualSizesByCount(t *testing.T) {
+	items := make([]Item, 103)
+	for i := range items {
+		items[i] = Item{Key: fmt.Sprint("k", i), Size: 0}
+	}
+	count := make([]int, 5)
+	for _, k := range Assign(items, 5) {
+		count[k-1]++
+	}
+	for _, c := range count {
+		if c < 20 || c > 21 {
+			t.Fatalf("counts %v; want 20 or 21 each", count)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	for _, ok := range []string{"1/1", "2/5", "1024/1024"} {
+		s, err := Parse(ok)
+		if err != nil || s.String() != ok {
+			t.Errorf("Parse(%q) = %v, %v", ok, s, err)
+		}
+	}
+	for _, bad := range []string{"0/3", "4/3", "1/0", "1/1025", "01/3", "1/3/", "+1/3", "a/b", "3", " 1/3", "-1/3"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q): no error", bad)
+		}
+	}
+	if s, err := Parse(""); err != nil || !s.IsZero() || !s.ReportsContract() {
+		t.Errorf("Parse(\"\") = %v, %v; want the zero Shard", s, err)
+	}
+	if (Shard{Index: 2, Count: 3}).ReportsContract() || !(Shard{Index: 1, Count: 3}).ReportsContract() {
+		t.Error("ReportsContract: want shard 1 only")
+	}
+}

@@ -1,0 +1,112 @@
+package reports_test
+
+import (
+	"bytes"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/airlockdev/airlock/internal/shard"
+	"github.com/airlockdev/airlock/reports"
+)
+
+// shardRun is a run of shard k of n with cases of the given fixture names
+// (suite parse, tool t, version v1, kind accepted).
+func shardRun(k, n int, names ...string) *reports.Run {
+	run := &reports.Run{Shard: shard.Shard{Index: k, Count: n}}
+	for _, name := range names {
+		run.Cases = append(run.Cases, reports.Case{Tool: "t", UpstreamVersion: "v1", Kind: "accepted", Suite: "parse", Name: name, File: "f/t/v1/accepted/" + name, Status: reports.Passed, Expected: "admitted", Actual: "admitted"})
+	}
+	return run
+}
+
+// readBack writes run as JSON results and reads it back as merge does.
+func readBack(run *reports.Run) *reports.Run {
+	var b bytes.Buffer
+	Expect(reports.WriteJSON(&b, run)).To(Succeed())
+	r, err := reports.ReadResults(b.Bytes())
+	Expect(err).NotTo(HaveOccurred())
+	return r
+}
+
+var _ = Describe("merging shard reports", func() {
+	It("tells report kinds apart by content", func() {
+		for text, kind := range map[string]string{
+			"\ufeff  <?xml version=\"1.0\"?>\n<testsuites name=\"airlock\"/>": reports.KindJUnit,
+			`{"version": 1, "cases": []}`:                                     reports.KindResults,
+			`{"version": "2.1.0", "runs": []}`:                                reports.KindSARIF,
+			`{"version": 1, "summary": {}, "tools": []}`:                      reports.KindDrift,
+		} {
+			got, err := reports.DetectKind([]byte(text))
+			Expect(err).NotTo(HaveOccurred(), text)
+			Expect(got).To(Equal(kind), text)
+		}
+		for text, msg := range map[string]string{
+			"":        "empty file",
+			"<html/>": "root element <html>",
+			"<!DOCTYPE x [<!ENTITY a \"b\">]><x>&a;</x>": "root element <x>",
+			`{"a": 1}`:    "none of airlock's results",
+			`{"cases": [`: "not a JSON report",
+			"\x00\x01":    "neither XML nor JSON",
+		} {
+			_, err := reports.DetectKind([]byte(text))
+			Expect(err).To(MatchError(ContainSubstring(msg)), "%q", text)
+		}
+	})
+
+	It("refuses hostile or foreign JSON results and JUnit reports with a clear error", func() {
+		for text, msg := range map[string]string{
+			`{"version": 2, "cases": []}`:                                    "version 2",
+			`{"version": 1, "cases": [], "extra": 1}`:                        `unknown field "extra"`,
+			`{"version": 1, "cases": []} {}`:                                 "data after the document",
+			`{"version": 1, "cases": [], "shard": {"index": 3, "count": 2}}`: "want 1 ≤ K ≤ N",
+		} {
+			_, err := reports.ReadResults([]byte(text))
+			Expect(err).To(MatchError(ContainSubstring(msg)), text)
+		}
+		_, err := reports.ReadResults(bytes.Repeat([]byte(" "), reports.MaxMergeInput+1))
+		Expect(err).To(MatchError(ContainSubstring("at most")))
+		for text, msg := range map[string]string{
+			`<testsuites name="other"/>`:                                    "not an airlock JUnit report",
+			`<testsuites name="airlock shard 0/2"/>`:                        "want 1 ≤ K ≤ N",
+			`<testsuites name="airlock"><testsuite name="x"/></testsuites>`: "want tool.suite",
+			`<testsuites name="airlock"></testsuites><more/>`:               "content after </testsuites>",
+			`<testsuites name="airlock"><testsuite name="a.b">`:             "not a JUnit XML report",
+		} {
+			_, err := reports.ReadJUnit([]byte(text))
+			Expect(err).To(MatchError(ContainSubstring(msg)), text)
+		}
+	})
+
+	It("refuses a set with a missing, duplicated, mismatched or unsharded shard, naming files and shards", func() {
+		names := []string{"a.json", "b.json", "c.json"}
+		_, err := reports.MergeRuns(names[:2], []*reports.Run{readBack(shardRun(1, 3)), readBack(shardRun(3, 3))})
+		Expect(err).To(MatchError("JSON results reports: missing shard 2/3 (have 2 of 3)"))
+		_, err = reports.MergeRuns(names[:2], []*reports.Run{readBack(shardRun(1, 2)), readBack(shardRun(1, 2))})
+		Expect(err).To(MatchError("a.json and b.json are both shard 1/2 of the JSON results reports"))
+		_, err = reports.MergeRuns(names[:2], []*reports.Run{readBack(shardRun(1, 2)), readBack(shardRun(2, 3))})
+		Expect(err).To(MatchError("a.json is shard 1/2 but b.json is shard 2/3: the JSON results reports are of different shard counts"))
+		_, err = reports.MergeRuns(names[:1], []*reports.Run{readBack(&reports.Run{})})
+		Expect(err).To(MatchError(ContainSubstring("a.json: an unsharded JSON results report")))
+		_, err = reports.MergeRuns(names[:2], []*reports.Run{readBack(shardRun(1, 2, "x.json")), readBack(shardRun(2, 2, "x.json"))})
+		Expect(err).To(MatchError(ContainSubstring("a.json and b.json both hold testcase t.v1.accepted.parse x.json")))
+	})
+
+	It("orders testcases by the raw names Ident printed, and keeps them as printed", func() {
+		// Raw order: "a\x01" < "a!" < "a\\"; printed, "a\\x01" sorts after "a!".
+		names := []string{"a\\", "a\x01", "a!"}
+		merged, err := reports.MergeRuns([]string{"1", "2"}, []*reports.Run{readBack(shardRun(1, 2, names[0], names[1])), readBack(shardRun(2, 2, names[2]))})
+		Expect(err).NotTo(HaveOccurred())
+		var got []string
+		for _, c := range merged.Cases {
+			got = append(got, c.Name)
+		}
+		Expect(got).To(Equal([]string{reports.Ident("a\x01"), "a!", reports.Ident("a\\")}))
+		var b bytes.Buffer
+		Expect(reports.WriteJSON(&b, merged)).To(Succeed())
+		Expect(b.String()).To(ContainSubstring(`"name": "a\\\\"`), "a printed name is not escaped twice")
+		Expect(strings.Count(b.String(), `\\\\\\\\`)).To(BeZero())
+		Expect(merged.Shard.IsZero()).To(BeTrue())
+	})
+})
