@@ -15,7 +15,7 @@ import (
 )
 
 func newDiffCmd(e *env) *cobra.Command {
-	var tool, schemasDir, format, base, failOn, fixturesDir string
+	var tool, schemasDir, format, base, failOn, fixturesDir, sarifFile string
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW | diff --tool NAME OLD_VERSION NEW_VERSION | diff --base REF",
 		Short: "Classify every change between two schemas or contracts as breaking, contract-change or compatible",
@@ -48,7 +48,9 @@ output says) the old contract admits and the new one refuses, a fixture refused 
 another stage being judged against the later schema narrowings on their own (or counted as
 not judged, naming what refused it). Text and Markdown write a contract without changes as
 one line; JSON lists every comparison.
---format text (default), json (schemas/diff.schema.json) or markdown.
+--format text (default), json (schemas/diff.schema.json) or markdown. --sarif FILE also
+writes every change as SARIF 2.1.0 (breaking: error, contract-change: warning, compatible:
+note), placed at its file and line in the new schema or manifest.
 
 --fail-on breaking (default): exit 1 on a breaking change. --fail-on gate-impact: exit 1
 on a change that touches a projected field or a rule's pointer, a narrowing that refuses
@@ -69,6 +71,9 @@ error (not a git work tree, an unknown revision), 3 internal error.`,
 			}
 			if failOn != "breaking" && failOn != "gate-impact" {
 				return usageErr("--fail-on %q: want breaking or gate-impact", failOn)
+			}
+			if err := e.checkReportPaths(map[string]string{"--sarif": sarifFile}); err != nil {
+				return err
 			}
 			if tool != "" && !semantic.ValidName(tool) {
 				return usageErr("--tool %q is not a tool name (^[a-z][a-z0-9_]{0,63}$)", tool)
@@ -117,6 +122,13 @@ error (not a git work tree, an unknown revision), 3 internal error.`,
 			if err := write(cmd.OutOrStdout(), d); err != nil {
 				return internalErr(err)
 			}
+			if sarifFile != "" {
+				if err := writeReport(cmd.Context(), sarifFile, func(w io.Writer) error {
+					return reports.WriteDiffSARIF(w, d, schemadiff.ReportRules(), gate.Version)
+				}); err != nil {
+					return internalErr(err)
+				}
+			}
 			if n := d.Count(reports.Breaking); n > 0 && failOn == "breaking" {
 				return &exitError{code: ExitFindings, err: fmt.Errorf("%d breaking change(s)", n)}
 			}
@@ -133,6 +145,7 @@ error (not a git work tree, an unknown revision), 3 internal error.`,
 	f.StringVar(&failOn, "fail-on", "breaking", "exit 1 on: breaking (a breaking change) or gate-impact (a change with gate impact)")
 	f.StringVar(&fixturesDir, "fixtures", "fixtures", "fixture tree whose accepted, historical and recorded fixtures give narrowings their evidence (contract diffs)")
 	f.StringVar(&format, "format", "text", "output format: text, json or markdown")
+	f.StringVar(&sarifFile, "sarif", "", "also write every change as SARIF 2.1.0 to FILE, at its line in the new schema (code scanning)")
 	return cmd
 }
 

@@ -7,13 +7,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlockdev/airlock/drift"
+	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/schemadiff"
 )
 
 func newDriftCmd(e *env) *cobra.Command {
 	var (
 		opts                   drift.Options
 		jsonFile, markdownFile string
+		sarifFile              string
 		failOnVersionChanges   bool
 	)
 	cmd := &cobra.Command{
@@ -26,7 +29,8 @@ required members missing, retyped members, new enum values, refusals by reason, 
 schema changes between consecutive upstream versions (rules of airlock diff).
 
 The report is Markdown on standard output, or --markdown FILE and --json FILE
-(schemas/drift.schema.json); see docs/drift.md.
+(schemas/drift.schema.json); --sarif FILE writes its findings as SARIF 2.1.0 for code
+scanning (the Markdown still goes to standard output); see docs/drift.md.
 
 A contract that does not load is listed in the report (broken contracts) and on standard
 error, its fixtures are not read, the other tools are reported completely, and drift exits 2
@@ -42,7 +46,7 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 				return usageErr("--json and --markdown take a file name; the Markdown report goes to standard output by default")
 			}
 			opts.IgnoreVersionChanges = !failOnVersionChanges
-			if err := e.checkReportPaths(map[string]string{"--json": jsonFile, "--markdown": markdownFile}); err != nil {
+			if err := e.checkReportPaths(map[string]string{"--json": jsonFile, "--markdown": markdownFile, "--sarif": sarifFile}); err != nil {
 				return err
 			}
 			opts.Gate = e.gate
@@ -58,6 +62,12 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 			}
 			if markdownFile != "" {
 				if err := writeReport(cmd.Context(), markdownFile, func(w io.Writer) error { return reports.WriteDriftMarkdown(w, d) }); err != nil {
+					return internalErr(err)
+				}
+			}
+			if sarifFile != "" {
+				so := reports.DriftSARIFOptions{Version: gate.Version, FixturesDir: opts.FixturesDir, DiffRules: schemadiff.ReportRules()}
+				if err := writeReport(cmd.Context(), sarifFile, func(w io.Writer) error { return reports.WriteDriftSARIF(w, d, so) }); err != nil {
 					return internalErr(err)
 				}
 			}
@@ -88,6 +98,7 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 	f.StringSliceVar(&opts.UpstreamVersions, "upstream-version", nil, "only these upstream versions")
 	f.StringVar(&jsonFile, "json", "", "write the report as JSON to FILE (schemas/drift.schema.json)")
 	f.StringVar(&markdownFile, "markdown", "", "write the report as Markdown to FILE")
+	f.StringVar(&sarifFile, "sarif", "", "write the findings, unexpected refusals and version changes as SARIF 2.1.0 to FILE (code scanning)")
 	f.BoolVar(&failOnVersionChanges, "fail-on-version-changes", false, "also exit 1 on a breaking change between consecutive upstream versions (they are always reported)")
 	f.IntVar(&opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
 	return cmd

@@ -20,6 +20,7 @@ type lintOptions struct {
 	schemasDir, fixturesDir string
 	tools                   []string
 	format                  string
+	sarifFile               string
 	strict                  bool
 }
 
@@ -37,7 +38,7 @@ fixture tree FIXTURES, upstream versions without fixtures and stages no near-mis
 Every rule is listed with its level in docs/lint.md.
 
 --format text (default), json (schemas/lint.schema.json) or sarif (SARIF 2.1.0, for code
-scanning). Without a fixtures folder the fixture rules are skipped, and the output says so.
+scanning); --sarif FILE writes the SARIF log to FILE besides the chosen output. Without a fixtures folder the fixture rules are skipped, and the output says so.
 
 Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findings,
 2 usage or configuration error (a contract that does not load), 3 internal error.`,
@@ -50,6 +51,9 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 			if !ok {
 				return usageErr("--format %q: want text, json or sarif", o.format)
 			}
+			if err := e.checkReportPaths(map[string]string{"--sarif": o.sarifFile}); err != nil {
+				return err
+			}
 			fixturesGiven := cmd.Flags().Changed("fixtures")
 			l, broken, err := lintContracts(cmd.Context(), e, o.schemasDir, o.fixturesDir, fixturesGiven, o.tools)
 			if err != nil {
@@ -57,6 +61,11 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 			}
 			if err := write(cmd.OutOrStdout(), l); err != nil {
 				return internalErr(err)
+			}
+			if o.sarifFile != "" {
+				if err := writeReport(cmd.Context(), o.sarifFile, func(w io.Writer) error { return reports.WriteLintSARIF(w, l, gate.Version) }); err != nil {
+					return internalErr(err)
+				}
 			}
 			if len(broken) > 0 {
 				return brokenContracts(broken) // exit 2 wins over findings
@@ -69,6 +78,7 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 	f.StringVar(&o.fixturesDir, "fixtures", "fixtures", "directory holding the fixture trees (the fixture rules are skipped when the default is absent)")
 	f.StringSliceVar(&o.tools, "tool", nil, "only these tools (repeatable or comma-separated)")
 	f.StringVar(&o.format, "format", "text", "output format: text, json or sarif")
+	f.StringVar(&o.sarifFile, "sarif", "", "also write the findings as SARIF 2.1.0 to FILE (code scanning)")
 	f.BoolVar(&o.strict, "strict", false, "exit 1 on warnings too")
 	return cmd
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/fileio"
 	"github.com/airlockdev/airlock/mutate"
 	"github.com/airlockdev/airlock/reports"
@@ -25,6 +26,7 @@ import (
 type runOptions struct {
 	opts                runner.Options
 	junitFile, jsonFile string
+	sarifFile           string
 	color               string
 	withMutants         bool
 	failUnchecked       bool
@@ -43,7 +45,8 @@ func newRunCmd(e *env) *cobra.Command {
 runs each fixture through the gate of SCHEMAS/<tool>/contract.yaml, and checks the parse,
 schema, semantic and projection suites separately, plus the no-leak proof for every fixture.
 
-It prints one line per tool and suite, then each failure; --junit and --json write reports.
+It prints one line per tool and suite, then each failure; --junit, --json and --sarif (SARIF
+2.1.0: failed fixtures and leaks, for code scanning) write reports.
 --update writes or refreshes golden agent outputs (<name>.agent.json) of admitted fixtures
 only, never bodies or sidecars, and prints what changed.
 
@@ -88,13 +91,14 @@ func (o *runOptions) register(f *pflag.FlagSet) {
 	f.IntVar(&o.opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
 	f.StringVar(&o.junitFile, "junit", "", "write a JUnit XML report to FILE")
 	f.StringVar(&o.jsonFile, "json", "", "write machine-readable results to FILE (schemas/results.schema.json)")
+	f.StringVar(&o.sarifFile, "sarif", "", "write failed fixtures and leaks as SARIF 2.1.0 to FILE (code scanning)")
 	f.StringVar(&o.color, "color", "auto", "colour the console summary: auto (only on a terminal), always, never")
 }
 
 // runRun is the body of airlock run: it runs the suites, writes the console
 // summary and reports, and maps failures to the exit code.
 func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
-	if err := e.checkReportPaths(map[string]string{"--junit": o.junitFile, "--json": o.jsonFile}); err != nil {
+	if err := e.checkReportPaths(map[string]string{"--junit": o.junitFile, "--json": o.jsonFile, "--sarif": o.sarifFile}); err != nil {
 		return err
 	}
 	res, err := o.results(cmd.Context(), e)
@@ -119,6 +123,11 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 	}
 	if o.jsonFile != "" {
 		if err := writeReport(cmd.Context(), o.jsonFile, func(w io.Writer) error { return reports.WriteJSON(w, &res.Run) }); err != nil {
+			return internalErr(err)
+		}
+	}
+	if o.sarifFile != "" {
+		if err := writeReport(cmd.Context(), o.sarifFile, func(w io.Writer) error { return reports.WriteRunSARIF(w, &res.Run, gate.Version) }); err != nil {
 			return internalErr(err)
 		}
 	}
