@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -34,9 +35,10 @@ import (
 //     MaxSARIFResults results, most severe kept first, and the file under
 //     maxSARIFBytes; what was left out is counted in run.properties
 //     "airlock/omittedResults" and said in a toolExecutionNotification;
-//   - a file path that is absolute or leaves the working directory ("..")
-//     gets no physical location, only its logical location: code scanning
-//     refuses URIs outside the repository.
+//   - file paths are made relative to the working directory (run airlock
+//     from the repository root); one outside it gets no physical location,
+//     only its logical location: code scanning refuses URIs outside the
+//     repository.
 
 // SARIFVersion and SARIFSchemaURI are the log's version and $schema.
 const (
@@ -439,10 +441,22 @@ func sarifCompare(a, b *sarifResult) int {
 // (§3.4.3: a URI reference) and code scanning accepts it (relative to the
 // repository root): a relative path that stays inside the working
 // directory as a relative reference with "/" separators, each segment
-// percent-encoded. ok is false for "", an absolute path, or one that
-// leaves the working directory: such a result keeps its logical location
-// only.
+// percent-encoded; an absolute path inside the working directory is made
+// relative to it first. ok is false for "", an absolute path outside the
+// working directory, or a relative one that leaves it: such a result keeps
+// its logical location only.
 func sarifURI(p string) (string, bool) {
+	if p != "" && filepath.IsAbs(p) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", false
+		}
+		rel, err := filepath.Rel(wd, p)
+		if err != nil {
+			return "", false
+		}
+		p = rel
+	}
 	if p == "" || filepath.IsAbs(p) || path.IsAbs(filepath.ToSlash(p)) || filepath.VolumeName(p) != "" {
 		return "", false
 	}

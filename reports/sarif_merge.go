@@ -143,7 +143,8 @@ func sameSARIFRun(a, b *sarifRun) error {
 // CheckGitHubSARIF checks a SARIF log against GitHub code scanning's
 // upload limits and rules: version 2.1.0, at most MaxSARIFRuns runs, at
 // most MaxSARIFResults results per run, at most MaxSARIFGzipBytes once
-// gzip-compressed, every result with a ruleId and a message text, and
+// gzip-compressed, every result with a ruleId, a message text and at
+// least one location (upload-sarif refuses a result without), and
 // every artifactLocation.uri a relative reference inside the repository
 // (no scheme, no host, no leading "/", no ".." escaping the root). It
 // returns the first problem found.
@@ -156,6 +157,7 @@ func CheckGitHubSARIF(log []byte) error {
 				Message struct {
 					Text string `json:"text"`
 				} `json:"message"`
+				Locations []json.RawMessage `json:"locations"`
 			} `json:"results"`
 		} `json:"runs"`
 	}
@@ -175,6 +177,9 @@ func CheckGitHubSARIF(log []byte) error {
 		for j, res := range r.Results {
 			if res.RuleID == "" || res.Message.Text == "" {
 				return fmt.Errorf("run %d result %d has no ruleId or message text", i, j)
+			}
+			if len(res.Locations) == 0 {
+				return fmt.Errorf("run %d result %d has no location", i, j)
 			}
 		}
 	}

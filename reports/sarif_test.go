@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -186,26 +187,29 @@ var _ = Describe("SARIF logs", func() {
 		Expect(isSorted(uris)).To(BeTrue(), "%v", uris)
 	})
 
-	It("gives a path outside the working directory no physical location, only its logical one", func() {
+	It("gives a path outside the working directory no physical location, only its logical one, and makes one inside relative", func() {
+		wd, err := os.Getwd()
+		Expect(err).NotTo(HaveOccurred())
 		r := &reports.Run{Cases: []reports.Case{
 			{Tool: "t", UpstreamVersion: "v1", Kind: "accepted", Suite: "schema", Name: "a.json", File: "/abs/fixtures/t/v1/accepted/a.json", Status: reports.Failed, Expected: "admitted", Actual: "schema.type"},
 			{Tool: "t", UpstreamVersion: "v1", Kind: "accepted", Suite: "schema", Name: "b.json", File: "../elsewhere/b.json", Status: reports.Failed, Expected: "admitted", Actual: "schema.type"},
 			{Tool: "t", UpstreamVersion: "v1", Kind: "accepted", Suite: "schema", Name: "c:d.json", File: "fixtures/c:d #1.json", Status: reports.Failed, Expected: "admitted", Actual: "schema.type"},
+			{Tool: "t", UpstreamVersion: "v1", Kind: "accepted", Suite: "schema", Name: "e.json", File: filepath.Join(wd, "fixtures", "e.json"), Status: reports.Failed, Expected: "admitted", Actual: "schema.type"},
 		}}
 		var buf bytes.Buffer
 		Expect(reports.WriteRunSARIF(&buf, r, "v0.0.0-test")).To(Succeed())
 		res := sarifResults(validSARIF(buf.Bytes()))
-		Expect(res).To(HaveLen(3))
-		located := 0
+		Expect(res).To(HaveLen(4))
+		var uris []string
 		for _, x := range res {
 			loc := x["locations"].([]any)[0].(map[string]any)
 			Expect(loc["logicalLocations"]).To(HaveLen(1))
 			if uri, _, _, ok := physical(x); ok {
-				located++
-				Expect(uri).To(Equal("fixtures/c%3Ad%20%231.json"))
+				uris = append(uris, uri)
 			}
 		}
-		Expect(located).To(Equal(1))
+		// The absolute path inside the working directory is made relative.
+		Expect(uris).To(ConsistOf("fixtures/c%3Ad%20%231.json", "fixtures/e.json"))
 	})
 
 	It("records the shard, and merging the shards' logs gives the unsharded log byte for byte", func() {
@@ -377,6 +381,7 @@ var _ = Describe("SARIF logs", func() {
 
 	It("CheckGitHubSARIF refuses what code scanning refuses", func() {
 		ok := `{"version":"2.1.0","runs":[{"results":[{"ruleId":"r","message":{"text":"m"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"a/b.json"}}}]}]}]}`
+		Expect(reports.CheckGitHubSARIF([]byte(`{"version":"2.1.0","runs":[{"results":[{"ruleId":"r","message":{"text":"m"},"locations":[]}]}]}`))).To(MatchError(ContainSubstring("no location")))
 		Expect(reports.CheckGitHubSARIF([]byte(ok))).To(Succeed())
 		for _, uri := range []string{"/etc/passwd", "file:///etc/passwd", "../outside.json", "a/../../x", "https://example.invalid/x"} {
 			bad := strings.Replace(ok, "a/b.json", uri, 1)
