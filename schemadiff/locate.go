@@ -23,7 +23,9 @@ import (
 // the longest prefix of that pointer the file holds (a removed member's
 // NewPointer names the enclosing schema, which the file has). All changes
 // of one file are placed in one pass over it (strictjson.PointerOffsets),
-// so placing costs each file's size once plus the pointers' length.
+// so placing costs each file's size once plus the pointers' length; a
+// second pass, over the prefixes of the pointers the file lacks, places
+// those at their nearest enclosing value.
 
 // place sets NewFile, NewLine and NewColumn of every schema change of
 // changes (a change without File) from the new schema n.
@@ -61,19 +63,36 @@ func (n *Schema) place(changes []reports.Change) {
 			continue
 		}
 		ws := byName[name]
-		var ptrs []string
-		for _, w := range ws {
-			for k := 0; k <= len(w.toks); k++ {
-				ptrs = append(ptrs, jsonpointer.Pointer(w.toks[:k]).String())
-			}
+		// First pass: the pointers themselves; the file nearly always has
+		// them (a removed member's NewPointer already names the enclosing
+		// schema). Second pass, for those it lacks only: every prefix,
+		// the longest found wins.
+		ptrs := make([]string, len(ws))
+		for i, w := range ws {
+			ptrs[i] = jsonpointer.Pointer(w.toks).String()
 		}
 		offs := strictjson.PointerOffsets(raw, ptrs)
 		var at []offsetOf
-		for _, w := range ws {
-			for k := len(w.toks); k >= 0; k-- {
-				if off, ok := offs[jsonpointer.Pointer(w.toks[:k]).String()]; ok {
-					at = append(at, offsetOf{off: off, change: w.change})
-					break
+		var missed []want
+		var prefixes []string
+		for i, w := range ws {
+			if off, ok := offs[ptrs[i]]; ok {
+				at = append(at, offsetOf{off: off, change: w.change})
+				continue
+			}
+			missed = append(missed, w)
+			for k := 0; k < len(w.toks); k++ {
+				prefixes = append(prefixes, jsonpointer.Pointer(w.toks[:k]).String())
+			}
+		}
+		if len(missed) > 0 {
+			offs = strictjson.PointerOffsets(raw, prefixes)
+			for _, w := range missed {
+				for k := len(w.toks) - 1; k >= 0; k-- {
+					if off, ok := offs[jsonpointer.Pointer(w.toks[:k]).String()]; ok {
+						at = append(at, offsetOf{off: off, change: w.change})
+						break
+					}
 				}
 			}
 		}
