@@ -15,7 +15,7 @@ import (
 )
 
 func newDiffCmd(e *env) *cobra.Command {
-	var tool, schemasDir, format, base, failOn, fixturesDir, summaryFile string
+	var tool, schemasDir, format, base, failOn, fixturesDir, summaryFile, sarifFile string
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW | diff --tool NAME OLD_VERSION NEW_VERSION | diff --base REF",
 		Short: "Classify every change between two schemas or contracts as breaking, contract-change or compatible",
@@ -51,6 +51,8 @@ one line; JSON lists every comparison.
 --format text (default), json (schemas/diff.schema.json), markdown, or github (text plus a
 GitHub Actions annotation per breaking change and per other change with gate impact).
 --summary FILE writes a Markdown job summary of the breaking and gate-impact changes.
+--sarif FILE also writes every change as SARIF 2.1.0 (breaking: error, contract-change: warning, compatible:
+note), placed at its file and line in the new schema or manifest.
 
 --fail-on breaking (default): exit 1 on a breaking change. --fail-on gate-impact: exit 1
 on a change that touches a projected field or a rule's pointer, a narrowing that refuses
@@ -75,7 +77,7 @@ error (not a git work tree, an unknown revision), 3 internal error.`,
 			if !ok {
 				return usageErr("--format %q: want text, json, markdown or github", format)
 			}
-			if err := e.checkReportPaths(map[string]string{"--summary": summaryFile}); err != nil {
+			if err := e.checkReportPaths(map[string]string{"--summary": summaryFile, "--sarif": sarifFile}); err != nil {
 				return err
 			}
 			if failOn != "breaking" && failOn != "gate-impact" {
@@ -131,6 +133,13 @@ error (not a git work tree, an unknown revision), 3 internal error.`,
 			if err := writeSummary(cmd.Context(), summaryFile, func(w io.Writer) error { return reports.WriteDiffSummary(w, d) }); err != nil {
 				return err
 			}
+			if sarifFile != "" {
+				if err := writeReport(cmd.Context(), sarifFile, func(w io.Writer) error {
+					return reports.WriteDiffSARIF(w, d, schemadiff.ReportRules(), gate.Version)
+				}); err != nil {
+					return internalErr(err)
+				}
+			}
 			if n := d.Count(reports.Breaking); n > 0 && failOn == "breaking" {
 				return &exitError{code: ExitFindings, err: fmt.Errorf("%d breaking change(s)", n)}
 			}
@@ -148,6 +157,7 @@ error (not a git work tree, an unknown revision), 3 internal error.`,
 	f.StringVar(&fixturesDir, "fixtures", "fixtures", "fixture tree whose accepted, historical and recorded fixtures give narrowings their evidence (contract diffs)")
 	f.StringVar(&format, "format", "text", "output format: text, json, markdown or github (text plus annotations)")
 	f.StringVar(&summaryFile, "summary", "", summaryUsage)
+	f.StringVar(&sarifFile, "sarif", "", "also write every change as SARIF 2.1.0 to FILE, at its line in the new schema (code scanning)")
 	return cmd
 }
 

@@ -8,7 +8,9 @@ import (
 
 	"github.com/airlockdev/airlock/drift"
 	"github.com/airlockdev/airlock/internal/shard"
+	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/reports"
+	"github.com/airlockdev/airlock/schemadiff"
 )
 
 func newDriftCmd(e *env) *cobra.Command {
@@ -16,6 +18,7 @@ func newDriftCmd(e *env) *cobra.Command {
 		opts                   drift.Options
 		jsonFile, markdownFile string
 		summaryFile, format    string
+		sarifFile              string
 		failOnVersionChanges   bool
 		shardFlag              string
 	)
@@ -29,7 +32,8 @@ required members missing, retyped members, new enum values, refusals by reason, 
 schema changes between consecutive upstream versions (rules of airlock diff).
 
 The report is Markdown on standard output, or --markdown FILE and --json FILE
-(schemas/drift.schema.json); see docs/drift.md. --summary FILE writes a Markdown job summary
+(schemas/drift.schema.json); see docs/drift.md. --sarif FILE writes its findings as SARIF
+2.1.0 for code scanning (the Markdown still goes to standard output). --summary FILE writes a Markdown job summary
 (the headline, broken contracts, breaking findings and unexpected refusals); --format github
 adds a GitHub Actions annotation per breaking finding, unexpected refusal, broken contract
 and breaking change between upstream versions.
@@ -56,7 +60,7 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 			if err := checkFormat(format, "markdown", formatGitHub); err != nil {
 				return err
 			}
-			if err := e.checkReportPaths(map[string]string{"--json": jsonFile, "--markdown": markdownFile, "--summary": summaryFile}); err != nil {
+			if err := e.checkReportPaths(map[string]string{"--json": jsonFile, "--markdown": markdownFile, "--summary": summaryFile, "--sarif": sarifFile}); err != nil {
 				return err
 			}
 			sh, err := shard.Parse(shardFlag)
@@ -77,6 +81,12 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 			}
 			if markdownFile != "" {
 				if err := writeReport(cmd.Context(), markdownFile, func(w io.Writer) error { return reports.WriteDriftMarkdown(w, d) }); err != nil {
+					return internalErr(err)
+				}
+			}
+			if sarifFile != "" {
+				so := reports.DriftSARIFOptions{Version: gate.Version, FixturesDir: opts.FixturesDir, DiffRules: schemadiff.ReportRules()}
+				if err := writeReport(cmd.Context(), sarifFile, func(w io.Writer) error { return reports.WriteDriftSARIF(w, d, so) }); err != nil {
 					return internalErr(err)
 				}
 			}
@@ -117,6 +127,7 @@ enum value in a fixture not expected to be refused, an unexpected refusal, or (w
 	f.StringVar(&markdownFile, "markdown", "", "write the report as Markdown to FILE")
 	f.StringVar(&summaryFile, "summary", "", summaryUsage)
 	f.StringVar(&format, "format", "markdown", "output format: markdown (the report, or its headline when --json or --markdown is given), or github (that plus annotations)")
+	f.StringVar(&sarifFile, "sarif", "", "write the findings, unexpected refusals and version changes as SARIF 2.1.0 to FILE (code scanning)")
 	f.BoolVar(&failOnVersionChanges, "fail-on-version-changes", false, "also exit 1 on a breaking change between consecutive upstream versions (they are always reported)")
 	f.StringVar(&shardFlag, "shard", "", "observe only shard K of N (K/N, 1-based) of the recorded and historical fixtures, for N runners; broken contracts and version changes are in shard 1's report")
 	f.IntVar(&opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")

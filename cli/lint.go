@@ -21,6 +21,7 @@ type lintOptions struct {
 	tools                   []string
 	format                  string
 	summaryFile             string
+	sarifFile               string
 	strict                  bool
 }
 
@@ -42,6 +43,7 @@ scanning), github (text plus a GitHub Actions annotation per finding) or codequa
 Code Quality JSON, paths relative to $CI_PROJECT_DIR when set). --summary FILE writes a
 Markdown job summary. Without a fixtures folder the fixture rules are skipped, and the
 output says so.
+--sarif FILE writes the SARIF log to FILE besides the chosen output. Without a fixtures folder the fixture rules are skipped, and the output says so.
 
 Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findings,
 2 usage or configuration error (a contract that does not load), 3 internal error.`,
@@ -64,7 +66,7 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 			if !ok {
 				return usageErr("--format %q: want text, json, sarif, github or codequality", o.format)
 			}
-			if err := e.checkReportPaths(map[string]string{"--summary": o.summaryFile}); err != nil {
+			if err := e.checkReportPaths(map[string]string{"--summary": o.summaryFile, "--sarif": o.sarifFile}); err != nil {
 				return err
 			}
 			fixturesGiven := cmd.Flags().Changed("fixtures")
@@ -78,6 +80,11 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 			if err := writeSummary(cmd.Context(), o.summaryFile, func(w io.Writer) error { return reports.WriteLintSummary(w, l) }); err != nil {
 				return err
 			}
+			if o.sarifFile != "" {
+				if err := writeReport(cmd.Context(), o.sarifFile, func(w io.Writer) error { return reports.WriteLintSARIF(w, l, gate.Version) }); err != nil {
+					return internalErr(err)
+				}
+			}
 			if len(broken) > 0 {
 				return brokenContracts(broken) // exit 2 wins over findings
 			}
@@ -90,6 +97,7 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 	f.StringSliceVar(&o.tools, "tool", nil, "only these tools (repeatable or comma-separated)")
 	f.StringVar(&o.format, "format", "text", "output format: text, json, sarif, github (text plus annotations) or codequality (GitLab Code Quality)")
 	f.StringVar(&o.summaryFile, "summary", "", summaryUsage)
+	f.StringVar(&o.sarifFile, "sarif", "", "also write the findings as SARIF 2.1.0 to FILE (code scanning)")
 	f.BoolVar(&o.strict, "strict", false, "exit 1 on warnings too")
 	return cmd
 }

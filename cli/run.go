@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/fileio"
 	"github.com/airlockdev/airlock/internal/shard"
 	"github.com/airlockdev/airlock/mutate"
@@ -26,6 +27,7 @@ import (
 type runOptions struct {
 	opts                runner.Options
 	junitFile, jsonFile string
+	sarifFile           string
 	color               string
 	summaryFile, format string
 	withMutants         bool
@@ -49,6 +51,7 @@ schema, semantic and projection suites separately, plus the no-leak proof for ev
 It prints one line per tool and suite, then each failure; --junit and --json write reports,
 --summary a Markdown job summary; --format github adds a GitHub Actions annotation per failed
 testcase. On a terminal, a run that takes over 2 s shows a progress line on standard error.
+--sarif writes a SARIF 2.1.0 log (failed fixtures and leaks, for code scanning).
 --update writes or refreshes golden agent outputs (<name>.agent.json) of admitted fixtures
 only, never bodies or sidecars, and prints what changed.
 
@@ -99,6 +102,7 @@ func (o *runOptions) register(f *pflag.FlagSet) {
 	f.IntVar(&o.opts.Workers, "workers", 0, "fixtures checked at once (default: one per CPU)")
 	f.StringVar(&o.junitFile, "junit", "", "write a JUnit XML report to FILE")
 	f.StringVar(&o.jsonFile, "json", "", "write machine-readable results to FILE (schemas/results.schema.json)")
+	f.StringVar(&o.sarifFile, "sarif", "", "write failed fixtures and leaks as SARIF 2.1.0 to FILE (code scanning)")
 	f.StringVar(&o.color, "color", "auto", "colour the console summary: auto (only on a terminal, and not when NO_COLOR is set), always, never")
 	f.StringVar(&o.summaryFile, "summary", "", summaryUsage)
 	f.StringVar(&o.format, "format", "text", "output format: text, or github (text plus a GitHub Actions annotation per failed testcase)")
@@ -111,7 +115,7 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 	if err := checkFormat(o.format, "text", formatGitHub); err != nil {
 		return err
 	}
-	if err := e.checkReportPaths(map[string]string{"--junit": o.junitFile, "--json": o.jsonFile, "--summary": o.summaryFile}); err != nil {
+	if err := e.checkReportPaths(map[string]string{"--junit": o.junitFile, "--json": o.jsonFile, "--summary": o.summaryFile, "--sarif": o.sarifFile}); err != nil {
 		return err
 	}
 	prog := newProgress(cmd.ErrOrStderr(), "fixtures")
@@ -152,6 +156,11 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 	}
 	if o.jsonFile != "" {
 		if err := writeReport(cmd.Context(), o.jsonFile, func(w io.Writer) error { return reports.WriteJSON(w, &res.Run) }); err != nil {
+			return internalErr(err)
+		}
+	}
+	if o.sarifFile != "" {
+		if err := writeReport(cmd.Context(), o.sarifFile, func(w io.Writer) error { return reports.WriteRunSARIF(w, &res.Run, gate.Version) }); err != nil {
 			return internalErr(err)
 		}
 	}

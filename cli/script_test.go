@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -17,6 +18,10 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/reports"
 )
 
 // update rewrites the golden files inside the scripts (the second argument
@@ -59,6 +64,12 @@ func TestMain(m *testing.M) {
 //	validjson FILE               FILE (or stdout, stderr) holds one JSON value.
 //	gzip SRC DST                 write SRC gzip-compressed to DST (for
 //	                             --content-encoding gzip; txtar holds text).
+//	validsarif FILE              FILE is a SARIF 2.1.0 log valid against the
+//	                             official schema and within GitHub's upload
+//	                             limits (reports.CheckGitHubSARIF); scripts
+//	                             guard it with [!sarif-schema] skip (the
+//	                             condition fails under CI=true when the
+//	                             schema is missing: make sarif-schema).
 func TestScript(t *testing.T) {
 	schemas, err := filepath.Abs(filepath.Join("..", "schemas"))
 	if err != nil {
@@ -84,12 +95,14 @@ func TestScript(t *testing.T) {
 			}
 			return os.CopyFS(filepath.Join(env.WorkDir, "bundled_fixtures"), os.DirFS(fixtures))
 		},
+		Condition: scriptCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode":  cmdExitCode,
-			"filemode":  cmdFileMode,
-			"validjson": cmdValidJSON,
-			"gzip":      cmdGzip,
-			"cp-tree":   cmdCopyTree,
+			"exitcode":   cmdExitCode,
+			"filemode":   cmdFileMode,
+			"validjson":  cmdValidJSON,
+			"gzip":       cmdGzip,
+			"cp-tree":    cmdCopyTree,
+			"validsarif": cmdValidSARIF,
 		},
 	})
 }
@@ -174,4 +187,53 @@ func cmdGzip(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Check(zw.Close())
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), buf.Bytes(), 0o666))
+}
+
+// sarifSchemaPath is the official SARIF 2.1.0 JSON Schema: make
+// sarif-schema installs it, $AIRLOCK_SARIF_SCHEMA may name another copy.
+func sarifSchemaPath() string {
+	if p := os.Getenv("AIRLOCK_SARIF_SCHEMA"); p != "" {
+		return p
+	}
+	return filepath.Join("..", ".ci", "node", "sarif", "sarif-2.1.0.json")
+}
+
+// scriptCondition answers the scripts' own conditions: [sarif-schema] is
+// true when the SARIF 2.1.0 JSON Schema is installed; its absence is an
+// error under CI=true, so a script that skips without it cannot pass
+// there unchecked.
+func scriptCondition(cond string) (bool, error) {
+	if cond != "sarif-schema" {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	if _, err := os.Stat(sarifSchemaPath()); err != nil {
+		if os.Getenv("CI") == "true" {
+			return false, fmt.Errorf("CI=true but the SARIF 2.1.0 JSON Schema is not installed (make sarif-schema): %v", err)
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// cmdValidSARIF implements "validsarif FILE".
+func cmdValidSARIF(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: validsarif file")
+	}
+	log := []byte(ts.ReadFile(args[0]))
+	ts.Check(reports.CheckGitHubSARIF(log))
+	raw, err := os.ReadFile(sarifSchemaPath())
+	ts.Check(err)
+	lim := strictjson.Limits{MaxStringLength: 1 << 20}
+	sch, err := strictjson.Parse(raw, lim)
+	ts.Check(err)
+	c := schema.NewCompiler(nil)
+	ts.Check(c.AddResource("airlock:sarif-2.1.0.json", sch))
+	compiled, err := c.Compile("airlock:sarif-2.1.0.json")
+	ts.Check(err)
+	doc, err := strictjson.Parse(log, lim)
+	ts.Check(err)
+	if err := compiled.Validate(doc); err != nil {
+		ts.Fatalf("%s is not valid SARIF 2.1.0: %v", args[0], err)
+	}
 }

@@ -55,6 +55,17 @@ type Change struct {
 	// ("" when the change is not about one).
 	File string `json:"file,omitempty"`
 	Line int    `json:"line,omitempty"`
+	// NewFile, NewLine and NewColumn are where a schema change's
+	// NewPointer lies in the new schema's files, $refs followed: the file
+	// as the comparison names it (a sibling or shared component included),
+	// the 1-based line and column (in Unicode code points) of the keyword
+	// or, when the new schema has no such keyword (a removed member), of
+	// the nearest enclosing value; "" and 0 when unknown (a manifest
+	// change, or a location outside the files). SARIF and annotations place
+	// the change there; not part of the JSON report.
+	NewFile   string `json:"-"`
+	NewLine   int    `json:"-"`
+	NewColumn int    `json:"-"`
 	// Impact is what the change means to the gate (airlock diff on two
 	// contracts); nil for a comparison of schema files or upstream versions.
 	Impact *Impact `json:"impact,omitempty"`

@@ -308,6 +308,10 @@ var _ = Describe("airlock diff", func() {
 		}
 		changes := diffOf(c)
 		Expect(changes).To(HaveLen(1))
+		// In the new file, the enum keyword under $defs/s (line 1, column 76).
+		Expect(filepath.Base(changes[0].NewFile)).To(Equal("new.json"))
+		Expect([]int{changes[0].NewLine, changes[0].NewColumn}).To(Equal([]int{1, 76}))
+		changes[0].NewFile, changes[0].NewLine, changes[0].NewColumn = "", 0, 0
 		Expect(changes[0]).To(Equal(reports.Change{
 			Rule: schemadiff.RuleEnumValueAdded, Level: reports.Breaking, Instance: "/state",
 			OldPointer: "/properties/state/enum", NewPointer: "/properties/state/$ref/enum",

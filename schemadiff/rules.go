@@ -174,3 +174,14 @@ func RulesTable() string {
 	}
 	return b.String()
 }
+
+// ReportRules returns the registry (Rules) as reports.DiffRule values, in
+// its order: what the SARIF writers list as their rules.
+func ReportRules() []reports.DiffRule {
+	rs := Rules()
+	out := make([]reports.DiffRule, len(rs))
+	for i, r := range rs {
+		out[i] = reports.DiffRule{ID: r.ID, Level: r.Level, Description: r.Description}
+	}
+	return out
+}

@@ -291,6 +291,7 @@ func compareWatching(name string, o, n *Schema, watch map[string][]jsonpointer.P
 		w.watched = newWatchFlow(root, watch)
 	}
 	changes := append([]reports.Change{}, w.report(root)...)
+	n.place(changes)
 	return reports.Comparison{Name: name, Old: o.path, New: n.path, Changes: changes}, w.touched, nil
 }
 

@@ -46,7 +46,7 @@ var allowed = map[string][]string{
 	"mutate":  {"fixture", "gate", "reports", "semantic", "jsonpointer", "internal/config", "internal/fileio", "internal/introspect", "internal/shard", "internal/schema", "internal/schemawalk", "internal/strictjson", "internal/strictyaml"},
 	"record": {"fixture", "gate", "semantic", "redact", "internal/fileio", "internal/mcpclient", "internal/sanitize", "internal/strictjson",
 		"internal/strictyaml"},
-	"schemadiff": {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/manifest", "internal/schema", "internal/schemawalk", "internal/strictyaml", "internal/validator"},
+	"schemadiff": {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/manifest", "internal/schema", "internal/schemawalk", "internal/strictjson", "internal/strictyaml", "internal/validator"},
 	// drift reports the schema changes between versions with schemadiff.
 	"drift": {"fixture", "gate", "reports", "schemadiff", "jsonpointer", "internal/introspect", "internal/shard", "internal/schema", "internal/schemawalk"},
 	// importer writes contracts from OpenAPI descriptions, MCP servers and

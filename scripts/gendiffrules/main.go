@@ -25,6 +25,7 @@ const intro = "# airlock diff\n\n" +
 	"airlock diff --tool deploy_status v0 v1                 # two upstream versions of one contract\n" +
 	"airlock diff --format json|markdown ...                 # default: text\n" +
 	"airlock diff --fail-on breaking|gate-impact ...         # default: breaking\n" +
+	"airlock diff --sarif diff.sarif ...                     # also SARIF 2.1.0, see sarif.md\n" +
 	"```\n\n" +
 	"- **Inputs.** A schema file may `$ref` the `*.json` files of its own folder and the shared\n" +
 	"  components of the `_components` folder beside that folder\n" +
@@ -102,6 +103,11 @@ const intro = "# airlock diff\n\n" +
 	"  lists every comparison. `--format github` is the text, then a GitHub Actions annotation\n" +
 	"  per breaking change (an error) and per other change with gate impact (a warning);\n" +
 	"  `--summary FILE` writes a Markdown job summary of the same changes (README, \"In CI\").\n" +
+	"  `--sarif FILE` also writes every change as SARIF 2.1.0 for code\n" +
+	"  scanning (breaking: error, contract-change: warning, compatible: note), a schema change at\n" +
+	"  the line and column of its keyword in the new schema (`$ref`s followed into sibling files\n" +
+	"  and shared components; a removed member at the enclosing schema), a manifest change at its\n" +
+	"  line of `contract.yaml`; see [sarif.md](sarif.md).\n" +
 	"- **Exit codes.** `0` nothing to fail on, `1` findings: a breaking change (`--fail-on\n" +
 	"  breaking`, the default) or a change with gate impact (`--fail-on gate-impact`), `2` usage\n" +
 	"  or configuration error (a missing file, a `$ref` outside the folder, a file that is not\n" +

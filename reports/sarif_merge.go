@@ -1,0 +1,250 @@
+package reports
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"path"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/airlockdev/airlock/internal/shard"
+)
+
+// MergeSARIF joins the SARIF logs of the N shards of one command (each
+// written by an airlock SARIF writer with --shard K/N) into the log the
+// unsharded command writes: one run with the same driver, rules and
+// automationDetails, every result of every shard sorted by the same total
+// key (sarifCompare), ruleIndex recomputed, no "airlock/shard" property,
+// and the cap of GitHub's limits applied again (results a shard left out
+// are added to "airlock/omittedResults"). Equal to the unsharded log when
+// no shard had to leave results out.
+//
+// It refuses, naming the input (1-based) and the shards: an input that is
+// not one airlock SARIF run (unknown members included), one without a
+// shard, shards of different N, a missing or duplicated shard, or a
+// driver, rule list, automationDetails id or columnKind that differs from
+// the first input's. Work and memory are linear in the inputs' size.
+func MergeSARIF(inputs ...[]byte) ([]byte, error) {
+	if len(inputs) == 0 {
+		return nil, errors.New("merge sarif: no input")
+	}
+	var first *sarifRun
+	var results []*sarifResult
+	omitted := 0
+	count := 0
+	seen := map[int]int{}
+	for i, in := range inputs {
+		n := i + 1
+		var log sarifLog
+		dec := json.NewDecoder(bytes.NewReader(in))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&log); err != nil {
+			return nil, fmt.Errorf("merge sarif: input %d is not an airlock SARIF log: %v", n, err)
+		}
+		if dec.More() {
+			return nil, fmt.Errorf("merge sarif: input %d: data after the log", n)
+		}
+		if log.Version != SARIFVersion || len(log.Runs) != 1 || log.Runs[0] == nil {
+			return nil, fmt.Errorf("merge sarif: input %d: want one SARIF %s run, got version %q with %d run(s)", n, SARIFVersion, log.Version, len(log.Runs))
+		}
+		run := log.Runs[0]
+		spec, _ := run.Properties[sarifShardProperty].(string)
+		if spec == "" {
+			return nil, fmt.Errorf("merge sarif: input %d has no shard (run.properties %q): write each with --shard K/N", n, sarifShardProperty)
+		}
+		sh, err := shard.Parse(spec)
+		if err != nil {
+			return nil, fmt.Errorf("merge sarif: input %d: %v", n, err)
+		}
+		if first == nil {
+			first, count = run, sh.Count
+		} else if err := sameSARIFRun(first, run); err != nil {
+			return nil, fmt.Errorf("merge sarif: input %d: %v than input 1", n, err)
+		}
+		if sh.Count != count {
+			return nil, fmt.Errorf("merge sarif: input %d is shard %s, input 1 one of %d", n, sh, count)
+		}
+		seen[sh.Index]++
+		if x, ok := run.Properties[sarifOmittedProperty].(float64); ok && x > 0 && x < 1<<31 {
+			omitted += int(x)
+		}
+		results = append(results, run.Results...)
+	}
+	var missing, dup []string
+	for k := 1; k <= count; k++ {
+		switch {
+		case seen[k] == 0:
+			missing = append(missing, strconv.Itoa(k))
+		case seen[k] > 1:
+			dup = append(dup, strconv.Itoa(k))
+		}
+	}
+	if len(missing) > 0 || len(dup) > 0 {
+		var parts []string
+		if len(missing) > 0 {
+			parts = append(parts, "missing "+strings.Join(missing, ", "))
+		}
+		if len(dup) > 0 {
+			parts = append(parts, "duplicated "+strings.Join(dup, ", "))
+		}
+		return nil, fmt.Errorf("merge sarif: shards of %d: %s", count, strings.Join(parts, "; "))
+	}
+	index := map[string]int{}
+	for i, r := range first.Tool.Driver.Rules {
+		if r != nil {
+			index[r.ID] = i
+		}
+	}
+	for _, r := range results {
+		if r == nil {
+			return nil, errors.New("merge sarif: a result is null")
+		}
+		i, ok := index[r.RuleID]
+		if !ok {
+			return nil, fmt.Errorf("merge sarif: result of rule %q, which the driver does not list", r.RuleID)
+		}
+		r.RuleIndex = i
+	}
+	run := first
+	run.Results = results
+	delete(run.Properties, sarifShardProperty)
+	delete(run.Properties, sarifOmittedProperty)
+	var buf bytes.Buffer
+	if err := writeSARIFRun(&buf, run, omitted); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// sameSARIFRun says how b's driver, rules, automationDetails or columnKind
+// differ from a's; nil when they do not.
+func sameSARIFRun(a, b *sarifRun) error {
+	da, db := a.Tool.Driver, b.Tool.Driver
+	switch {
+	case da.Name != db.Name || da.Version != db.Version || da.SemanticVersion != db.SemanticVersion || da.InformationURI != db.InformationURI:
+		return fmt.Errorf("another driver (%s %s)", db.Name, db.Version)
+	case !reflect.DeepEqual(da.Rules, db.Rules):
+		return errors.New("another rule list")
+	case !reflect.DeepEqual(a.AutomationDetails, b.AutomationDetails):
+		return errors.New("another automationDetails id")
+	case a.ColumnKind != b.ColumnKind:
+		return errors.New("another columnKind")
+	}
+	return nil
+}
+
+// CheckGitHubSARIF checks a SARIF log against GitHub code scanning's
+// upload limits and rules: version 2.1.0, at most MaxSARIFRuns runs, at
+// most MaxSARIFResults results per run, at most MaxSARIFGzipBytes once
+// gzip-compressed, every result with a ruleId, a message text and at
+// least one location (upload-sarif refuses a result without), and
+// every artifactLocation.uri a relative reference inside the repository
+// (no scheme, no host, no leading "/", no ".." escaping the root). It
+// returns the first problem found.
+func CheckGitHubSARIF(log []byte) error {
+	var doc struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Results []struct {
+				RuleID  string `json:"ruleId"`
+				Message struct {
+					Text string `json:"text"`
+				} `json:"message"`
+				Locations []json.RawMessage `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(log, &doc); err != nil {
+		return fmt.Errorf("not JSON: %v", err)
+	}
+	if doc.Version != SARIFVersion {
+		return fmt.Errorf("version %q, want %s", doc.Version, SARIFVersion)
+	}
+	if len(doc.Runs) > MaxSARIFRuns {
+		return fmt.Errorf("%d runs, at most %d", len(doc.Runs), MaxSARIFRuns)
+	}
+	for i, r := range doc.Runs {
+		if len(r.Results) > MaxSARIFResults {
+			return fmt.Errorf("run %d has %d results, at most %d", i, len(r.Results), MaxSARIFResults)
+		}
+		for j, res := range r.Results {
+			if res.RuleID == "" || res.Message.Text == "" {
+				return fmt.Errorf("run %d result %d has no ruleId or message text", i, j)
+			}
+			if len(res.Locations) == 0 {
+				return fmt.Errorf("run %d result %d has no location", i, j)
+			}
+		}
+	}
+	var z bytes.Buffer
+	gw := gzip.NewWriter(&z)
+	if _, err := gw.Write(log); err != nil {
+		return err
+	}
+	if err := gw.Close(); err != nil {
+		return err
+	}
+	if z.Len() > MaxSARIFGzipBytes {
+		return fmt.Errorf("%d bytes gzip-compressed, at most %d", z.Len(), MaxSARIFGzipBytes)
+	}
+	var whole any
+	if err := json.Unmarshal(log, &whole); err != nil {
+		return err
+	}
+	return checkURIs(whole, "")
+}
+
+// checkURIs checks every artifactLocation.uri under v (at JSON Pointer at).
+func checkURIs(v any, at string) error {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			p := at + "/" + k
+			if k == "artifactLocation" {
+				if loc, ok := x[k].(map[string]any); ok {
+					if s, ok := loc["uri"].(string); ok {
+						if err := repoRelative(s); err != nil {
+							return fmt.Errorf("%s/uri %q: %v", p, s, err)
+						}
+					}
+				}
+			}
+			if err := checkURIs(x[k], p); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := checkURIs(e, at+"/"+strconv.Itoa(i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// repoRelative refuses a URI that is not a relative reference inside the
+// repository root.
+func repoRelative(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return err
+	}
+	switch {
+	case u.Scheme != "" || u.Host != "":
+		return errors.New("absolute URI")
+	case strings.HasPrefix(u.Path, "/"):
+		return errors.New("absolute path")
+	}
+	if c := path.Clean(u.Path); c == ".." || strings.HasPrefix(c, "../") {
+		return errors.New("outside the repository")
+	}
+	return nil
+}

@@ -1,0 +1,405 @@
+package reports_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/airlockdev/airlock/internal/schema"
+	"github.com/airlockdev/airlock/internal/shard"
+	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/reports"
+)
+
+var (
+	sarifOnce   sync.Once
+	sarifSchema *jsonschema.Schema
+	sarifErr    error
+)
+
+// officialSARIF is the official SARIF 2.1.0 JSON Schema, compiled (make
+// sarif-schema installs it in .ci/node/sarif, or $AIRLOCK_SARIF_SCHEMA
+// names it); the spec is skipped without it, and fails under CI=true.
+func officialSARIF() *jsonschema.Schema {
+	path := os.Getenv("AIRLOCK_SARIF_SCHEMA")
+	if path == "" {
+		path = "../.ci/node/sarif/sarif-2.1.0.json"
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		msg := "the SARIF 2.1.0 JSON Schema is not installed (make sarif-schema, or set AIRLOCK_SARIF_SCHEMA): " + err.Error()
+		if os.Getenv("CI") == "true" {
+			Fail("CI=true but " + msg)
+		}
+		Skip(msg)
+	}
+	sarifOnce.Do(func() {
+		doc, err := strictjson.Parse(b, strictjson.Limits{MaxStringLength: 1 << 20})
+		if err != nil {
+			sarifErr = err
+			return
+		}
+		c := schema.NewCompiler(nil)
+		if sarifErr = c.AddResource("airlock:sarif-2.1.0.json", doc); sarifErr != nil {
+			return
+		}
+		sarifSchema, sarifErr = c.Compile("airlock:sarif-2.1.0.json")
+	})
+	Expect(sarifErr).NotTo(HaveOccurred())
+	return sarifSchema
+}
+
+// validSARIF checks a log against the official SARIF 2.1.0 schema and
+// GitHub code scanning's upload limits (reports.CheckGitHubSARIF), and
+// returns it decoded.
+func validSARIF(out []byte) map[string]any {
+	doc, err := strictjson.Parse(out, strictjson.Limits{MaxStringLength: 1 << 20})
+	Expect(err).NotTo(HaveOccurred(), string(out))
+	Expect(officialSARIF().Validate(doc)).To(Succeed(), string(out))
+	Expect(reports.CheckGitHubSARIF(out)).To(Succeed())
+	var m map[string]any
+	Expect(json.Unmarshal(out, &m)).To(Succeed())
+	return m
+}
+
+// sarifRun is the one run of a decoded log.
+func sarifRun(m map[string]any) map[string]any {
+	runs := m["runs"].([]any)
+	Expect(runs).To(HaveLen(1))
+	return runs[0].(map[string]any)
+}
+
+func sarifResults(m map[string]any) []map[string]any {
+	var out []map[string]any
+	for _, r := range sarifRun(m)["results"].([]any) {
+		out = append(out, r.(map[string]any))
+	}
+	return out
+}
+
+func sarifRuleIDs(m map[string]any) []string {
+	var out []string
+	for _, r := range sarifRun(m)["tool"].(map[string]any)["driver"].(map[string]any)["rules"].([]any) {
+		out = append(out, r.(map[string]any)["id"].(string))
+	}
+	return out
+}
+
+// physical is a result's first physical location: uri, start line and
+// column; ok false without one.
+func physical(r map[string]any) (uri string, line, col float64, ok bool) {
+	loc := r["locations"].([]any)[0].(map[string]any)
+	p, ok := loc["physicalLocation"].(map[string]any)
+	if !ok {
+		return "", 0, 0, false
+	}
+	uri = p["artifactLocation"].(map[string]any)["uri"].(string)
+	if rg, ok := p["region"].(map[string]any); ok {
+		line, _ = rg["startLine"].(float64)
+		col, _ = rg["startColumn"].(float64)
+	}
+	return uri, line, col, true
+}
+
+func fixtureCase(tool, version, kind, suite, name string, st reports.Status, expected, actual string) reports.Case {
+	return reports.Case{Tool: tool, UpstreamVersion: version, Kind: kind, Suite: suite, Name: name,
+		File: "fixtures/" + tool + "/" + version + "/" + kind + "/" + name, Status: st, Expected: expected, Actual: actual, Message: suite + " " + hostile}
+}
+
+// sampleRun has one failure of each run rule, passes and an unchecked
+// case, and a broken contract.
+func sampleRun() *reports.Run {
+	return &reports.Run{Cases: []reports.Case{
+		reports.ContractError("broken_tool", "contract.yaml", "schemas/broken_tool/contract.yaml", "schemas/broken_tool/contract.yaml:3:1: tool: unknown key"),
+		fixtureCase("deploy_status", "v1", "accepted", "schema", "ok.json", reports.Passed, "admitted", "admitted"),
+		fixtureCase("deploy_status", "v1", "accepted", "schema", "refused.json", reports.Failed, "admitted", "schema.type"),
+		fixtureCase("deploy_status", "v1", "near-miss", "schema", "admitted.json", reports.Failed, "schema.enum", "admitted"),
+		fixtureCase("deploy_status", "v1", "near-miss", "schema", "wrong.json", reports.Failed, "schema.enum", "schema.type"),
+		fixtureCase("deploy_status", "v1", "near-miss", "parse", "stage.json", reports.Failed, "schema.enum", "schema.enum"),
+		fixtureCase("deploy_status", "v1", "accepted", "projection", "golden.json", reports.Failed, "admitted", "admitted"),
+		fixtureCase("deploy_status", "v1", "accepted", "no-leak", "leaks.json", reports.Failed, "admitted", "admitted"),
+		fixtureCase("deploy_status", "v1", "accepted", "mutation", "survivor.json", reports.Failed, "admitted", "admitted"),
+		fixtureCase("deploy_status", "v1", "recorded", "schema", "unchecked.json", reports.Unchecked, "", "admitted"),
+		fixtureCase("job_run", "2025-06-01", "historical", "semantic", "old.json", reports.Failed, "admitted", "semantic.fresh"),
+	}}
+}
+
+var _ = Describe("SARIF logs", func() {
+	It("writes run's failed and errored testcases, one rule per kind of failure, valid SARIF within GitHub's limits", func() {
+		var buf bytes.Buffer
+		Expect(reports.WriteRunSARIF(&buf, sampleRun(), "v1.2.3")).To(Succeed())
+		m := validSARIF(buf.Bytes())
+		run := sarifRun(m)
+		Expect(run["automationDetails"]).To(Equal(map[string]any{"id": "airlock/run/"}))
+		Expect(run).NotTo(HaveKey("properties"))
+		driver := run["tool"].(map[string]any)["driver"].(map[string]any)
+		Expect(driver["name"]).To(Equal("airlock"))
+		Expect(driver["version"]).To(Equal("v1.2.3"))
+		Expect(driver["semanticVersion"]).To(Equal("1.2.3"))
+		Expect(driver["informationUri"]).NotTo(BeEmpty())
+		var ids []string
+		for _, r := range reports.RunRules {
+			ids = append(ids, r.ID)
+		}
+		Expect(sarifRuleIDs(m)).To(Equal(ids))
+
+		byName := map[string]map[string]any{}
+		for _, r := range sarifResults(m) {
+			loc := r["locations"].([]any)[0].(map[string]any)
+			name := loc["logicalLocations"].([]any)[0].(map[string]any)["name"].(string)
+			byName[name] = r
+			Expect(ids[int(r["ruleIndex"].(float64))]).To(Equal(r["ruleId"]))
+			Expect(r["level"]).To(Equal("error"))
+		}
+		Expect(byName).To(HaveLen(9), "failed and errored cases only")
+		for name, rule := range map[string]string{
+			"contract.yaml": "broken-contract", "refused.json": "unexpected-refusal", "admitted.json": "unexpected-admission",
+			"wrong.json": "wrong-reason", "stage.json": "wrong-stage", "golden.json": "projection-mismatch",
+			"leaks.json": "leak", "survivor.json": "mutant-reaches-agent", "old.json": "unexpected-refusal",
+		} {
+			Expect(byName).To(HaveKey(name))
+			Expect(byName[name]["ruleId"]).To(Equal(rule), name)
+		}
+		uri, line, _, ok := physical(byName["leaks.json"])
+		Expect(ok).To(BeTrue())
+		Expect(uri).To(Equal("fixtures/deploy_status/v1/accepted/leaks.json"))
+		Expect(line).To(Equal(1.0))
+		Expect(byName["old.json"]["locations"].([]any)[0].(map[string]any)["logicalLocations"].([]any)[0].(map[string]any)["fullyQualifiedName"]).
+			To(Equal("job_run/2025-06-01/historical/old.json"))
+		Expect(byName["wrong.json"]["properties"]).To(Equal(map[string]any{"suite": "schema", "expected": "schema.enum", "actual": "schema.type"}))
+		// Every text stays exact: JSON escapes the control characters.
+		Expect(byName["wrong.json"]["message"].(map[string]any)["text"]).To(ContainSubstring("\x1b[31m"))
+
+		// Sorted by artifact URI first.
+		var uris []string
+		for _, r := range sarifResults(m) {
+			u, _, _, _ := physical(r)
+			uris = append(uris, u)
+		}
+		Expect(isSorted(uris)).To(BeTrue(), "%v", uris)
+	})
+
+	It("gives a path outside the working directory no physical location, only its logical one, and makes one inside relative", func() {
+		wd, err := os.Getwd()
+		Expect(err).NotTo(HaveOccurred())
+		r := &reports.Run{Cases: []reports.Case{
+			{Tool: "t", UpstreamVersion: "v1", Kind: "accepted", Suite: "schema", Name: "a.json", File: "/abs/fixtures/t/v1/accepted/a.json", Status: reports.Failed, Expected: "admitted", Actual: "schema.type"},
+			{Tool: "t", UpstreamVersion: "v1", Kind: "accepted", Suite: "schema", Name: "b.json", File: "../elsewhere/b.json", Status: reports.Failed, Expected: "admitted", Actual: "schema.type"},
+			{Tool: "t", UpstreamVersion: "v1", Kind: "accepted", Suite: "schema", Name: "c:d.json", File: "fixtures/c:d #1.json", Status: reports.Failed, Expected: "admitted", Actual: "schema.type"},
+			{Tool: "t", UpstreamVersion: "v1", Kind: "accepted", Suite: "schema", Name: "e.json", File: filepath.Join(wd, "fixtures", "e.json"), Status: reports.Failed, Expected: "admitted", Actual: "schema.type"},
+		}}
+		var buf bytes.Buffer
+		Expect(reports.WriteRunSARIF(&buf, r, "v0.0.0-test")).To(Succeed())
+		res := sarifResults(validSARIF(buf.Bytes()))
+		Expect(res).To(HaveLen(4))
+		var uris []string
+		for _, x := range res {
+			loc := x["locations"].([]any)[0].(map[string]any)
+			Expect(loc["logicalLocations"]).To(HaveLen(1))
+			if uri, _, _, ok := physical(x); ok {
+				uris = append(uris, uri)
+			}
+		}
+		// The absolute path inside the working directory is made relative.
+		Expect(uris).To(ConsistOf("fixtures/c%3Ad%20%231.json", "fixtures/e.json"))
+	})
+
+	It("records the shard, and merging the shards' logs gives the unsharded log byte for byte", func() {
+		whole := sampleRun()
+		var want bytes.Buffer
+		Expect(reports.WriteRunSARIF(&want, whole, "v1.2.3")).To(Succeed())
+		const n = 3
+		logs := make([][]byte, n)
+		for k := 1; k <= n; k++ {
+			part := &reports.Run{Shard: shard.Shard{Index: k, Count: n}}
+			for i, c := range whole.Cases {
+				if i%n == k-1 {
+					part.Cases = append(part.Cases, c)
+				}
+			}
+			var buf bytes.Buffer
+			Expect(reports.WriteRunSARIF(&buf, part, "v1.2.3")).To(Succeed())
+			m := validSARIF(buf.Bytes())
+			Expect(sarifRun(m)["properties"]).To(Equal(map[string]any{"airlock/shard": fmt.Sprintf("%d/%d", k, n)}))
+			Expect(sarifRun(m)["automationDetails"]).To(Equal(map[string]any{"id": "airlock/run/"}))
+			logs[k-1] = buf.Bytes()
+		}
+		got, err := reports.MergeSARIF(logs[2], logs[0], logs[1])
+		Expect(err).NotTo(HaveOccurred())
+		validSARIF(got)
+		Expect(string(got)).To(Equal(want.String()))
+
+		_, err = reports.MergeSARIF(logs[0], logs[2])
+		Expect(err).To(MatchError(ContainSubstring("missing 2")))
+		_, err = reports.MergeSARIF(logs[0], logs[1], logs[1], logs[2])
+		Expect(err).To(MatchError(ContainSubstring("duplicated 2")))
+		_, err = reports.MergeSARIF(logs[0], want.Bytes())
+		Expect(err).To(MatchError(ContainSubstring("input 2 has no shard")))
+
+		var other bytes.Buffer
+		Expect(reports.WriteRunSARIF(&other, &reports.Run{Shard: shard.Shard{Index: 2, Count: 2}}, "v1.2.3")).To(Succeed())
+		_, err = reports.MergeSARIF(logs[0], other.Bytes())
+		Expect(err).To(MatchError(ContainSubstring("input 2 is shard 2/2")))
+		other.Reset()
+		Expect(reports.WriteRunSARIF(&other, &reports.Run{Shard: shard.Shard{Index: 2, Count: 3}}, "v9.9.9")).To(Succeed())
+		_, err = reports.MergeSARIF(logs[0], other.Bytes(), logs[2])
+		Expect(err).To(MatchError(ContainSubstring("another driver")))
+		other.Reset()
+		Expect(reports.WriteDiffSARIF(&other, &reports.Diff{}, nil, "v1.2.3")).To(Succeed())
+		_, err = reports.MergeSARIF(logs[0], other.Bytes())
+		Expect(err).To(HaveOccurred())
+		_, err = reports.MergeSARIF([]byte(`{"version":"2.1.0","runs":[],"extra":1}`))
+		Expect(err).To(MatchError(ContainSubstring("input 1 is not an airlock SARIF log")))
+	})
+
+	It("writes diff changes at their level, placed at the new schema's line or the manifest's", func() {
+		d := sampleDiff()
+		d.Comparisons[0].Changes[1].NewFile, d.Comparisons[0].Changes[1].NewLine, d.Comparisons[0].Changes[1].NewColumn = "schemas/deploy_status/upstream.v1.schema.json", 12, 5
+		d.Comparisons[0].Changes = append(d.Comparisons[0].Changes, reports.Change{Rule: "manifest-limit-raised", Level: reports.Breaking,
+			OldPointer: "/limits/max_bytes", NewPointer: "/limits/max_bytes", Message: "max_bytes raised", File: "schemas/deploy_status/contract.yaml", Line: 7})
+		rules := []reports.DiffRule{
+			{ID: "response-property-removed", Level: reports.Breaking, Description: "A property was removed. More."},
+			{ID: "response-property-added", Level: reports.ContractChange, Description: "A property was added."},
+			{ID: "response-property-enum-value-removed", Level: reports.Compatible, Description: "An enum value was removed."},
+			{ID: "manifest-limit-raised", Level: reports.Breaking, Description: "A limit was raised."},
+		}
+		var buf bytes.Buffer
+		Expect(reports.WriteDiffSARIF(&buf, d, rules, "v0.0.0-test")).To(Succeed())
+		m := validSARIF(buf.Bytes())
+		Expect(sarifRun(m)["automationDetails"]).To(Equal(map[string]any{"id": "airlock/diff/"}))
+		Expect(sarifRuleIDs(m)).To(Equal([]string{"response-property-removed", "response-property-added", "response-property-enum-value-removed", "manifest-limit-raised"}))
+		levels := map[string]string{}
+		at := map[string][3]any{}
+		for _, r := range sarifResults(m) {
+			levels[r["ruleId"].(string)] = r["level"].(string)
+			uri, line, col, _ := physical(r)
+			at[r["ruleId"].(string)] = [3]any{uri, line, col}
+		}
+		Expect(levels).To(Equal(map[string]string{"response-property-removed": "error", "response-property-added": "warning",
+			"response-property-enum-value-removed": "note", "manifest-limit-raised": "error"}))
+		Expect(at["response-property-added"]).To(Equal([3]any{"schemas/deploy_status/upstream.v1.schema.json", 12.0, 5.0}))
+		Expect(at["manifest-limit-raised"]).To(Equal([3]any{"schemas/deploy_status/contract.yaml", 7.0, 0.0}))
+		Expect(at["response-property-removed"]).To(Equal([3]any{"schemas/deploy_status/upstream.v1.schema.json", 0.0, 0.0}))
+
+		_, err := reports.MergeSARIF(buf.Bytes())
+		Expect(err).To(MatchError(ContainSubstring("no shard")))
+		Expect(reports.WriteDiffSARIF(&bytes.Buffer{}, d, rules[:1], "v0")).To(MatchError(ContainSubstring("not in the registry")))
+	})
+
+	It("writes drift findings, unexpected refusals, broken contracts and version changes", func() {
+		d := sampleDrift(true)
+		d.Broken = []reports.BrokenContract{{Tool: "broken_tool", File: "schemas/broken_tool/contract.yaml", Message: "schemas/broken_tool/contract.yaml:1:1: bad"}}
+		rules := []reports.DiffRule{
+			{ID: "response-property-removed", Level: reports.Breaking, Description: "A property was removed."},
+			{ID: "response-property-added", Level: reports.ContractChange, Description: "A property was added."},
+			{ID: "response-property-enum-value-removed", Level: reports.Compatible, Description: "An enum value was removed."},
+		}
+		d.Shard = shard.Shard{Index: 1, Count: 2}
+		var buf bytes.Buffer
+		Expect(reports.WriteDriftSARIF(&buf, d, reports.DriftSARIFOptions{Version: "v0.0.0-test", FixturesDir: "fixtures", DiffRules: rules})).To(Succeed())
+		m := validSARIF(buf.Bytes())
+		Expect(sarifRun(m)["automationDetails"]).To(Equal(map[string]any{"id": "airlock/drift/"}))
+		Expect(sarifRun(m)["properties"]).To(Equal(map[string]any{"airlock/shard": "1/2"}))
+		Expect(sarifRuleIDs(m)).To(ContainElements(reports.FindingKinds))
+		got := map[string]map[string]any{}
+		for _, r := range sarifResults(m) {
+			got[r["ruleId"].(string)] = r
+		}
+		Expect(got["retyped"]["level"]).To(Equal("error"))
+		Expect(got["new-enum-value"]["level"]).To(Equal("note"))
+		Expect(got["new-enum-value"]["relatedLocations"]).To(HaveLen(4))
+		uri, line, _, _ := physical(got["retyped"])
+		Expect(uri).To(Equal("fixtures/deploy_status/v1/recorded/state-object.json"))
+		Expect(line).To(Equal(1.0))
+		Expect(got["unexpected-refusal"]["level"]).To(Equal("error"))
+		Expect(got["broken-contract"]["level"]).To(Equal("error"))
+		Expect(got["response-property-removed"]["level"]).To(Equal("error"), "the report fails on version changes")
+
+		d.Summary.VersionChangesBreak = false
+		buf.Reset()
+		Expect(reports.WriteDriftSARIF(&buf, d, reports.DriftSARIFOptions{Version: "v0.0.0-test", DiffRules: rules})).To(Succeed())
+		for _, r := range sarifResults(validSARIF(buf.Bytes())) {
+			if r["ruleId"] == "response-property-removed" {
+				Expect(r["level"]).To(Equal("warning"))
+			}
+		}
+	})
+
+	It("keeps within GitHub's result limit, the most severe first, and says how many it left out", func() {
+		rules := []reports.DiffRule{
+			{ID: "b", Level: reports.Breaking, Description: "Breaking."},
+			{ID: "c", Level: reports.Compatible, Description: "Compatible."},
+		}
+		var changes []reports.Change
+		for i := range 100 {
+			changes = append(changes, reports.Change{Rule: "c", Level: reports.Compatible, Instance: fmt.Sprintf("/c%d", i), Message: "narrowed"})
+		}
+		for i := range reports.MaxSARIFResults {
+			changes = append(changes, reports.Change{Rule: "b", Level: reports.Breaking, Instance: fmt.Sprintf("/b%d", i), Message: "widened"})
+		}
+		d := &reports.Diff{Comparisons: []reports.Comparison{{Name: "x", Old: "old.json", New: "new.json", Changes: changes}}}
+		var buf bytes.Buffer
+		Expect(reports.WriteDiffSARIF(&buf, d, rules, "v0")).To(Succeed())
+		Expect(reports.CheckGitHubSARIF(buf.Bytes())).To(Succeed())
+		var m map[string]any
+		Expect(json.Unmarshal(buf.Bytes(), &m)).To(Succeed())
+		res := sarifResults(m)
+		Expect(res).To(HaveLen(reports.MaxSARIFResults))
+		for _, r := range res {
+			Expect(r["ruleId"]).To(Equal("b"))
+		}
+		run := sarifRun(m)
+		Expect(run["properties"]).To(HaveKeyWithValue("airlock/omittedResults", 100.0))
+		Expect(buf.String()).To(ContainSubstring("100 result(s) left out"))
+	})
+
+	It("keeps a log of long messages under the size limit", func() {
+		long := strings.Repeat("é", 10000)
+		r := &reports.Run{}
+		for i := range 4000 {
+			r.Cases = append(r.Cases, reports.Case{Tool: "t", UpstreamVersion: "v1", Kind: "accepted", Suite: "schema", Name: fmt.Sprintf("f%05d.json", i),
+				File: fmt.Sprintf("fixtures/t/v1/accepted/f%05d.json", i), Status: reports.Failed, Expected: "admitted", Actual: "schema.type", Message: long})
+		}
+		var buf bytes.Buffer
+		Expect(reports.WriteRunSARIF(&buf, r, "v0")).To(Succeed())
+		Expect(buf.Len()).To(BeNumerically("<", 10_000_000))
+		Expect(reports.CheckGitHubSARIF(buf.Bytes())).To(Succeed())
+		var m map[string]any
+		Expect(json.Unmarshal(buf.Bytes(), &m)).To(Succeed())
+		n := len(sarifResults(m))
+		Expect(n).To(BeNumerically(">", 0))
+		Expect(n).To(BeNumerically("<", 4000))
+		Expect(sarifRun(m)["properties"]).To(HaveKeyWithValue("airlock/omittedResults", float64(4000-n)))
+	})
+
+	It("CheckGitHubSARIF refuses what code scanning refuses", func() {
+		ok := `{"version":"2.1.0","runs":[{"results":[{"ruleId":"r","message":{"text":"m"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"a/b.json"}}}]}]}]}`
+		Expect(reports.CheckGitHubSARIF([]byte(`{"version":"2.1.0","runs":[{"results":[{"ruleId":"r","message":{"text":"m"},"locations":[]}]}]}`))).To(MatchError(ContainSubstring("no location")))
+		Expect(reports.CheckGitHubSARIF([]byte(ok))).To(Succeed())
+		for _, uri := range []string{"/etc/passwd", "file:///etc/passwd", "../outside.json", "a/../../x", "https://example.invalid/x"} {
+			bad := strings.Replace(ok, "a/b.json", uri, 1)
+			Expect(reports.CheckGitHubSARIF([]byte(bad))).To(HaveOccurred(), uri)
+		}
+		Expect(reports.CheckGitHubSARIF([]byte(`{"version":"2.0.0","runs":[]}`))).To(HaveOccurred())
+		runs := strings.TrimSuffix(strings.Repeat(`{"results":[]},`, reports.MaxSARIFRuns+1), ",")
+		Expect(reports.CheckGitHubSARIF([]byte(`{"version":"2.1.0","runs":[` + runs + `]}`))).To(MatchError(ContainSubstring("runs")))
+		Expect(reports.CheckGitHubSARIF([]byte(`{"version":"2.1.0","runs":[{"results":[{"ruleId":"r","message":{"text":""}}]}]}`))).To(HaveOccurred())
+	})
+})
+
+func isSorted(s []string) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i-1] > s[i] {
+			return false
+		}
+	}
+	return true
+}
