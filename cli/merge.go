@@ -14,13 +14,8 @@ import (
 
 // mergeOptions holds the flags of airlock merge.
 type mergeOptions struct {
-	junitFile, jsonFile string
+	junitFile, jsonFile, sarifFile, summaryFile string
 }
-
-// mergeSARIF merges the SARIF logs of shards 1..N (names[i] holds
-// data[i]) into w. It is nil until the SARIF writer provides a merge; a
-// SARIF input is refused as not yet supported while it is nil.
-var mergeSARIF func(w io.Writer, names []string, data [][]byte) error
 
 func newMergeCmd(e *env) *cobra.Command {
 	o := &mergeOptions{}
@@ -29,11 +24,13 @@ func newMergeCmd(e *env) *cobra.Command {
 		Short: "Join the reports of N shards (--shard K/N) into the unsharded run's reports",
 		Long: `merge reads the reports the N shards of one run wrote (run --shard K/N on N runners) and
 writes the report the unsharded run would have written, times aside: --junit from their JUnit
-XML files, --json from their JSON results. Each INPUT's kind is told by its content, not its
+XML files, --json from their JSON results, --sarif from their SARIF logs (run, lint, diff
+or drift --sarif; reports.MergeSARIF: one run, results in the unsharded order) and
+--summary (a Markdown job summary, as run --summary writes it) from their JSON results. Each INPUT's kind is told by its content, not its
 name, and each report says which shard it is; every kind given must be shards 1..N of one N,
 each exactly once. Testcases are in the unsharded run's order, counts add up, and the run's
-time is the largest of the shards' wall times (they ran side by side). Without --junit or
---json, merge checks the set and prints the merged counts.
+time is the largest of the shards' wall times (they ran side by side). Without an output
+flag, merge checks the set and prints the merged counts.
 
 A drift JSON report is refused: drift reports are aggregates, and sharded drift findings are
 merged through SARIF. Inputs are capped at 64 MiB each and 512 MiB in all.
@@ -49,12 +46,14 @@ holds), 3 internal error.`,
 	f := cmd.Flags()
 	f.StringVar(&o.junitFile, "junit", "", "write the merged JUnit XML report to FILE")
 	f.StringVar(&o.jsonFile, "json", "", "write the merged JSON results to FILE (schemas/results.schema.json)")
+	f.StringVar(&o.sarifFile, "sarif", "", "write the merged SARIF 2.1.0 log to FILE")
+	f.StringVar(&o.summaryFile, "summary", "", "write a Markdown job summary of the merged JSON results to FILE")
 	return cmd
 }
 
 // runMerge is the body of airlock merge.
 func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error {
-	if err := e.checkReportPaths(map[string]string{"--junit": o.junitFile, "--json": o.jsonFile}); err != nil {
+	if err := e.checkReportPaths(map[string]string{"--junit": o.junitFile, "--json": o.jsonFile, "--sarif": o.sarifFile, "--summary": o.summaryFile}); err != nil {
 		return err
 	}
 	byKind := map[string][]string{}
@@ -84,18 +83,24 @@ func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error 
 		switch {
 		case kind == reports.KindDrift:
 			return usageErr("%s: a drift report; drift reports are aggregates and are not merged (run drift --shard K/N --sarif FILE and merge the SARIF logs)", reports.Ident(name))
-		case kind == reports.KindSARIF && mergeSARIF == nil:
-			return usageErr("%s: a SARIF log; merging SARIF is not supported yet", reports.Ident(name))
 		}
 		byKind[kind] = append(byKind[kind], name)
 		data[name] = b
 	}
-	for flag, kind := range map[string]string{"--junit": reports.KindJUnit, "--json": reports.KindResults} {
-		if path := map[string]string{"--junit": o.junitFile, "--json": o.jsonFile}[flag]; path != "" && len(byKind[kind]) == 0 {
+	outputs := map[string]string{"--junit": o.junitFile, "--json": o.jsonFile, "--sarif": o.sarifFile, "--summary": o.summaryFile}
+	for flag, kind := range map[string]string{"--junit": reports.KindJUnit, "--json": reports.KindResults, "--sarif": reports.KindSARIF, "--summary": reports.KindResults} {
+		if path := outputs[flag]; path != "" && len(byKind[kind]) == 0 {
 			return usageErr("%s: no input is a %s report", flag, kind)
 		}
 	}
-	out := cmd.OutOrStdout()
+	// Every kind is merged in memory first: a refused input writes no
+	// output at all.
+	type output struct {
+		flag, path string
+		write      func(io.Writer) error
+	}
+	var outs []output
+	var lines []string
 	if names := byKind[reports.KindJUnit]; len(names) > 0 {
 		reps := make([]*reports.JUnitReport, len(names))
 		for i, n := range names {
@@ -109,12 +114,8 @@ func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error 
 		if err := reports.MergeJUnit(&buf, names, reps); err != nil {
 			return mergeErr(err)
 		}
-		if o.junitFile != "" {
-			if err := writeReport(cmd.Context(), o.junitFile, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
-				return internalErr(err)
-			}
-		}
-		fmt.Fprintf(out, "merged %d JUnit reports\n", len(names))
+		outs = append(outs, output{"--junit", o.junitFile, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }})
+		lines = append(lines, fmt.Sprintf("merged %d JUnit reports", len(names)))
 	}
 	if names := byKind[reports.KindResults]; len(names) > 0 {
 		runs := make([]*reports.Run, len(names))
@@ -129,19 +130,34 @@ func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error 
 		if err != nil {
 			return mergeErr(err)
 		}
-		if o.jsonFile != "" {
-			if err := writeReport(cmd.Context(), o.jsonFile, func(w io.Writer) error { return reports.WriteJSON(w, merged) }); err != nil {
-				return internalErr(err)
-			}
-		}
+		outs = append(outs, output{"--json", o.jsonFile, func(w io.Writer) error { return reports.WriteJSON(w, merged) }},
+			output{"--summary", o.summaryFile, func(w io.Writer) error { return reports.WriteRunSummary(w, merged) }})
 		p, f, u := merged.Counts()
-		fmt.Fprintf(out, "merged %d JSON results: %d testcases: %d passed, %d failed, %d unchecked\n", len(names), len(merged.Cases), p, f, u)
+		lines = append(lines, fmt.Sprintf("merged %d JSON results: %d testcases: %d passed, %d failed, %d unchecked", len(names), len(merged.Cases), p, f, u))
 	}
 	if names := byKind[reports.KindSARIF]; len(names) > 0 {
-		// Hook: once mergeSARIF is set, a --sarif FILE flag (added to
-		// checkReportPaths above) writes mergeSARIF(w, names, their data)
-		// here through writeReport. Until then no SARIF input gets here.
-		return usageErr("%s: a SARIF log, and merge has no --sarif output yet", reports.Ident(names[0]))
+		logs := make([][]byte, len(names))
+		for i, n := range names {
+			logs[i] = data[n]
+		}
+		merged, err := reports.MergeSARIF(names, logs)
+		if err != nil {
+			return usage(err)
+		}
+		outs = append(outs, output{"--sarif", o.sarifFile, func(w io.Writer) error { _, err := w.Write(merged); return err }})
+		lines = append(lines, fmt.Sprintf("merged %d SARIF logs", len(names)))
+	}
+	for _, x := range outs {
+		if x.path == "" {
+			continue
+		}
+		if err := writeReport(cmd.Context(), x.path, x.write); err != nil {
+			return internalErr(fmt.Errorf("%s %s: %w", x.flag, x.path, err))
+		}
+	}
+	out := cmd.OutOrStdout()
+	for _, l := range lines {
+		fmt.Fprintln(out, l)
 	}
 	return nil
 }

@@ -26,75 +26,57 @@ import (
 // are added to "airlock/omittedResults"). Equal to the unsharded log when
 // no shard had to leave results out.
 //
-// It refuses, naming the input (1-based) and the shards: an input that is
-// not one airlock SARIF run (unknown members included), one without a
-// shard, shards of different N, a missing or duplicated shard, or a
-// driver, rule list, automationDetails id or columnKind that differs from
-// the first input's. Work and memory are linear in the inputs' size.
-func MergeSARIF(inputs ...[]byte) ([]byte, error) {
-	if len(inputs) == 0 {
-		return nil, errors.New("merge sarif: no input")
+// names[i] names inputs[i] in errors (a file name). It refuses, naming the
+// files: an input that is not one airlock SARIF run (unknown members
+// included), and, as a *SetError, a set that is not shards 1..N of one N
+// each exactly once (CheckSet: an unsharded log, shards of different N, a
+// missing or duplicated shard) or a driver, rule list, automationDetails id
+// or columnKind that differs from the first input's. Work and memory are
+// linear in the inputs' size.
+func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
+	if len(inputs) == 0 || len(names) != len(inputs) {
+		return nil, errors.New("merge sarif: no input, or not one name per input")
 	}
 	var first *sarifRun
-	var results []*sarifResult
+	results := []*sarifResult{} // never null: SARIF's results is an array
 	omitted := 0
-	count := 0
-	seen := map[int]int{}
+	set := make([]MergeInput, len(inputs))
 	for i, in := range inputs {
-		n := i + 1
+		name := Ident(names[i])
 		var log sarifLog
 		dec := json.NewDecoder(bytes.NewReader(in))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&log); err != nil {
-			return nil, fmt.Errorf("merge sarif: input %d is not an airlock SARIF log: %v", n, err)
+			return nil, fmt.Errorf("%s is not an airlock SARIF log: %v", name, err)
 		}
 		if dec.More() {
-			return nil, fmt.Errorf("merge sarif: input %d: data after the log", n)
+			return nil, fmt.Errorf("%s: data after the SARIF log", name)
 		}
 		if log.Version != SARIFVersion || len(log.Runs) != 1 || log.Runs[0] == nil {
-			return nil, fmt.Errorf("merge sarif: input %d: want one SARIF %s run, got version %q with %d run(s)", n, SARIFVersion, log.Version, len(log.Runs))
+			return nil, fmt.Errorf("%s: want one SARIF %s run, got version %q with %d run(s)", name, SARIFVersion, log.Version, len(log.Runs))
 		}
 		run := log.Runs[0]
-		spec, _ := run.Properties[sarifShardProperty].(string)
-		if spec == "" {
-			return nil, fmt.Errorf("merge sarif: input %d has no shard (run.properties %q): write each with --shard K/N", n, sarifShardProperty)
-		}
-		sh, err := shard.Parse(spec)
-		if err != nil {
-			return nil, fmt.Errorf("merge sarif: input %d: %v", n, err)
+		if spec, _ := run.Properties[sarifShardProperty].(string); spec != "" {
+			sh, err := shard.Parse(spec)
+			if err != nil {
+				return nil, fmt.Errorf("%s: run.properties %q: %v", name, sarifShardProperty, err)
+			}
+			set[i] = MergeInput{Name: names[i], Shard: sh}
+		} else {
+			set[i] = MergeInput{Name: names[i]}
 		}
 		if first == nil {
-			first, count = run, sh.Count
+			first = run
 		} else if err := sameSARIFRun(first, run); err != nil {
-			return nil, fmt.Errorf("merge sarif: input %d: %v than input 1", n, err)
+			return nil, &SetError{Msg: fmt.Sprintf("%s: %v than %s", name, err, Ident(names[0]))}
 		}
-		if sh.Count != count {
-			return nil, fmt.Errorf("merge sarif: input %d is shard %s, input 1 one of %d", n, sh, count)
-		}
-		seen[sh.Index]++
 		if x, ok := run.Properties[sarifOmittedProperty].(float64); ok && x > 0 && x < 1<<31 {
 			omitted += int(x)
 		}
 		results = append(results, run.Results...)
 	}
-	var missing, dup []string
-	for k := 1; k <= count; k++ {
-		switch {
-		case seen[k] == 0:
-			missing = append(missing, strconv.Itoa(k))
-		case seen[k] > 1:
-			dup = append(dup, strconv.Itoa(k))
-		}
-	}
-	if len(missing) > 0 || len(dup) > 0 {
-		var parts []string
-		if len(missing) > 0 {
-			parts = append(parts, "missing "+strings.Join(missing, ", "))
-		}
-		if len(dup) > 0 {
-			parts = append(parts, "duplicated "+strings.Join(dup, ", "))
-		}
-		return nil, fmt.Errorf("merge sarif: shards of %d: %s", count, strings.Join(parts, "; "))
+	if err := CheckSet(KindSARIF, set); err != nil {
+		return nil, err
 	}
 	index := map[string]int{}
 	for i, r := range first.Tool.Driver.Rules {
