@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlockdev/airlock/drift"
-	"github.com/airlockdev/airlock/internal/shard"
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/internal/shard"
 	"github.com/airlockdev/airlock/reports"
 	"github.com/airlockdev/airlock/schemadiff"
 )
