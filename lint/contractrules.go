@@ -156,7 +156,7 @@ func checkRulePointers(k *contract, e *emitter) {
 						if p, ok := k.dir.Locate(st.next[0].Location, ""); ok {
 							where = fmt.Sprintf(" (%s, %s)", p.File, p.Pointer)
 							if off, ok := strictjson.PointerOffset(k.dir.Bytes(p.Name), p.Pointer); ok {
-								sweep(k.dir.Bytes(p.Name), []placed{{off: off}}, func(_ placed, line, _ int) {
+								strictjson.LineColumns(k.dir.Bytes(p.Name), []int64{off}, func(_, line, _ int) {
 									where = fmt.Sprintf(" (%s:%d, %s)", p.File, line, p.Pointer)
 								})
 							}

@@ -1,10 +1,6 @@
 package lint
 
 import (
-	"cmp"
-	"slices"
-	"unicode/utf8"
-
 	"github.com/airlockdev/airlock/internal/strictjson"
 )
 
@@ -31,42 +27,13 @@ func (k *contract) placeSchemaFindings(e *emitter, first int) {
 			ptrs[j] = e.findings[i].Pointer
 		}
 		offs := strictjson.PointerOffsets(raw, ptrs)
-		var at []placed
+		var at []int64
+		var which []int
 		for _, i := range idx {
 			if off, ok := offs[e.findings[i].Pointer]; ok {
-				at = append(at, placed{off: off, finding: i})
+				at, which = append(at, off), append(which, i)
 			}
 		}
-		sweep(raw, at, func(p placed, line, col int) { e.findings[p.finding].Line, e.findings[p.finding].Column = line, col })
-	}
-}
-
-// placed is a finding and the byte offset it is at.
-type placed struct {
-	off     int64
-	finding int
-}
-
-// sweep calls set with the 1-based line and column (in Unicode code
-// points) of every offset of at, in one pass over text: sorting the
-// offsets first keeps it linear in the text even when the file is one long
-// line.
-func sweep(text []byte, at []placed, set func(p placed, line, col int)) {
-	slices.SortFunc(at, func(a, b placed) int { return cmp.Compare(a.off, b.off) })
-	line, col, pos := 1, 1, 0
-	for _, p := range at {
-		if p.off < 0 || p.off > int64(len(text)) {
-			continue
-		}
-		for pos < int(p.off) {
-			r, n := utf8.DecodeRune(text[pos:])
-			if r == '\n' {
-				line, col = line+1, 1
-			} else {
-				col++
-			}
-			pos += n
-		}
-		set(p, line, col)
+		strictjson.LineColumns(raw, at, func(j, line, col int) { e.findings[which[j]].Line, e.findings[which[j]].Column = line, col })
 	}
 }

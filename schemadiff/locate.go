@@ -1,12 +1,10 @@
 package schemadiff
 
 import (
-	"cmp"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -72,12 +70,13 @@ func (n *Schema) place(changes []reports.Change) {
 			ptrs[i] = jsonpointer.Pointer(w.toks).String()
 		}
 		offs := strictjson.PointerOffsets(raw, ptrs)
-		var at []offsetOf
+		var at []int64
+		var which []int
 		var missed []want
 		var prefixes []string
 		for i, w := range ws {
 			if off, ok := offs[ptrs[i]]; ok {
-				at = append(at, offsetOf{off: off, change: w.change})
+				at, which = append(at, off), append(which, w.change)
 				continue
 			}
 			missed = append(missed, w)
@@ -90,42 +89,13 @@ func (n *Schema) place(changes []reports.Change) {
 			for _, w := range missed {
 				for k := len(w.toks) - 1; k >= 0; k-- {
 					if off, ok := offs[jsonpointer.Pointer(w.toks[:k]).String()]; ok {
-						at = append(at, offsetOf{off: off, change: w.change})
+						at, which = append(at, off), append(which, w.change)
 						break
 					}
 				}
 			}
 		}
-		lineColumns(raw, at, func(o offsetOf, line, col int) { changes[o.change].NewLine, changes[o.change].NewColumn = line, col })
-	}
-}
-
-// offsetOf is a change and the byte offset it is at.
-type offsetOf struct {
-	off    int64
-	change int
-}
-
-// lineColumns calls set with the 1-based line and column (in Unicode code
-// points) of every offset of at, in one pass over text (the offsets are
-// sorted first, so a file of one long line costs its length once).
-func lineColumns(text []byte, at []offsetOf, set func(o offsetOf, line, col int)) {
-	slices.SortFunc(at, func(a, b offsetOf) int { return cmp.Compare(a.off, b.off) })
-	line, col, pos := 1, 1, 0
-	for _, o := range at {
-		if o.off < 0 || o.off > int64(len(text)) {
-			continue
-		}
-		for pos < int(o.off) {
-			r, n := utf8.DecodeRune(text[pos:])
-			if r == '\n' {
-				line, col = line+1, 1
-			} else {
-				col++
-			}
-			pos += n
-		}
-		set(o, line, col)
+		strictjson.LineColumns(raw, at, func(j, line, col int) { changes[which[j]].NewLine, changes[which[j]].NewColumn = line, col })
 	}
 }
 

@@ -2,8 +2,11 @@ package strictjson
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -263,4 +266,35 @@ func (n *offsetTrie) walk(dec *jsontext.Decoder, here bool, out map[string]int64
 	}
 	_, err := dec.ReadToken()
 	return err == nil
+}
+
+// LineColumns calls set(i, line, column) for every offs[i] that lies in
+// text (0 ≤ offs[i] ≤ len(text)), with the 1-based line and column of that
+// byte offset, columns counted in Unicode code points (SARIF's
+// unicodeCodePoints; an invalid byte counts as one). Calls come in
+// increasing offset order: the offsets are sorted first, so placing any
+// number of them costs one pass over text, even when text is one long line.
+func LineColumns(text []byte, offs []int64, set func(i, line, col int)) {
+	order := make([]int, len(offs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(offs[a], offs[b]) })
+	line, col, pos := 1, 1, 0
+	for _, i := range order {
+		off := offs[i]
+		if off < 0 || off > int64(len(text)) {
+			continue
+		}
+		for pos < int(off) {
+			r, n := utf8.DecodeRune(text[pos:])
+			if r == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+			pos += n
+		}
+		set(i, line, col)
+	}
 }

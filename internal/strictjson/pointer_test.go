@@ -119,3 +119,24 @@ var _ = Describe("PointerOffset", func() {
 		Expect(strictjson.PointerOffsets([]byte(`{"a": [1, 2], "b": {`), []string{"/a/1", "/b/c"})).To(Equal(map[string]int64{"/a/1": 10}), "located up to where the body breaks")
 	})
 })
+
+var _ = Describe("LineColumns", func() {
+	It("gives each offset its line and code-point column, in any input order, skipping offsets outside the text", func() {
+		text := []byte("{\n  \"é\": 1,\n\t\"x\": [2]}")
+		offs := []int64{int64(len(text)), 0, 4, -1, int64(len(text)) + 1, 9, 13}
+		got := map[int][2]int{}
+		var order []int
+		strictjson.LineColumns(text, offs, func(i, line, col int) {
+			got[i] = [2]int{line, col}
+			order = append(order, i)
+		})
+		Expect(got).To(Equal(map[int][2]int{
+			1: {1, 1},  // the opening brace
+			2: {2, 3},  // the quote before é
+			5: {2, 7},  // "1": é is one column though two bytes
+			6: {3, 1},  // the tab
+			0: {3, 11}, // the end of the text, after ten characters
+		}))
+		Expect(order).To(Equal([]int{1, 2, 5, 6, 0}))
+	})
+})
