@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -105,13 +106,22 @@ func bundledWorkspace(t *testing.T) string {
 	return ws
 }
 
-func copyTree(t *testing.T, from, to string) {
+// copyTree copies the folders and regular files beneath from into to,
+// leaving out the top-level entries named in skip (a folder, or a
+// worktree's .git file).
+func copyTree(t *testing.T, from, to string, skip ...string) {
 	t.Helper()
 	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(from, path)
+		if slices.Contains(skip, rel) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		dst := filepath.Join(to, rel)
 		switch {
 		case d.IsDir():

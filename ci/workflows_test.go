@@ -3,7 +3,6 @@ package ci_test
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -328,35 +327,9 @@ func goVersionVar(t *testing.T) string {
 	return string(sm[1])
 }
 
-// copyModule copies the module's files (not .git, .ci, bin, out) into dir,
-// so a step that writes dist/ writes it there.
+// copyModule copies the module's files (not .git, .ci, bin, out, dist)
+// into dir, so a step that writes dist/ writes it there.
 func copyModule(t *testing.T, dir string) {
 	t.Helper()
-	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(repoRoot, path)
-		if slices.Contains([]string{".git", ".ci", "bin", "out", "dist"}, rel) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil // a worktree's .git file
-		}
-		dst := filepath.Join(dir, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(dst, 0o755)
-		case d.Type().IsRegular():
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(dst, b, 0o644)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	copyTree(t, repoRoot, dir, ".git", ".ci", "bin", "out", "dist")
 }
