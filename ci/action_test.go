@@ -285,7 +285,36 @@ func TestActionScript(t *testing.T) {
 				"--sarif=airlock-reports/run.sarif", "--summary=airlock-reports/run.summary.md", "--format=github", `--tool=$(touch pwned)"; touch pwned; "`,
 				"`touch", "pwned`", "$(touch", "pwned)", "*"}, nil, nil, nil}},
 		{"forged workflow command in a refused input", 0, map[string]string{"command": "x\n::error::forged"}, "", want{2, nil, nil,
-			[]string{"::error title=airlock action::command is \"x%0A::error::forged\""}, nil}},
+			[]string{"::error title=airlock action::command is \"x%250A%253A%253Aerror%253A%253Aforged\""}, nil}},
+		// A lone CR ends a line for the runner as LF does; an input is shown
+		// with every byte outside printable ASCII, % and : as %XX (and that
+		// text escaped once more as the annotation's data).
+		{"base with CRs", 0, map[string]string{"command": "diff", "base": "nosuchrev\r::add-mask::x\r::error file=README.md::forged"}, "", want{2, nil,
+			map[string]string{"exit-code": "2"}, []string{`base is "nosuchrev%250D%253A%253Aadd-mask%253A%253Ax%250D%253A%253Aerror file=README.md%253A%253Aforged"; want a git revision`}, nil}},
+		{"base as a refspec", 0, map[string]string{"command": "diff", "base": "+refs/heads/main:refs/heads/pwned"}, "", want{2, nil, nil, []string{"want a git revision"}, nil}},
+		{"base as a range", 0, map[string]string{"command": "diff", "base": "HEAD~1..HEAD"}, "", want{2, nil, nil, []string{`base is "HEAD~1..HEAD"; want a git revision`}, nil}},
+		{"base as a negative refspec", 0, map[string]string{"command": "diff", "base": "^main"}, "", want{2, nil, nil, []string{"want a git revision"}, nil}},
+		{"base with a reflog selector", 0, map[string]string{"command": "diff", "base": "main@{1}"}, "", want{2, nil, nil, []string{"want a git revision"}, nil}},
+		{"base with non-ASCII and a line separator", 0, map[string]string{"command": "diff", "base": "ma\u00efn\u2028::error::forged"}, "", want{2, nil, nil,
+			[]string{`base is "ma%25C3%25AFn%25E2%2580%25A8%253A%253Aerror%253A%253Aforged"`}, nil}},
+		{"base too long", 0, map[string]string{"command": "diff", "base": strings.Repeat("a", 256)}, "", want{2, nil, nil,
+			[]string{`base is "` + strings.Repeat("a", 256) + `"`}, nil}},
+		{"base of revision shape", 0, map[string]string{"command": "diff", "base": "HEAD^1~0"}, "", want{0,
+			[]string{"diff", "--schemas=schemas", "--fixtures=fixtures", "--base=HEAD^1~0", "--sarif=airlock-reports/diff.sarif",
+				"--summary=airlock-reports/diff.summary.md", "--format=github"}, nil, nil, nil}},
+		{"tools with a CR, refused", 0, map[string]string{"command": "diff", "tools": "a,\r::error::forged"}, "HEAD", want{2, nil, nil,
+			[]string{`tools is "a,%250D%253A%253Aerror%253A%253Aforged"`}, nil}},
+		{"shard with a CR", 0, map[string]string{"shard": "1/2\r::error::forged"}, "", want{2, nil, nil, []string{`shard is "1/2%250D%253A%253Aerror%253A%253Aforged"`}, nil}},
+		{"fail policy with a CR", 0, map[string]string{"fail-on-findings": "true\r::error::forged"}, "", want{2, nil, nil, []string{`fail-on-findings is "true%250D%253A%253Aerror`}, nil}},
+		{"reports with a CR", 0, map[string]string{"reports": "r\r::error::forged"}, "", want{2, nil, nil, []string{"reports is a folder name with a line break"}, nil}},
+		{"a long input is cut in the log", 0, map[string]string{"command": strings.Repeat("x", 300)}, "", want{2, nil, nil,
+			[]string{`command is "` + strings.Repeat("x", 256) + `...(44 more bytes)"`}, nil}},
+		{"args, schemas and tools with CRs reach airlock, shown escaped", 0, map[string]string{"args": "--strict\r::error::forged",
+			"schemas": "s\r::warning::forged", "tools": "t\x85::error::forged"}, "", want{0,
+			[]string{"run", "--schemas=s\r::warning::forged", "--fixtures=fixtures", "--junit=airlock-reports/run.junit.xml", "--json=airlock-reports/run.json",
+				"--sarif=airlock-reports/run.sarif", "--summary=airlock-reports/run.summary.md", "--format=github", "--tool=t\x85::error::forged",
+				"--strict\r::error::forged"}, nil,
+			[]string{`--schemas=s%0D%3A%3Awarning%3A%3Aforged`, `--tool=t%85%3A%3Aerror%3A%3Aforged`, `--strict%0D%3A%3Aerror%3A%3Aforged`}, nil}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := t.TempDir()
@@ -341,9 +370,85 @@ func TestActionScript(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
 				t.Error("an input ran as shell code: pwned exists")
 			}
-			if strings.Contains(res.stdout, "\n::error::forged") {
-				t.Errorf("an input forged a workflow command:\n%s", res.stdout)
+			checkLog(t, res.stdout)
+		})
+	}
+}
+
+// checkLog fails unless log is printable ASCII, tabs and LFs only (no CR,
+// no other line end, nothing an input could forge a workflow command
+// with), and every line starting with :: is the action's own usage
+// annotation.
+func checkLog(t *testing.T, log string) {
+	t.Helper()
+	for i := 0; i < len(log); i++ {
+		if c := log[i]; c != '\n' && c != '\t' && (c < 0x20 || c > 0x7e) {
+			t.Errorf("the log holds byte %#02x at offset %d (an input printed raw?):\n%q", c, i, log)
+			break
+		}
+	}
+	for _, line := range strings.Split(log, "\n") {
+		if strings.HasPrefix(line, "::") && !strings.HasPrefix(line, "::error title=airlock action::") {
+			t.Errorf("an input forged a workflow command: %q", line)
+		}
+	}
+}
+
+// TestActionBaseFetch runs the diff step in a shallow clone: a base commit
+// the clone lacks is fetched (FETCH_HEAD only), and a refspec for a base
+// never reaches git fetch (it would force-write a local branch).
+func TestActionBaseFetch(t *testing.T) {
+	m := loadAction(t)
+	up := t.TempDir()
+	git(t, up, "init", "-q")
+	git(t, up, "commit", "-q", "--allow-empty", "-m", "one")
+	first := git(t, up, "rev-parse", "HEAD")
+	git(t, up, "commit", "-q", "--allow-empty", "-m", "two")
+	git(t, up, "config", "uploadpack.allowAnySHA1InWant", "true")
+
+	clone := func(t *testing.T) string {
+		ws := t.TempDir()
+		git(t, ws, "clone", "-q", "--depth=1", "file://"+up, ".")
+		if err := exec.Command("git", "-C", ws, "cat-file", "-e", first+"^{commit}").Run(); err == nil {
+			t.Fatal("the shallow clone holds the first commit: the test proves nothing")
+		}
+		return ws
+	}
+
+	t.Run("a missing base commit is fetched", func(t *testing.T) {
+		ws := clone(t)
+		bin, argvFile := stub(t, 0)
+		res := actionRun{ws: ws, inputs: map[string]string{"command": "diff"}, prBase: first,
+			preset: map[string]map[string]string{"build": {"bin": bin}}, skipIDs: []string{"build"}}.run(t, m)
+		if res.code != 0 {
+			t.Fatalf("exit %d\n%s", res.code, res.stdout)
+		}
+		if !strings.Contains(res.stdout, "fetching the base revision "+first) {
+			t.Errorf("the log does not say the base was fetched:\n%s", res.stdout)
+		}
+		git(t, ws, "cat-file", "-e", first+"^{commit}")
+		if argv, err := os.ReadFile(argvFile); err != nil || !strings.Contains(string(argv), "--base="+first+"\n") {
+			t.Errorf("airlock called with %q (%v), want --base=%s", argv, err, first)
+		}
+		checkLog(t, res.stdout)
+	})
+
+	for _, base := range []string{"+refs/heads/main:refs/heads/pwned", "refs/heads/main:refs/heads/pwned", "refs/heads/*:refs/heads/pwned/*"} {
+		t.Run("refspec "+base, func(t *testing.T) {
+			ws := clone(t)
+			bin, argvFile := stub(t, 0)
+			res := actionRun{ws: ws, inputs: map[string]string{"command": "diff", "base": base},
+				preset: map[string]map[string]string{"build": {"bin": bin}}, skipIDs: []string{"build"}}.run(t, m)
+			if res.code != 2 {
+				t.Errorf("exit %d, want 2\n%s", res.code, res.stdout)
 			}
+			if _, err := os.Stat(argvFile); err == nil {
+				t.Error("airlock was called")
+			}
+			if refs := git(t, ws, "for-each-ref", "--format=%(refname)", "refs/heads/"); refs != "refs/heads/main" {
+				t.Errorf("the clone's branches are %q, want refs/heads/main alone", refs)
+			}
+			checkLog(t, res.stdout)
 		})
 	}
 }

@@ -9,7 +9,38 @@
 # AIRLOCK_FAIL_ON_FINDINGS is false; 2 and 3 always fail. An input this script
 # refuses (an unknown command, a malformed shard, diff without a base) is a
 # usage error: exit code 2, with an ::error:: annotation saying which.
+#
+# No input is ever printed raw: the log shows it through shown (printable
+# ASCII, everything else as %XX), so a CR, LF or other line end in an input
+# cannot start a workflow command of its own.
 set -uo pipefail
+
+# shown_max is how many bytes of one input shown prints; the rest is counted,
+# not printed (a value in the environment is at most 128 KiB on Linux).
+shown_max=256
+
+# shown writes $1 for the log: printable ASCII (0x20-0x7E) as is, except %
+# and :, which, like every other byte (CR, LF, controls, non-ASCII), are
+# written %XX (upper-case hex, the escaping of workflow command properties).
+# Past shown_max bytes it stops and says how many bytes it left out.
+shown() {
+	local LC_ALL=C
+	local s=$1 out='' c i n
+	n=${#s}
+	for ((i = 0; i < n && i < shown_max; i++)); do
+		c=${s:i:1}
+		case $c in
+		[%:]) printf -v c '%%%02X' "'$c" ;;
+		[\ -~]) ;;
+		*) printf -v c '%%%02X' "'$c" ;;
+		esac
+		out+=$c
+	done
+	if [ "$n" -gt "$shown_max" ]; then
+		out+="...($((n - shown_max)) more bytes)"
+	fi
+	printf '%s' "$out"
+}
 
 # escape writes $1 as the data of a workflow command (% CR LF escaped), so an
 # input cannot start a command of its own.
@@ -75,6 +106,16 @@ meaning() {
 	esac
 }
 
+# base_max is the longest base input taken, in bytes.
+base_max=255
+
+# revision_shaped succeeds when $1 is a base diff takes (see the diff case
+# below), matched byte by byte (LC_ALL=C: no locale's letters).
+revision_shaped() {
+	local LC_ALL=C
+	[[ $1 =~ ^[A-Za-z0-9][A-Za-z0-9._/@^~-]*$ ]] && [[ $1 != *..* ]] && [ "${#1}" -le "$base_max" ]
+}
+
 # usage reports a refused input as an annotation and stops with exit code 2.
 usage() {
 	echo "::error title=airlock action::$(escape "$*")"
@@ -87,17 +128,17 @@ fail_on_findings=${AIRLOCK_FAIL_ON_FINDINGS:-true}
 
 case $fail_on_findings in
 true | false) ;;
-*) fail_on_findings=true; usage "fail-on-findings is \"$AIRLOCK_FAIL_ON_FINDINGS\"; want true or false" ;;
+*) fail_on_findings=true; usage "fail-on-findings is \"$(shown "$AIRLOCK_FAIL_ON_FINDINGS")\"; want true or false" ;;
 esac
 
 case $command_name in
 run | lint | diff | mutate | drift) ;;
-*) command_name=airlock; usage "command is \"${AIRLOCK_COMMAND}\"; want run, lint, diff, mutate or drift" ;;
+*) command_name=airlock; usage "command is \"$(shown "$AIRLOCK_COMMAND")\"; want run, lint, diff, mutate or drift" ;;
 esac
 
 bin=${AIRLOCK_BIN:-}
 if [ -z "$bin" ] || [ ! -x "$bin" ]; then
-	usage "the airlock binary \"$bin\" was not built (the Build airlock step)"
+	usage "the airlock binary \"$(shown "$bin")\" was not built (the Build airlock step)"
 fi
 
 reports=${AIRLOCK_REPORTS:-airlock-reports}
@@ -109,7 +150,7 @@ shard=${AIRLOCK_SHARD:-}
 stem=$command_name
 if [ -n "$shard" ]; then
 	if ! [[ $shard =~ ^([1-9][0-9]{0,5})/([1-9][0-9]{0,5})$ ]]; then
-		usage "shard is \"$shard\"; want K/N with 1 <= K <= N (e.g. 2/4)"
+		usage "shard is \"$(shown "$shard")\"; want K/N with 1 <= K <= N (e.g. 2/4)"
 	fi
 	case $command_name in
 	run | mutate | drift) ;;
@@ -121,7 +162,7 @@ fi
 
 tools=${AIRLOCK_TOOLS:-}
 if [ "$command_name" = diff ] && [[ $tools == *,* ]]; then
-	usage "diff compares one tool's contract or all of them; tools is \"$tools\""
+	usage "diff compares one tool's contract or all of them; tools is \"$(shown "$tools")\""
 fi
 
 # The extra arguments: split at white space, never evaluated or globbed.
@@ -133,7 +174,7 @@ if [ -n "${AIRLOCK_ARGS:-}" ]; then
 fi
 
 if ! mkdir -p -- "$reports"; then
-	usage "cannot create the reports folder \"$reports\""
+	usage "cannot create the reports folder \"$(shown "$reports")\""
 fi
 
 # Every value goes as --flag=value, so a value starting with - stays a value.
@@ -158,13 +199,21 @@ diff)
 	if [ -z "$base" ]; then
 		usage "diff needs a base revision: run it on pull_request, or set the base input"
 	fi
-	case $base in
-	-* | *$'\n'*) usage "base is \"$base\"; want a git revision" ;;
-	esac
-	# A shallow checkout may lack the base commit: fetch it alone.
+	# A revision-shaped base only: a commit id, a branch or tag name, a
+	# remote-tracking name (origin/main), each optionally followed by ~N or
+	# ^N (HEAD~1). Refused: a leading - (an option), : and + (a refspec that
+	# would make the fetch below write a local ref), .. (a range), @{ } and
+	# any byte outside [A-Za-z0-9._/@^~-] (line ends, spaces, globs, ^ first:
+	# a negative refspec), and more than base_max bytes.
+	if ! revision_shaped "$base"; then
+		usage "base is \"$(shown "$base")\"; want a git revision: a commit id, a branch or tag name, optionally with ~N or ^N (letters, digits and . _ / @ ^ ~ -, no .., at most $base_max bytes)"
+	fi
+	# A shallow checkout may lack the base commit: fetch it alone. The
+	# checked base holds no : or +, and -- ends the options: git reads it as
+	# a source only, written to FETCH_HEAD, never to a local branch or tag.
 	if ! git rev-parse --verify --quiet "$base^{commit}" >/dev/null; then
-		echo "airlock diff: fetching the base revision $base"
-		git fetch --no-tags --depth=1 origin "$base" || true
+		echo "airlock diff: fetching the base revision $(shown "$base")"
+		git fetch --no-tags --depth=1 origin -- "$base" || true
 	fi
 	args+=("--fixtures=${AIRLOCK_FIXTURES:-fixtures}" "--base=$base")
 	;;
@@ -202,8 +251,11 @@ for f in "$junit_file" "$json_file" "$sarif_file" "$summary_file"; do
 	fi
 done
 
+# The command line, each argument shown (see shown) and shell-quoted.
 printf 'airlock'
-printf ' %q' "${args[@]}"
+for a in "${args[@]}"; do
+	printf ' %q' "$(shown "$a")"
+done
 printf '\n'
 "$bin" "${args[@]}"
 rc=$?
