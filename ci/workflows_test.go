@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -226,110 +224,4 @@ func TestDocsWorkflows(t *testing.T) {
 			t.Errorf("docs/ci.md's examples lack %q", want)
 		}
 	}
-}
-
-// TestRelease checks the release workflow's triggers and matrix, then runs
-// its build step for this machine's platform (into a copy of the module),
-// its checksum step and its release-notes step, and checks the binary says
-// the tag's version.
-func TestRelease(t *testing.T) {
-	w := loadWorkflow(t, "release.yml")
-	var on struct {
-		Push struct {
-			Tags []string `yaml:"tags"`
-		} `yaml:"push"`
-	}
-	if err := w.On.Decode(&on); err != nil || !slices.Equal(on.Push.Tags, []string{"v*"}) {
-		t.Errorf("release.yml: on.push.tags %v (%v), want [v*]", on.Push.Tags, err)
-	}
-	matrix := w.Jobs["build"].Strategy.Matrix
-	if !slices.Equal(matrix["goos"], []string{"linux", "darwin", "windows"}) || !slices.Equal(matrix["goarch"], []string{"amd64", "arm64"}) {
-		t.Errorf("release.yml: matrix %v, want goos linux, darwin, windows × goarch amd64, arm64", matrix)
-	}
-	if w.Jobs["release"].Permissions["contents"] != "write" || w.Permissions["contents"] != "read" {
-		t.Error("release.yml: want contents: read at the top and write for the release job only")
-	}
-	step := func(job, name string) actionStep {
-		for _, s := range w.Jobs[job].Steps {
-			if s.Name == name {
-				return s
-			}
-		}
-		t.Fatalf("release.yml: job %s has no step %q", job, name)
-		return actionStep{}
-	}
-	version := strings.TrimSuffix(goVersionVar(t), "-dev")
-	tag := "v" + version
-	vars := map[string]string{"github.ref_name": tag, "matrix.goos": runtime.GOOS, "matrix.goarch": runtime.GOARCH}
-	runStep := func(dir string, s actionStep) string {
-		t.Helper()
-		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", s.Run)
-		cmd.Dir = dir
-		cmd.Env = baseEnv()
-		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
-			v := exprRE.ReplaceAllStringFunc(s.Env[k], func(e string) string {
-				x := exprRE.FindStringSubmatch(e)[1]
-				val, ok := vars[x]
-				if !ok {
-					t.Fatalf("release.yml step %s: the test cannot evaluate %s", s.Name, e)
-				}
-				return val
-			})
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("release.yml step %s: %v\n%s", s.Name, err, out)
-		}
-		return string(out)
-	}
-
-	mod := t.TempDir()
-	copyModule(t, mod)
-	runStep(mod, step("build", "Build"))
-	bin := filepath.Join(mod, "dist", fmt.Sprintf("airlock_%s_%s_%s", version, runtime.GOOS, runtime.GOARCH))
-	out, err := exec.Command(bin, "version").CombinedOutput()
-	if err != nil || !strings.HasPrefix(string(out), "airlock "+version+"\n") {
-		t.Errorf("%s version: %v\n%s\nwant it to start with airlock %s (gate.Version through -ldflags)", bin, err, out, version)
-	}
-	sums := runStep(mod, step("release", "Checksums"))
-	if !strings.Contains(sums, filepath.Base(bin)+": OK") {
-		t.Errorf("the checksum step did not check %s:\n%s", filepath.Base(bin), sums)
-	}
-	notes := runStep(mod, step("release", "Release notes"))
-	if !strings.Contains(notes, "### Added") {
-		t.Errorf("the release notes of %s (CHANGELOG.md) lack an Added section:\n%s", tag, notes)
-	}
-	vars["github.ref_name"] = "v0.0.0-nope; touch pwned"
-	cmd := exec.Command("bash", "-c", step("build", "Build").Run)
-	cmd.Dir = mod
-	cmd.Env = append(baseEnv(), "TAG="+vars["github.ref_name"], "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
-	if out, err := cmd.CombinedOutput(); err == nil {
-		t.Errorf("the build step took the tag %q:\n%s", vars["github.ref_name"], out)
-	}
-	if _, err := os.Stat(filepath.Join(mod, "pwned")); err == nil {
-		t.Error("a tag ran as shell code")
-	}
-}
-
-// goVersionVar returns gate.Version's value from gate/audit.go: the
-// variable release.yml sets with -ldflags -X must exist there.
-func goVersionVar(t *testing.T) string {
-	t.Helper()
-	src, err := os.ReadFile(filepath.Join(repoRoot, "gate/audit.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sm := regexp.MustCompile(`(?m)^var Version = "([^"]+)"$`).FindSubmatch(src)
-	if sm == nil {
-		t.Fatal(`gate/audit.go has no var Version = "…" for release.yml's -ldflags -X`)
-	}
-	return string(sm[1])
-}
-
-// copyModule copies the module's files (not .git, .ci, bin, out, dist)
-// into dir, so a step that writes dist/ writes it there.
-func copyModule(t *testing.T, dir string) {
-	t.Helper()
-	copyTree(t, repoRoot, dir, ".git", ".ci", "bin", "out", "dist")
 }
