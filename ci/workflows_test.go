@@ -225,3 +225,47 @@ func TestDocsWorkflows(t *testing.T) {
 		}
 	}
 }
+
+// TestDependabot checks .github/dependabot.yml keeps the actions and the Go
+// modules current (weekly), and that every file pinning actions by tag says
+// why and names Dependabot.
+func TestDependabot(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(repoRoot, ".github/dependabot.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Version int `yaml:"version"`
+		Updates []struct {
+			Ecosystem string `yaml:"package-ecosystem"`
+			Directory string `yaml:"directory"`
+			Schedule  struct {
+				Interval string `yaml:"interval"`
+			} `yaml:"schedule"`
+		} `yaml:"updates"`
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil {
+		t.Fatalf(".github/dependabot.yml: %v", err)
+	}
+	got := map[string]string{}
+	for _, u := range cfg.Updates {
+		got[u.Ecosystem] = u.Directory + " " + u.Schedule.Interval
+	}
+	if want := map[string]string{"github-actions": "/ weekly", "gomod": "/ weekly"}; cfg.Version != 2 || !maps.Equal(got, want) {
+		t.Errorf(".github/dependabot.yml: version %d, updates %v; want version 2, %v", cfg.Version, got, want)
+	}
+
+	files, _ := filepath.Glob(filepath.Join(repoRoot, ".github/workflows/*.yml"))
+	tagRE := regexp.MustCompile(`(?m)^\s*(?:- )?uses: [A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@v\d+\s*$`)
+	for _, f := range append(files, filepath.Join(repoRoot, "action.yml")) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tagRE.Match(b) && (!bytes.Contains(b, []byte("dependabot.yml")) || !bytes.Contains(b, []byte("not by commit SHA"))) {
+			t.Errorf("%s pins actions by tag without a comment saying why (not by commit SHA) and that .github/dependabot.yml keeps them current", filepath.Base(f))
+		}
+	}
+}
