@@ -1,14 +1,17 @@
 package ci_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -88,8 +91,9 @@ func stringList(t *testing.T, job map[string]any, key string) []string {
 
 // runGitLabJob runs a job's before_script and script as one bash script, as
 // GitLab Runner's shell executor does (set -eo pipefail), in ws, with the
-// job's variables, CI_PROJECT_DIR and extra (CI_NODE_INDEX…), and a
-// built airlock on PATH. It returns the exit status and the output.
+// job's variables, CI_PROJECT_DIR and extra (CI_NODE_INDEX…). No airlock
+// is on PATH: the jobs run the airlock-build job's artifact (see
+// withBuildArtifact). It returns the exit status and the output.
 func runGitLabJob(t *testing.T, ws string, job map[string]any, extra ...string) (int, string) {
 	t.Helper()
 	script := "set -eo pipefail\n" + strings.Join(append(stringList(t, job, "before_script"), stringList(t, job, "script")...), "\n") + "\n"
@@ -100,11 +104,6 @@ func runGitLabJob(t *testing.T, ws string, job map[string]any, extra ...string) 
 	cmd := exec.Command("bash", "--noprofile", "--norc", file)
 	cmd.Dir = ws
 	env := baseEnv()
-	for i, kv := range env {
-		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
-			env[i] = "PATH=" + filepath.Dir(airlockBin(t)) + string(os.PathListSeparator) + p
-		}
-	}
 	vars, _ := job["variables"].(map[string]any)
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		env = append(env, fmt.Sprintf("%s=%v", k, vars[k]))
@@ -149,10 +148,177 @@ func checkArtifacts(t *testing.T, ws, name string, job map[string]any) {
 	}
 }
 
+// gitlabModule is the module path airlock-build installs.
+const gitlabModule = "github.com/airlockdev/airlock"
+
+var (
+	gitlabBuildOnce sync.Once
+	gitlabBuilt     string
+	gitlabBuildErr  error
+)
+
+// gitlabAirlock runs the template's airlock-build job once, as GitLab would,
+// in a workspace of its own: its go install of airlock at AIRLOCK_VERSION is
+// served by a module proxy holding this checkout as that version (a
+// file:// GOPROXY, then the module cache's download folder for the
+// dependencies; no network, a module cache of its own). It checks the job's
+// artifacts exist and returns the binary the job left.
+func gitlabAirlock(t *testing.T) string {
+	t.Helper()
+	gitlabBuildOnce.Do(func() {
+		gitlabBuilt, gitlabBuildErr = gitlabBuild(t)
+	})
+	if gitlabBuildErr != nil {
+		t.Fatal(gitlabBuildErr)
+	}
+	return gitlabBuilt
+}
+
+func gitlabBuild(t *testing.T) (string, error) {
+	job := loadGitLab(t)["airlock-build"]
+	vars, _ := job["variables"].(map[string]any)
+	version, _ := vars["AIRLOCK_VERSION"].(string)
+	if want := "v" + strings.TrimSuffix(goVersionVar(t), "-dev"); version != want {
+		return "", fmt.Errorf("%s: AIRLOCK_VERSION %q, want %q: the template installs its own release (gate.Version without -dev)", gitlabTemplate, version, want)
+	}
+	proxy := filepath.Join(shared, "goproxy")
+	if err := writeModuleProxy(proxy, version); err != nil {
+		return "", err
+	}
+	out, err := exec.Command(goTool(), "env", "GOMODCACHE").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMODCACHE: %v", err)
+	}
+	downloads := filepath.Join(strings.TrimSpace(string(out)), "cache", "download")
+	ws := filepath.Join(shared, "gitlab-build")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return "", err
+	}
+	code, log := runGitLabJob(t, ws, job,
+		"GOPROXY=file://"+filepath.ToSlash(proxy)+",file://"+filepath.ToSlash(downloads),
+		"GOMODCACHE="+filepath.Join(shared, "gitlab-modcache"), "GOFLAGS=-modcacherw",
+		"GOSUMDB=off", "GOPRIVATE=", "GONOPROXY=", "GONOSUMDB=", "GOTOOLCHAIN=local")
+	if code != 0 {
+		return "", fmt.Errorf("airlock-build: exit %d\n%s", code, log)
+	}
+	if !strings.Contains(log, "airlock "+strings.TrimPrefix(version, "v")) {
+		t.Logf("airlock-build's airlock version (the module proxy's build does not set gate.Version):\n%s", log)
+	}
+	checkArtifacts(t, ws, "airlock-build", job)
+	return filepath.Join(ws, "airlock-bin", "airlock"), nil
+}
+
+// writeModuleProxy writes a GOPROXY folder (the module proxy protocol over
+// files) serving this checkout as gitlabModule at version: list, .info,
+// .mod and .zip, the zip holding the module's regular files under
+// module@version/ (as copyModule takes them; nested modules left out).
+func writeModuleProxy(dir, version string) error {
+	at := filepath.Join(dir, gitlabModule, "@v")
+	if err := os.MkdirAll(at, 0o755); err != nil {
+		return err
+	}
+	mod, err := os.ReadFile(filepath.Join(repoRoot, "go.mod"))
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(at, version+".zip"))
+	if err != nil {
+		return err
+	}
+	zw := zip.NewWriter(f)
+	err = filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(repoRoot, path)
+		if d.IsDir() {
+			if slices.Contains([]string{".git", ".ci", "bin", "out", "dist"}, rel) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && rel != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || rel == ".git" {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		w, err := zw.Create(gitlabModule + "@" + version + "/" + filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	})
+	if err == nil {
+		err = zw.Close()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("the module proxy's zip: %v", err)
+	}
+	for name, b := range map[string][]byte{
+		"list":            []byte(version + "\n"),
+		version + ".info": []byte(`{"Version":"` + version + `","Time":"2026-01-01T00:00:00Z"}`),
+		version + ".mod":  mod,
+	} {
+		if err := os.WriteFile(filepath.Join(at, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withBuildArtifact puts the airlock-build job's artifact into ws, as
+// GitLab does for a job that needs airlock-build.
+func withBuildArtifact(t *testing.T, ws string) {
+	t.Helper()
+	b, err := os.ReadFile(gitlabAirlock(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, "airlock-bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "airlock-bin", "airlock"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestGitLabTemplate(t *testing.T) {
 	jobs := loadGitLab(t)
-	if got := slices.Sorted(maps.Keys(jobs)); !slices.Equal(got, []string{"airlock-lint", "airlock-merge", "airlock-run"}) {
-		t.Fatalf("jobs %v, want airlock-lint, airlock-merge, airlock-run", got)
+	if got := slices.Sorted(maps.Keys(jobs)); !slices.Equal(got, []string{"airlock-build", "airlock-lint", "airlock-merge", "airlock-run"}) {
+		t.Fatalf("jobs %v, want airlock-build, airlock-lint, airlock-merge, airlock-run", got)
+	}
+	// One airlock for the whole pipeline: airlock-build installs it, every
+	// other job needs airlock-build (for its artifact) and installs none.
+	build := jobs["airlock-build"]
+	if needs, ok := build["needs"].([]any); !ok || len(needs) != 0 {
+		t.Errorf("airlock-build: needs %v, want [] (it starts the pipeline)", build["needs"])
+	}
+	if script := strings.Join(stringList(t, build, "script"), "\n"); !strings.Contains(script, `go install -trimpath "github.com/airlockdev/airlock/cmd/airlock@${AIRLOCK_VERSION}"`) {
+		t.Errorf("airlock-build does not go install airlock at AIRLOCK_VERSION:\n%s", script)
+	}
+	if paths, _ := artifactPaths(build); !slices.Equal(paths, []string{"airlock-bin/airlock"}) {
+		t.Errorf("airlock-build: artifacts %v, want [airlock-bin/airlock]", paths)
+	}
+	for name, job := range jobs {
+		if name == "airlock-build" {
+			continue
+		}
+		if needs := stringList(t, job, "needs"); !slices.Contains(needs, "airlock-build") {
+			t.Errorf("%s: needs %v, want airlock-build among them (its artifact is the airlock the job runs)", name, needs)
+		}
+		all := strings.Join(append(stringList(t, job, "before_script"), stringList(t, job, "script")...), "\n")
+		if strings.Contains(all, "go install") || strings.Contains(all, "go build") {
+			t.Errorf("%s builds or installs an airlock of its own", name)
+		}
 	}
 	for name, job := range jobs {
 		if job["stage"] != "test" || job["image"] == nil || len(stringList(t, job, "script")) == 0 {
@@ -170,8 +336,8 @@ func TestGitLabTemplate(t *testing.T) {
 	if _, reports := artifactPaths(jobs["airlock-lint"]); reports["codequality"] == "" {
 		t.Error("airlock-lint: no artifacts:reports:codequality")
 	}
-	if needs := stringList(t, jobs["airlock-merge"], "needs"); !slices.Equal(needs, []string{"airlock-run"}) {
-		t.Errorf("airlock-merge: needs %v, want [airlock-run]", needs)
+	if needs := stringList(t, jobs["airlock-merge"], "needs"); !slices.Equal(needs, []string{"airlock-build", "airlock-run"}) {
+		t.Errorf("airlock-merge: needs %v, want [airlock-build airlock-run]", needs)
 	}
 }
 
@@ -183,7 +349,15 @@ func TestGitLabJobs(t *testing.T) {
 	jobs := loadGitLab(t)
 	ws := bundledWorkspace(t)
 
+	// Without airlock-build's artifact a job stops (exit 2), whatever airlock
+	// is on PATH.
 	code, out := runGitLabJob(t, ws, jobs["airlock-lint"])
+	if code != 2 || !strings.Contains(out, "airlock-bin/airlock is missing") {
+		t.Errorf("airlock-lint without the build artifact: exit %d, want 2 and a message naming it\n%s", code, out)
+	}
+	withBuildArtifact(t, ws)
+
+	code, out = runGitLabJob(t, ws, jobs["airlock-lint"])
 	if code != 0 {
 		t.Fatalf("airlock-lint: exit %d\n%s", code, out)
 	}
@@ -220,7 +394,7 @@ func TestGitLabJobs(t *testing.T) {
 	readJSON(t, filepath.Join(ws, "airlock-reports/merged.json"), &merged)
 	_, cases, _ := readJUnit(t, filepath.Join(ws, "airlock-reports/merged.junit.xml"))
 	whole := filepath.Join(t.TempDir(), "whole.json")
-	cmd := exec.Command(airlockBin(t), "run", "--json", whole)
+	cmd := exec.Command(filepath.Join(ws, "airlock-bin", "airlock"), "run", "--json", whole)
 	cmd.Dir = ws
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("airlock run: %v\n%s", err, b)
@@ -241,6 +415,7 @@ func TestGitLabFailPolicy(t *testing.T) {
 	run := loadGitLab(t)["airlock-run"]
 	ws := bundledWorkspace(t)
 	breakFixture(t, ws)
+	withBuildArtifact(t, ws)
 	for policy, want := range map[string]int{"true": 1, "false": 0} {
 		code, out := runGitLabJob(t, ws, run, "CI_NODE_INDEX=1", "CI_NODE_TOTAL=1", "AIRLOCK_FAIL_ON_FINDINGS="+policy)
 		if code != want {

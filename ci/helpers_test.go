@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -27,7 +26,8 @@ var repoRoot = func() string {
 
 // shared is a folder kept for the whole test binary: the runner's temporary
 // folder of the action runs (so the action's go build finds its binary up to
-// date after the first run) and the airlock binary the GitLab jobs call.
+// date after the first run), and the GitLab airlock-build job's module
+// proxy, module cache and workspace (its binary the other GitLab jobs run).
 var shared string
 
 func TestMain(m *testing.M) {
@@ -40,30 +40,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-)
-
-// airlockBin builds ./cmd/airlock once into the shared folder and returns its
-// path.
-func airlockBin(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		builtBin = filepath.Join(shared, "bin", "airlock")
-		cmd := exec.Command(goTool(), "build", "-o", builtBin, "./cmd/airlock")
-		cmd.Dir = repoRoot
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/airlock: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return builtBin
 }
 
 // goTool is the go command of the toolchain running the tests.
