@@ -186,11 +186,14 @@ func docsBlocks(t *testing.T, file string) []docsBlock {
 // TestDocsWorkflows parses the YAML of docs/ci.md: each GitHub workflow
 // passes the checks of the project's own (airlock's Action as
 // airlockdev/airlock@v1), the GitLab examples parse, and together they show
-// a pull-request job, a shard matrix with a merge job, a SARIF upload with
-// a category and a JUnit reporter.
+// a pull-request job, a shard matrix with a merge job (whose go install is
+// the version of the shards' Action), a SARIF upload with a category and a
+// JUnit reporter.
 func TestDocsWorkflows(t *testing.T) {
 	m := loadAction(t)
-	isAirlock := func(uses string) bool { return uses == "airlockdev/airlock@v1" }
+	isAirlock := func(uses string) bool {
+		return regexp.MustCompile(`^airlockdev/airlock@v\d+(\.\d+\.\d+)?$`).MatchString(uses)
+	}
 	var all strings.Builder
 	workflows := 0
 	for _, b := range docsBlocks(t, "docs/ci.md") {
@@ -217,6 +220,12 @@ func TestDocsWorkflows(t *testing.T) {
 	}
 	if workflows == 0 {
 		t.Fatal("docs/ci.md has no workflow")
+	}
+	// A merge job installing airlock runs the version the shards ran.
+	for _, m := range regexp.MustCompile(`go install github\.com/airlockdev/airlock/cmd/airlock@(\S+)`).FindAllStringSubmatch(all.String(), -1) {
+		if !strings.Contains(all.String(), "shard: ${{ matrix.shard }}") || !strings.Contains(all.String(), "uses: airlockdev/airlock@"+m[1]+"\n") {
+			t.Errorf("docs/ci.md installs airlock@%s, but no example's Action step is airlockdev/airlock@%s: the shards and the merge would run different airlocks", m[1], m[1])
+		}
 	}
 	for _, want := range []string{"uses: airlockdev/airlock@v1", "pull_request", "shard: ${{ matrix.shard }}", "airlock merge",
 		"github/codeql-action/upload-sarif@", "category:", "mikepenz/action-junit-report@", "artifacts:", "junit:", "codequality:", "parallel:"} {
