@@ -7,7 +7,8 @@
 #
 # Exit status: airlock's exit code, except that 1 (findings) becomes 0 when
 # AIRLOCK_FAIL_ON_FINDINGS is false; 2 and 3 always fail. An input this script
-# refuses (an unknown command, a malformed shard, diff without a base) is a
+# refuses (an unknown command, a malformed shard, diff without a base or with
+# a base that is not revision-shaped) is a
 # usage error: exit code 2, with an ::error:: annotation saying which.
 #
 # No input is ever printed raw: the log shows it through shown (printable
