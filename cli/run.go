@@ -115,6 +115,9 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 	if err := checkFormat(o.format, "text", formatGitHub); err != nil {
 		return err
 	}
+	if err := checkColor(o.color); err != nil {
+		return err
+	}
 	if err := e.checkReportPaths(map[string]string{"--junit": o.junitFile, "--json": o.jsonFile, "--summary": o.summaryFile, "--sarif": o.sarifFile}); err != nil {
 		return err
 	}
