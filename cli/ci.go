@@ -59,6 +59,16 @@ func writeSummary(ctx context.Context, path string, write func(io.Writer) error)
 // summaryUsage is the --summary flag's help, the same on every command.
 const summaryUsage = "write a GitHub-flavoured Markdown job summary to FILE (e.g. $GITHUB_STEP_SUMMARY), at most 512 KiB"
 
+// checkColor refuses a --color mode other than auto, always and never (a
+// usage error naming them).
+func checkColor(mode string) error {
+	switch mode {
+	case "auto", "always", "never":
+		return nil
+	}
+	return usageErr("--color %q: want auto, always or never", mode)
+}
+
 // colorOn reports whether run colours its console: --color always, or auto
 // on a terminal when NO_COLOR is unset or empty (no-color.org: a flag the
 // user gives wins over the variable); never otherwise.

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -40,7 +41,8 @@ Every rule is listed with its level in docs/lint.md.
 
 --format text (default), json (schemas/lint.schema.json), sarif (SARIF 2.1.0, for code
 scanning), github (text plus a GitHub Actions annotation per finding) or codequality (GitLab
-Code Quality JSON, paths relative to $CI_PROJECT_DIR when set). --summary FILE writes a
+Code Quality JSON, paths relative to $CI_PROJECT_DIR when set; a valid document, "[]" when a
+configuration error stops lint before any finding). --summary FILE writes a
 Markdown job summary. Without a fixtures folder the fixture rules are skipped, and the
 output says so.
 --sarif FILE writes the SARIF log to FILE besides the chosen output. Without a fixtures folder the fixture rules are skipped, and the output says so.
@@ -66,13 +68,21 @@ Exit codes: 0 no error-level finding (with --strict: no finding at all), 1 findi
 			if !ok {
 				return usageErr("--format %q: want text, json, sarif, github or codequality", o.format)
 			}
-			if err := e.checkReportPaths(map[string]string{"--summary": o.summaryFile, "--sarif": o.sarifFile}); err != nil {
+			// A Code Quality artifact must be a JSON document whatever the
+			// exit: a configuration error before any finding is "[]".
+			noFindings := func(err error) error {
+				if o.format == "codequality" {
+					fmt.Fprintln(cmd.OutOrStdout(), "[]")
+				}
 				return err
+			}
+			if err := e.checkReportPaths(map[string]string{"--summary": o.summaryFile, "--sarif": o.sarifFile}); err != nil {
+				return noFindings(err)
 			}
 			fixturesGiven := cmd.Flags().Changed("fixtures")
 			l, broken, err := lintContracts(cmd.Context(), e, o.schemasDir, o.fixturesDir, fixturesGiven, o.tools)
 			if err != nil {
-				return err
+				return noFindings(err)
 			}
 			if err := write(cmd.OutOrStdout(), l); err != nil {
 				return internalErr(err)

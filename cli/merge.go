@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -35,9 +39,13 @@ flag, merge checks the set and prints the merged counts.
 A drift JSON report is refused: drift reports are aggregates, and sharded drift findings are
 merged through SARIF. Inputs are capped at 64 MiB each and 512 MiB in all.
 
+The outputs are written all or none: each goes to a temporary file beside it, and all are
+renamed into place only once all are written; a failed write leaves no new output.
+
 Exit codes: 0 merged, 2 usage error (no input, an unreadable, hostile or unknown input, a
 missing, duplicated or unsharded shard, shards of different N, an output for a kind no input
-holds), 3 internal error.`,
+holds, an output that is one of the inputs), 3 internal error (a write failed; nothing
+written).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMerge(cmd, e, o, args)
@@ -54,6 +62,9 @@ holds), 3 internal error.`,
 // runMerge is the body of airlock merge.
 func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error {
 	if err := e.checkReportPaths(map[string]string{"--junit": o.junitFile, "--json": o.jsonFile, "--sarif": o.sarifFile, "--summary": o.summaryFile}); err != nil {
+		return err
+	}
+	if err := outputsNotInputs(map[string]string{"--junit": o.junitFile, "--json": o.jsonFile, "--sarif": o.sarifFile, "--summary": o.summaryFile}, args); err != nil {
 		return err
 	}
 	byKind := map[string][]string{}
@@ -147,13 +158,15 @@ func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error 
 		outs = append(outs, output{"--sarif", o.sarifFile, func(w io.Writer) error { _, err := w.Write(merged); return err }})
 		lines = append(lines, fmt.Sprintf("merged %d SARIF logs", len(names)))
 	}
+	// All outputs or none: a failed write leaves no new file.
+	var files []reportFile
 	for _, x := range outs {
-		if x.path == "" {
-			continue
+		if x.path != "" {
+			files = append(files, reportFile{x.path, x.write})
 		}
-		if err := writeReport(cmd.Context(), x.path, x.write); err != nil {
-			return internalErr(fmt.Errorf("%s %s: %w", x.flag, x.path, err))
-		}
+	}
+	if err := writeReports(cmd.Context(), files); err != nil {
+		return internalErr(fmt.Errorf("nothing written: %w", err))
 	}
 	out := cmd.OutOrStdout()
 	for _, l := range lines {
@@ -168,4 +181,34 @@ func mergeErr(err error) error {
 		return usage(err)
 	}
 	return internalErr(err)
+}
+
+// outputsNotInputs refuses (a usage error) an output path that names one of
+// the inputs: the same cleaned absolute path, or, when both exist, the same
+// file (os.SameFile: a symbolic or hard link to it). Writing the merged
+// report there would replace a shard's report before the set is whole.
+func outputsNotInputs(outputs map[string]string, inputs []string) error {
+	type file struct {
+		abs string
+		st  os.FileInfo
+	}
+	in := make([]file, len(inputs))
+	for i, name := range inputs {
+		in[i].abs, _ = filepath.Abs(name)
+		in[i].st, _ = os.Stat(name)
+	}
+	for _, flag := range slices.Sorted(maps.Keys(outputs)) {
+		path := outputs[flag]
+		if path == "" {
+			continue
+		}
+		abs, _ := filepath.Abs(path)
+		st, _ := os.Stat(path)
+		for i, f := range in {
+			if (abs != "" && abs == f.abs) || (st != nil && f.st != nil && os.SameFile(st, f.st)) {
+				return usageErr("%s %s is the input %s; write the merged report to another file", flag, reports.Ident(path), reports.Ident(inputs[i]))
+			}
+		}
+	}
+	return nil
 }

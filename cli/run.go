@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -16,7 +15,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/airlockdev/airlock/gate"
-	"github.com/airlockdev/airlock/internal/fileio"
 	"github.com/airlockdev/airlock/internal/shard"
 	"github.com/airlockdev/airlock/mutate"
 	"github.com/airlockdev/airlock/reports"
@@ -113,6 +111,9 @@ func (o *runOptions) register(f *pflag.FlagSet) {
 // summary and reports, and maps failures to the exit code.
 func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 	if err := checkFormat(o.format, "text", formatGitHub); err != nil {
+		return err
+	}
+	if err := checkColor(o.color); err != nil {
 		return err
 	}
 	if err := e.checkReportPaths(map[string]string{"--junit": o.junitFile, "--json": o.jsonFile, "--summary": o.summaryFile, "--sarif": o.sarifFile}); err != nil {
@@ -288,35 +289,10 @@ func (e *env) checkReportPaths(flags map[string]string) error {
 	return nil
 }
 
-// writeReport writes a report. A path that exists and is not a regular file
-// (/dev/stdout, a pipe) is written to as it is, never replaced; a symbolic
-// link (allowed by --follow-symlinks only, see checkReportPaths) is
-// followed; otherwise the report goes through a
-// temporary file and a rename (fileio.WriteFileAtomic), creating missing
-// folders, so a failed write never leaves a partial report.
+// writeReport writes one report (writeReports): a failed write never
+// leaves a partial report.
 func writeReport(ctx context.Context, path string, write func(io.Writer) error) error {
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		return err
-	}
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return err
-		}
-		if _, err := f.Write(buf.Bytes()); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	}
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return fileio.WriteFileAtomic(ctx, path, buf.Bytes())
+	return writeReports(ctx, []reportFile{{path, write}})
 }
 
 // isTerminal reports whether w is a character device (a terminal).

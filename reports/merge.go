@@ -341,54 +341,46 @@ func unIdent(s string) []byte {
 }
 
 // ReadJUnit decodes a JUnit XML report as WriteJUnit writes it (at most
-// MaxMergeInput bytes) and returns it with the shard its <testsuites> name
-// records ("airlock shard K/N"; zero for "airlock").
+// MaxMergeInput bytes; the structure decodeJUnit accepts, refused at the
+// first token that departs from it, so memory stays a small multiple of
+// the input) and returns it with the shard its <testsuites> name records
+// ("airlock shard K/N"; zero for "airlock"). A report whose declared
+// tests, failures, errors or skipped counts disagree with the testcases it
+// holds is refused too.
 func ReadJUnit(data []byte) (*JUnitReport, error) {
 	if len(data) > MaxMergeInput {
 		return nil, fmt.Errorf("%d bytes; at most %d are read", len(data), MaxMergeInput)
 	}
-	var doc junitSuites
-	d := xml.NewDecoder(bytes.NewReader(data))
-	d.Strict = true
-	if err := d.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("not a JUnit XML report: %v", err)
-	}
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("not a JUnit XML report: %v", err)
-		}
-		switch t := tok.(type) {
-		case xml.CharData:
-			if len(bytes.TrimSpace(t)) == 0 {
-				continue
-			}
-		case xml.Comment, xml.ProcInst:
-			continue
-		}
-		return nil, errors.New("not a JUnit XML report: content after </testsuites>")
+	doc, err := decodeJUnit(data)
+	if err != nil {
+		return nil, err
 	}
 	r := &JUnitReport{doc: doc}
-	name, sh, ok := strings.Cut(doc.Name, " shard ")
-	if name != "airlock" {
-		return nil, fmt.Errorf("<testsuites name=%q>: not an airlock JUnit report (want \"airlock\" or \"airlock shard K/N\")", Line(doc.Name))
-	}
-	if ok {
-		s, err := shard.Parse(sh)
-		if err != nil {
-			return nil, fmt.Errorf("<testsuites name=%q>: %v", Line(doc.Name), err)
-		}
-		r.Shard = s
-	}
-	for _, s := range doc.Suites {
-		if !strings.Contains(s.Name, ".") {
-			return nil, fmt.Errorf("<testsuite name=%q>: want tool.suite", Line(s.Name))
-		}
-	}
+	r.Shard, _ = parseJUnitShard(doc.Name) // checked by decodeJUnit
 	return r, nil
+}
+
+// checkJUnitName refuses a <testsuites> name other than "airlock" and
+// "airlock shard K/N".
+func checkJUnitName(name string) error {
+	_, err := parseJUnitShard(name)
+	return err
+}
+
+// parseJUnitShard reads the shard a <testsuites> name records.
+func parseJUnitShard(name string) (shard.Shard, error) {
+	base, sh, ok := strings.Cut(name, " shard ")
+	if base != "airlock" {
+		return shard.Shard{}, fmt.Errorf("<testsuites name=%q>: not an airlock JUnit report (want \"airlock\" or \"airlock shard K/N\")", Line(name))
+	}
+	if !ok {
+		return shard.Shard{}, nil
+	}
+	s, err := shard.Parse(sh)
+	if err != nil {
+		return shard.Shard{}, fmt.Errorf("<testsuites name=%q>: %v", Line(name), err)
+	}
+	return s, nil
 }
 
 // JUnitReport is a JUnit XML report read back by ReadJUnit.

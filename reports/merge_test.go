@@ -2,6 +2,7 @@ package reports_test
 
 import (
 	"bytes"
+	"runtime"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -77,6 +78,53 @@ var _ = Describe("merging shard reports", func() {
 			_, err := reports.ReadJUnit([]byte(text))
 			Expect(err).To(MatchError(ContainSubstring(msg)), text)
 		}
+	})
+
+	It("reads back exactly what WriteJUnit writes, and refuses other structure and disagreeing counts", func() {
+		var b bytes.Buffer
+		Expect(reports.WriteJUnit(&b, sampleRun())).To(Succeed())
+		r, err := reports.ReadJUnit(b.Bytes())
+		Expect(err).NotTo(HaveOccurred(), "every status, hostile messages included")
+		Expect(r.Shard.IsZero()).To(BeTrue())
+
+		const head = `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
+		tc := `<testcase classname="t.v1.accepted.parse" name="a.json" time="0.000">`
+		for text, msg := range map[string]string{
+			// Declared counts against the testcases held.
+			`<testsuites name="airlock" tests="2" failures="0" errors="0" time="0"><testsuite name="t.parse" tests="2" failures="0" errors="0" skipped="0" time="0">` + tc + `</testcase></testsuite></testsuites>`:                                 "declares tests=2 failures=0 errors=0 skipped=0 but holds 1 testcases, 0 failures",
+			`<testsuites name="airlock" tests="1" failures="0" errors="0" time="0"><testsuite name="t.parse" tests="1" failures="0" errors="0" skipped="0" time="0">` + tc + `<failure message="m">x</failure></testcase></testsuite></testsuites>`: "holds 1 testcases, 1 failures",
+			`<testsuites name="airlock" tests="1" failures="0" errors="0" time="0"><testsuite name="t.parse" tests="1" failures="0" errors="0" skipped="0" time="0">` + tc + `<skipped message="m"/></testcase></testsuite></testsuites>`:           "0 errors, 1 skipped",
+			`<testsuites name="airlock" tests="5" failures="0" errors="0" time="0"><testsuite name="t.parse" tests="1" failures="0" errors="0" skipped="0" time="0">` + tc + `</testcase></testsuite></testsuites>`:                                 "<testsuites> declares tests=5 failures=0 errors=0 but its testsuites add up to 1, 0, 0",
+			`<testsuites name="airlock" tests="-1" failures="0" errors="0" time="0"></testsuites>`:                                                                                                                                                  `tests="-1": want a count`,
+			// Structure WriteJUnit never writes.
+			`<testsuites name="airlock"><testsuite name="t.parse"><testsuite name="t.parse">`:                                            "line 1, column 54: unexpected <testsuite>",
+			`<testsuites name="airlock"><testsuite name="t.parse" tests="0" failures="0" errors="0" skipped="0" time="0"/></testsuites>`: "holds no testcase",
+			`<testsuites name="airlock"><testsuite name="t.parse"><testcase name="a"/></testsuite></testsuites>`:                         "<testcase> without its classname attribute",
+			`<testsuites name="airlock"><testsuite name="t.parse">` + tc + `<failure/><failure/></testcase>`:                             "unexpected <failure>",
+			`<testsuites name="airlock"><testsuite name="t.parse">` + tc + `<failure><b>x</b></failure>`:                                 "unexpected <b>",
+			`<testsuites name="airlock"><properties/></testsuites>`:                                                                      "unexpected <properties>",
+			`<testsuites name="airlock" extra="1"></testsuites>`:                                                                         "unknown attribute extra",
+			`<testsuites xmlns:x="u" name="airlock"></testsuites>`:                                                                       "no namespace is expected",
+			`<testsuites name="airlock">text</testsuites>`:                                                                               "text outside",
+			`<testsuites name="airlock"><!-- c --></testsuites>`:                                                                         "a comment inside an element",
+			`<!DOCTYPE testsuites [<!ENTITY a "b">]><testsuites name="airlock"/>`:                                                        "a <!…> declaration",
+			head + `<?other x?><testsuites name="airlock"/>`:                                                                             "a processing instruction <?other?>",
+			``: "no <testsuites> element",
+		} {
+			_, err := reports.ReadJUnit([]byte(text))
+			Expect(err).To(MatchError(ContainSubstring(msg)), text)
+		}
+
+		// ~1.3M nested empty <testsuite> elements (63 MiB): refused at the
+		// second, having read a few kilobytes of it.
+		nested := append([]byte(`<testsuites name="airlock">`), bytes.Repeat([]byte(`<testsuite name="a.b">`), 3_000_000)...)
+		nested = nested[:min(len(nested), reports.MaxMergeInput-1)]
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err = reports.ReadJUnit(nested)
+		runtime.ReadMemStats(&after)
+		Expect(err).To(MatchError(ContainSubstring("unexpected <testsuite>")))
+		Expect(after.TotalAlloc-before.TotalAlloc).To(BeNumerically("<", 1<<20), "bytes allocated refusing a 63 MiB nested input")
 	})
 
 	It("refuses a set with a missing, duplicated, mismatched or unsharded shard, naming files and shards", func() {

@@ -28,7 +28,9 @@ import (
 //
 // names[i] names inputs[i] in errors (a file name). It refuses, naming the
 // files: an input that is not one airlock SARIF run (unknown members
-// included), and, as a *SetError, a set that is not shards 1..N of one N
+// included), a result no airlock writer writes (checkMergedResult: a URI
+// that is not a relative reference inside the repository as sarifURI
+// spells it, an over-long message text, naming the result), and, as a *SetError, a set that is not shards 1..N of one N
 // each exactly once (CheckSet: an unsharded log, shards of different N, a
 // missing or duplicated shard) or a driver, rule list, automationDetails id
 // or columnKind that differs from the first input's. Work and memory are
@@ -70,6 +72,11 @@ func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
 		} else if err := sameSARIFRun(first, run); err != nil {
 			return nil, &SetError{Msg: fmt.Sprintf("%s: %v than %s", name, err, Ident(names[0]))}
 		}
+		for j, r := range run.Results {
+			if err := checkMergedResult(r); err != nil {
+				return nil, fmt.Errorf("%s: result %d: %v", name, j, err)
+			}
+		}
 		if x, ok := run.Properties[sarifOmittedProperty].(float64); ok && x > 0 && x < 1<<31 {
 			omitted += int(x)
 		}
@@ -103,6 +110,76 @@ func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// checkMergedResult refuses a result an airlock SARIF writer would not
+// write, so that merge passes on only what the shards' writers could have
+// produced: a null result or location; a message text that exactText
+// (the writers' cleaning: valid UTF-8, at most maxSARIFText bytes)
+// changes; a region line or column below 0; and, in locations and
+// relatedLocations, an artifactLocation.uri that is not what sarifURI
+// writes — a relative reference (RFC 3986 §4.2) with no scheme, no
+// authority, no leading "/", no "." or ".." segment, valid
+// percent-encoding (§2.1) and every segment encoded as sarifURI encodes
+// it. (A message with Markdown or HTML is written as is by the writers
+// too: SARIF's message.text is plain text, §3.11.3; message.markdown,
+// which viewers render, is an unknown member and refused when the log is
+// decoded.)
+func checkMergedResult(r *sarifResult) error {
+	if r == nil {
+		return errors.New("null")
+	}
+	if exactText(r.Message.Text, maxSARIFText) != r.Message.Text {
+		return fmt.Errorf("rule %s: a message text of %d bytes, longer than any airlock writes (%d)", Line(r.RuleID), len(r.Message.Text), maxSARIFText)
+	}
+	for _, set := range []struct {
+		what string
+		locs []*sarifLocation
+	}{{"locations", r.Locations}, {"relatedLocations", r.RelatedLocations}} {
+		what := set.what
+		for i, l := range set.locs {
+			if l == nil {
+				return fmt.Errorf("rule %s: %s[%d] is null", Line(r.RuleID), what, i)
+			}
+			p := l.PhysicalLocation
+			if p == nil {
+				continue
+			}
+			if rg := p.Region; rg != nil && (rg.StartLine < 0 || rg.StartColumn < 0) {
+				return fmt.Errorf("rule %s: %s[%d]: a negative line or column", Line(r.RuleID), what, i)
+			}
+			if err := airlockURI(p.ArtifactLocation.URI); err != nil {
+				return fmt.Errorf("rule %s: %s[%d]: artifactLocation.uri %q: %v", Line(r.RuleID), what, i, Line(p.ArtifactLocation.URI), err)
+			}
+		}
+	}
+	return nil
+}
+
+// airlockURI returns why uri is not an artifactLocation.uri sarifURI
+// writes, nil when it is one: sarifURI of its percent-decoded path must
+// give it back unchanged.
+func airlockURI(uri string) error {
+	u, err := url.Parse(uri)
+	switch {
+	case err != nil:
+		return errors.New("not a URI reference")
+	case u.Scheme != "" || u.Host != "" || u.User != nil || strings.HasPrefix(uri, "//"):
+		return errors.New("an absolute URI; airlock writes paths relative to the repository root")
+	case strings.HasPrefix(uri, "/"):
+		return errors.New("an absolute path; airlock writes paths relative to the repository root")
+	}
+	p, err := url.PathUnescape(uri)
+	if err != nil {
+		return errors.New("invalid percent-encoding")
+	}
+	if c := path.Clean(p); c == ".." || strings.HasPrefix(c, "../") {
+		return errors.New("a path outside the repository")
+	}
+	if again, ok := sarifURI(p); !ok || again != uri {
+		return errors.New("not spelled as airlock writes it (a \".\" or \"..\" segment, a query, a fragment, or other encoding)")
+	}
+	return nil
 }
 
 // sameSARIFRun says how b's driver, rules, automationDetails or columnKind

@@ -260,6 +260,85 @@ var _ = Describe("SARIF logs", func() {
 		Expect(err).To(MatchError(ContainSubstring("x.sarif is not an airlock SARIF log")))
 	})
 
+	It("refuses a shard's log whose results hold what no airlock writer writes: URIs outside the repository, over-long messages, Markdown", func() {
+		logs := make([][]byte, 2)
+		for k := 1; k <= 2; k++ {
+			part := &reports.Run{Shard: shard.Shard{Index: k, Count: 2}}
+			for i, c := range sampleRun().Cases {
+				if i%2 == k-1 {
+					part.Cases = append(part.Cases, c)
+				}
+			}
+			var buf bytes.Buffer
+			Expect(reports.WriteRunSARIF(&buf, part, "v1.2.3")).To(Succeed())
+			logs[k-1] = buf.Bytes()
+		}
+		_, err := reports.MergeSARIF([]string{"s1.sarif", "s2.sarif"}, logs)
+		Expect(err).NotTo(HaveOccurred(), "the writers' own logs, hostile messages included, merge")
+
+		// edit returns shard 2's log with its first result changed by f.
+		edit := func(f func(res map[string]any)) []byte {
+			var m map[string]any
+			Expect(json.Unmarshal(logs[1], &m)).To(Succeed())
+			f(sarifResults(m)[0])
+			b, err := json.Marshal(m)
+			Expect(err).NotTo(HaveOccurred())
+			return b
+		}
+		withURI := func(key, uri string) []byte {
+			return edit(func(res map[string]any) {
+				loc := map[string]any{"physicalLocation": map[string]any{"artifactLocation": map[string]any{"uri": uri}}}
+				if key == "relatedLocations" {
+					loc["id"] = 1
+				}
+				res[key] = []any{loc}
+			})
+		}
+		for uri, why := range map[string]string{
+			"file:///etc/passwd":     "an absolute URI",
+			"https://evil.example/x": "an absolute URI",
+			"//evil.example/x":       "an absolute URI",
+			"/abs/p":                 "an absolute path",
+			"../../../etc/shadow":    "outside the repository",
+			"a/../../x":              "outside the repository",
+			"a/%zz":                  "not a URI reference",
+			"a/%2e%2e/%2e%2e/x":      "outside the repository",
+			"a/./b":                  "not spelled as airlock writes it",
+			"a/../b":                 "not spelled as airlock writes it",
+			"a/b%2Fc":                "not spelled as airlock writes it",
+			"a/b?x=1":                "not spelled as airlock writes it",
+			"a/b#top":                "not spelled as airlock writes it",
+			"a b":                    "not spelled as airlock writes it",
+			"":                       "not spelled as airlock writes it",
+		} {
+			for _, key := range []string{"locations", "relatedLocations"} {
+				_, err := reports.MergeSARIF([]string{"s1.sarif", "s2.sarif"}, [][]byte{logs[0], withURI(key, uri)})
+				Expect(err).To(MatchError(ContainSubstring("s2.sarif: result 0: rule ")), "%s %q", key, uri)
+				Expect(err).To(MatchError(ContainSubstring(key+"[0]: artifactLocation.uri")), "%s %q", key, uri)
+				Expect(err).To(MatchError(ContainSubstring(why)), "%s %q", key, uri)
+			}
+		}
+		_, err = reports.MergeSARIF([]string{"s1.sarif", "s2.sarif"}, [][]byte{logs[0], withURI("locations", "fixtures/c%3Ad%20%231.json")})
+		Expect(err).NotTo(HaveOccurred(), "a URI as sarifURI encodes it")
+
+		for what, f := range map[string]func(res map[string]any){
+			"longer than any airlock writes": func(res map[string]any) {
+				res["message"] = map[string]any{"text": strings.Repeat("x", 4097)}
+			},
+			"unknown field \"markdown\"": func(res map[string]any) {
+				res["message"] = map[string]any{"text": "see", "markdown": "[click](https://evil.example)"}
+			},
+			"locations[0] is null": func(res map[string]any) { res["locations"] = []any{nil} },
+			"a negative line or column": func(res map[string]any) {
+				res["locations"].([]any)[0].(map[string]any)["physicalLocation"].(map[string]any)["region"] = map[string]any{"startLine": -1}
+			},
+		} {
+			_, err := reports.MergeSARIF([]string{"s1.sarif", "s2.sarif"}, [][]byte{logs[0], edit(f)})
+			Expect(err).To(MatchError(ContainSubstring("s2.sarif")), what)
+			Expect(err).To(MatchError(ContainSubstring(what)), what)
+		}
+	})
+
 	It("writes diff changes at their level, placed at the new schema's line or the manifest's", func() {
 		d := sampleDiff()
 		d.Comparisons[0].Changes[1].NewFile, d.Comparisons[0].Changes[1].NewLine, d.Comparisons[0].Changes[1].NewColumn = "schemas/deploy_status/upstream.v1.schema.json", 12, 5

@@ -3,6 +3,7 @@ package fileio
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,4 +85,76 @@ func WriteFileAtomic(ctx context.Context, path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// WriteFilesAtomic writes data[i] to paths[i] for every i, each with mode
+// 0644 replacing any file there, all or nothing: every file is first
+// written to a temporary file in its target's folder, and only when all
+// are written are they renamed into place, in order. A failure or a
+// cancelled ctx before the renames removes every temporary file and
+// leaves every target as it was. A rename that fails after others
+// succeeded (rare: the temporary file sits in the target's own folder)
+// undoes them: a target that did not exist is removed, one that did is
+// put back from a hard link taken before the renames (where the file
+// system has none, that target keeps the new content). The error names
+// the path that failed. Targets must be distinct, regular-file paths
+// (the caller resolves symbolic links).
+func WriteFilesAtomic(ctx context.Context, paths []string, data [][]byte) (err error) {
+	if len(paths) != len(data) {
+		return errors.New("write files: not one content per path")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	temps := make([]string, len(paths))
+	backups := make([]string, len(paths))
+	defer func() {
+		for _, t := range temps {
+			if t != "" {
+				os.Remove(t)
+			}
+		}
+		for _, b := range backups {
+			if b != "" {
+				os.Remove(b)
+			}
+		}
+	}()
+	for i, p := range paths {
+		tmp, err := writeTemp(filepath.Dir(p), data[i])
+		temps[i] = tmp
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	existed := make([]bool, len(paths))
+	for i, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			existed[i] = true
+			b := filepath.Join(filepath.Dir(p), newTempName())
+			if os.Link(p, b) == nil {
+				backups[i] = b
+			}
+		}
+	}
+	for i, p := range paths {
+		if err := os.Rename(temps[i], p); err != nil {
+			for j := i - 1; j >= 0; j-- {
+				switch {
+				case backups[j] != "":
+					if os.Rename(backups[j], paths[j]) == nil {
+						backups[j] = ""
+					}
+				case !existed[j]:
+					os.Remove(paths[j])
+				}
+			}
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		temps[i] = ""
+	}
+	return nil
 }
