@@ -18,6 +18,7 @@ type actionRun struct {
 	ws      string            // GITHUB_WORKSPACE and the working directory
 	inputs  map[string]string // given inputs; the others take their defaults
 	prBase  string            // github.event.pull_request.base.sha; "" outside a pull request
+	ref     string            // github.action_ref: the ref of uses: owner/repo@ref; "" for uses: ./
 	preset  map[string]map[string]string
 	skipIDs []string // steps not run (their outputs come from preset)
 }
@@ -63,6 +64,8 @@ func (r actionRun) run(t *testing.T, m *actionMeta) actionResult {
 				return temp
 			case expr == "github.event.pull_request.base.sha":
 				return r.prBase
+			case expr == "github.action_ref":
+				return r.ref
 			case strings.HasPrefix(expr, "inputs."):
 				name := strings.TrimPrefix(expr, "inputs.")
 				if v, ok := r.inputs[name]; ok {
@@ -485,6 +488,21 @@ func TestActionEndToEnd(t *testing.T) {
 		}
 		if strings.Contains(res.stdout, "::error") {
 			t.Errorf("a green run printed an error annotation:\n%s", res.stdout)
+		}
+	})
+
+	// Used at a release tag, the Action's airlock is that release; at a
+	// moving major tag it is not told a version it cannot know.
+	t.Run("the version line", func(t *testing.T) {
+		ws := bundledWorkspace(t)
+		for ref, want := range map[string]string{"v7.8.9-rc.1": "airlock 7.8.9-rc.1\n", "v7": "airlock "} {
+			res := actionRun{ws: ws, ref: ref, inputs: map[string]string{"command": "lint"}}.run(t, m)
+			if res.code != 0 || !strings.Contains(res.stdout, want) {
+				t.Errorf("action ref %s: exit %d, want 0 and %q in the log:\n%s", ref, res.code, want, res.stdout)
+			}
+			if ref == "v7" && strings.Contains(res.stdout, "airlock 7") {
+				t.Errorf("action ref v7: the version line claims a release:\n%s", res.stdout)
+			}
 		}
 	})
 
