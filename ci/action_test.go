@@ -747,7 +747,10 @@ func TestActionMergeScript(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"a.json", "b.json"} {
+	for _, f := range []string{"a.json", "b.json", "airlock-reports/merge.sarif"} {
+		if err := os.MkdirAll(filepath.Join(ws, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(ws, f), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -772,6 +775,8 @@ func TestActionMergeScript(t *testing.T) {
 			map[string]string{"junit": "", "json": "", "summary": "", "sarif": "airlock-reports/merge.sarif"}, ""},
 		{"a file name with a space, through a glob", map[string]string{"inputs": "shards/a?b.json"}, 0,
 			[]string{"merge", "--json=airlock-reports/merge.json", "--summary=airlock-reports/merge.summary.md", "--", "shards/a b.json"}, nil, ""},
+		{"an earlier merge's reports are no input", map[string]string{"inputs": "shards/*.sarif airlock-reports/*.sarif"}, 0,
+			[]string{"merge", "--sarif=airlock-reports/merge.sarif", "--", "shards/run-shard-1-of-2.sarif", "shards/run-shard-2-of-2.sarif"}, nil, ""},
 		{"no inputs", map[string]string{}, 2, nil, map[string]string{"exit-code": "2", "junit": ""}, "merge needs the shards' report files"},
 		{"a glob matching nothing", map[string]string{"inputs": "shards/*.json nosuch/*.xml"}, 2, nil, map[string]string{"json": ""}, `inputs: "nosuch/*.xml" matches no file`},
 		{"brace and command expansion are not done", map[string]string{"inputs": "{a,b}.json"}, 2, nil, nil, `"{a,b}.json" matches no file`},

@@ -276,7 +276,13 @@ merge)
 		if [ ${#matched[@]} -eq 0 ]; then
 			usage "inputs: \"$(shown "$p")\" matches no file"
 		fi
-		files+=("${matched[@]}")
+		for f in "${matched[@]}"; do
+			# An earlier merge's own report in the same folder is no shard's.
+			case $f in
+			"$reports/$stem.junit.xml" | "$reports/$stem.json" | "$reports/$stem.sarif") ;;
+			*) files+=("$f") ;;
+			esac
+		done
 	done
 	shopt -u nullglob
 	# Each output for the kind of report the inputs hold, told by the file
