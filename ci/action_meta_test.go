@@ -207,9 +207,9 @@ func hasKey[V any](m map[string]V, k string) bool {
 
 // The inputs, outputs and commands the CI plan (issue 17) fixes.
 var (
-	wantInputs   = []string{"args", "base", "command", "fail-on-findings", "fixtures", "reports", "schemas", "shard", "tools"}
+	wantInputs   = []string{"args", "base", "command", "fail-on-findings", "fixtures", "inputs", "reports", "schemas", "shard", "tools"}
 	wantOutputs  = []string{"exit-code", "json", "junit", "sarif", "summary"}
-	wantCommands = []string{"run", "lint", "diff", "mutate", "drift"}
+	wantCommands = []string{"run", "lint", "diff", "mutate", "drift", "merge"}
 )
 
 func TestActionMetadata(t *testing.T) {

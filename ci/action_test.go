@@ -18,6 +18,7 @@ type actionRun struct {
 	ws      string            // GITHUB_WORKSPACE and the working directory
 	inputs  map[string]string // given inputs; the others take their defaults
 	prBase  string            // github.event.pull_request.base.sha; "" outside a pull request
+	ref     string            // github.action_ref: the ref of uses: owner/repo@ref; "" for uses: ./
 	preset  map[string]map[string]string
 	skipIDs []string // steps not run (their outputs come from preset)
 }
@@ -63,6 +64,8 @@ func (r actionRun) run(t *testing.T, m *actionMeta) actionResult {
 				return temp
 			case expr == "github.event.pull_request.base.sha":
 				return r.prBase
+			case expr == "github.action_ref":
+				return r.ref
 			case strings.HasPrefix(expr, "inputs."):
 				name := strings.TrimPrefix(expr, "inputs.")
 				if v, ok := r.inputs[name]; ok {
@@ -488,6 +491,21 @@ func TestActionEndToEnd(t *testing.T) {
 		}
 	})
 
+	// Used at a release tag, the Action's airlock is that release; at a
+	// moving major tag it is not told a version it cannot know.
+	t.Run("the version line", func(t *testing.T) {
+		ws := bundledWorkspace(t)
+		for ref, want := range map[string]string{"v7.8.9-rc.1": "airlock 7.8.9-rc.1\n", "v7": "airlock "} {
+			res := actionRun{ws: ws, ref: ref, inputs: map[string]string{"command": "lint"}}.run(t, m)
+			if res.code != 0 || !strings.Contains(res.stdout, want) {
+				t.Errorf("action ref %s: exit %d, want 0 and %q in the log:\n%s", ref, res.code, want, res.stdout)
+			}
+			if ref == "v7" && strings.Contains(res.stdout, "airlock 7") {
+				t.Errorf("action ref v7: the version line claims a release:\n%s", res.stdout)
+			}
+		}
+	})
+
 	t.Run("run on a failing tree", func(t *testing.T) {
 		ws := bundledWorkspace(t)
 		breakFixture(t, ws)
@@ -630,5 +648,175 @@ func TestActionEndToEnd(t *testing.T) {
 		if res.code != 2 || res.outputs["exit-code"] != "2" {
 			t.Errorf("shard 3/2: exit %d, exit-code %q, want 2 (airlock's usage error)\n%s", res.code, res.outputs["exit-code"], res.stdout)
 		}
+
+		// The merge job: command merge over the shards' reports gives the
+		// unsharded run's testcases, in its order.
+		merged := actionRun{ws: ws, inputs: map[string]string{"command": "merge", "reports": "merged",
+			"inputs": "airlock-reports/run-shard-*.junit.xml\nairlock-reports/run-shard-*.json airlock-reports/run-shard-*.sarif"}}.run(t, m)
+		if merged.code != 0 || merged.outputs["exit-code"] != "0" {
+			t.Fatalf("merge: exit %d, exit-code %q, want 0\n%s", merged.code, merged.outputs["exit-code"], merged.stdout)
+		}
+		want := map[string]string{"junit": "merged/merge.junit.xml", "json": "merged/merge.json", "sarif": "merged/merge.sarif", "summary": "merged/merge.summary.md"}
+		for k, v := range want {
+			if merged.outputs[k] != v {
+				t.Errorf("merge: output %s = %q, want %q", k, merged.outputs[k], v)
+			}
+		}
+		var joined resultsJSON
+		readJSON(t, filepath.Join(ws, merged.outputs["json"]), &joined)
+		if joined.Shard != nil || !slices.Equal(joined.Cases, all.Cases) {
+			t.Errorf("merge: shard %+v and %d cases, want the unsharded run's %d cases in its order", joined.Shard, len(joined.Cases), len(all.Cases))
+		}
+		_, cases, _ := readJUnit(t, filepath.Join(ws, merged.outputs["junit"]))
+		if cases != len(all.Cases) {
+			t.Errorf("merge: the JUnit report has %d testcases, want %d", cases, len(all.Cases))
+		}
+		readSARIF(t, filepath.Join(ws, merged.outputs["sarif"]))
+		if !strings.Contains(merged.summary, "review_status") {
+			t.Errorf("merge: the step summary does not name review_status:\n%s", merged.summary)
+		}
+
+		// One shard's reports only: merge refuses the set (exit 2) and
+		// the outputs name nothing.
+		res = actionRun{ws: ws, inputs: map[string]string{"command": "merge", "reports": "merged", "inputs": "airlock-reports/run-shard-1-of-2.json"}}.run(t, m)
+		if res.code != 2 || res.outputs["json"] != "" || res.outputs["summary"] != "" {
+			t.Errorf("merge of shard 1 of 2 alone: exit %d, outputs %v, want 2 and no report\n%s", res.code, res.outputs, res.stdout)
+		}
 	})
+}
+
+// TestActionStaleReports runs two steps into one reports folder, as two
+// steps of one job do: a step whose input is refused, or whose airlock
+// writes nothing, names no report and appends no summary of the earlier
+// step's.
+func TestActionStaleReports(t *testing.T) {
+	m := loadAction(t)
+	ws := t.TempDir()
+	git(t, ws, "init", "-q")
+	git(t, ws, "commit", "-q", "--allow-empty", "-m", "base")
+	bin, _ := stub(t, 1)
+	first := actionRun{ws: ws, inputs: map[string]string{"command": "diff"}, prBase: "HEAD",
+		preset: map[string]map[string]string{"build": {"bin": bin}}, skipIDs: []string{"build"}}.run(t, m)
+	if first.code != 1 || first.outputs["sarif"] != "airlock-reports/diff.sarif" || !strings.Contains(first.summary, "report of --summary") {
+		t.Fatalf("the first diff: exit %d, outputs %v, summary %q", first.code, first.outputs, first.summary)
+	}
+
+	// diff again, without a base: refused before airlock runs.
+	res := actionRun{ws: ws, inputs: map[string]string{"command": "diff"},
+		preset: map[string]map[string]string{"build": {"bin": bin}}, skipIDs: []string{"build"}}.run(t, m)
+	if res.code != 2 || res.outputs["exit-code"] != "2" {
+		t.Errorf("diff without a base: exit %d, exit-code %q, want 2\n%s", res.code, res.outputs["exit-code"], res.stdout)
+	}
+	for _, k := range []string{"junit", "json", "sarif", "summary"} {
+		if res.outputs[k] != "" {
+			t.Errorf("diff without a base: output %s = %q, the earlier step's file", k, res.outputs[k])
+		}
+	}
+	if strings.Contains(res.summary, "report of") || !strings.Contains(res.summary, "exit code 2") {
+		t.Errorf("diff without a base: the step summary should say exit code 2 and hold no earlier report:\n%s", res.summary)
+	}
+
+	// airlock runs, fails inside (exit 3) and writes nothing: the earlier
+	// step's files are gone, not passed off as this step's.
+	silent := filepath.Join(t.TempDir(), "airlock")
+	if err := os.WriteFile(silent, []byte("#!/usr/bin/env bash\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res = actionRun{ws: ws, inputs: map[string]string{"command": "diff"}, prBase: "HEAD",
+		preset: map[string]map[string]string{"build": {"bin": silent}}, skipIDs: []string{"build"}}.run(t, m)
+	if res.code != 3 || res.outputs["sarif"] != "" || res.outputs["summary"] != "" || strings.Contains(res.summary, "report of") {
+		t.Errorf("a diff that wrote nothing: exit %d, outputs %v, summary %q; want 3, no report named", res.code, res.outputs, res.summary)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "airlock-reports/diff.sarif")); err == nil {
+		t.Error("the earlier step's diff.sarif is still there after a diff that wrote none")
+	}
+}
+
+// TestActionMergeScript runs command merge against a fake airlock: the
+// inputs' globs expanded to files (never evaluated), the outputs for the
+// kinds of report given, and the inputs refused.
+func TestActionMergeScript(t *testing.T) {
+	m := loadAction(t)
+	ws := t.TempDir()
+	for _, f := range []string{"run-shard-1-of-2.junit.xml", "run-shard-2-of-2.junit.xml", "run-shard-1-of-2.json", "run-shard-2-of-2.json",
+		"run-shard-1-of-2.sarif", "run-shard-2-of-2.sarif", "run-shard-1-of-2.summary.md", "a b.json"} {
+		if err := os.MkdirAll(filepath.Join(ws, "shards"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, "shards", f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"a.json", "b.json", "airlock-reports/merge.sarif"} {
+		if err := os.MkdirAll(filepath.Join(ws, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		inputs  map[string]string
+		code    int
+		argv    []string // nil: airlock not called
+		outputs map[string]string
+		inLog   string
+	}{
+		{"every kind", map[string]string{"inputs": "shards/*.junit.xml\n shards/run-*.json\tshards/*.sarif "}, 0,
+			[]string{"merge", "--junit=airlock-reports/merge.junit.xml", "--json=airlock-reports/merge.json", "--sarif=airlock-reports/merge.sarif",
+				"--summary=airlock-reports/merge.summary.md", "--",
+				"shards/run-shard-1-of-2.junit.xml", "shards/run-shard-2-of-2.junit.xml", "shards/run-shard-1-of-2.json", "shards/run-shard-2-of-2.json",
+				"shards/run-shard-1-of-2.sarif", "shards/run-shard-2-of-2.sarif"},
+			map[string]string{"junit": "airlock-reports/merge.junit.xml", "json": "airlock-reports/merge.json", "sarif": "airlock-reports/merge.sarif",
+				"summary": "airlock-reports/merge.summary.md", "exit-code": "0"}, ""},
+		{"SARIF only (drift)", map[string]string{"inputs": "shards/*.sarif", "args": "--strict"}, 0,
+			[]string{"merge", "--sarif=airlock-reports/merge.sarif", "--strict", "--", "shards/run-shard-1-of-2.sarif", "shards/run-shard-2-of-2.sarif"},
+			map[string]string{"junit": "", "json": "", "summary": "", "sarif": "airlock-reports/merge.sarif"}, ""},
+		{"a file name with a space, through a glob", map[string]string{"inputs": "shards/a?b.json"}, 0,
+			[]string{"merge", "--json=airlock-reports/merge.json", "--summary=airlock-reports/merge.summary.md", "--", "shards/a b.json"}, nil, ""},
+		{"an earlier merge's reports are no input", map[string]string{"inputs": "shards/*.sarif airlock-reports/*.sarif"}, 0,
+			[]string{"merge", "--sarif=airlock-reports/merge.sarif", "--", "shards/run-shard-1-of-2.sarif", "shards/run-shard-2-of-2.sarif"}, nil, ""},
+		{"no inputs", map[string]string{}, 2, nil, map[string]string{"exit-code": "2", "junit": ""}, "merge needs the shards' report files"},
+		{"a glob matching nothing", map[string]string{"inputs": "shards/*.json nosuch/*.xml"}, 2, nil, map[string]string{"json": ""}, `inputs: "nosuch/*.xml" matches no file`},
+		{"brace and command expansion are not done", map[string]string{"inputs": "{a,b}.json"}, 2, nil, nil, `"{a,b}.json" matches no file`},
+		{"a command substitution stays text", map[string]string{"inputs": "$(touch pwned) `touch pwned`"}, 2, nil, nil, "matches no file"},
+		{"shard on merge", map[string]string{"inputs": "shards/*.json", "shard": "1/2"}, 2, nil, nil, "shard is for run, mutate and drift"},
+		{"tools on merge", map[string]string{"inputs": "shards/*.json", "tools": "a"}, 2, nil, nil, "tools is for run, lint, diff, mutate and drift"},
+		{"inputs on run", map[string]string{"command": "run", "inputs": "shards/*.json"}, 2, nil, nil, "inputs is for merge, not run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bin, argvFile := stub(t, 0)
+			inputs := map[string]string{"command": "merge"}
+			for k, v := range tc.inputs {
+				inputs[k] = v
+			}
+			res := actionRun{ws: ws, inputs: inputs,
+				preset: map[string]map[string]string{"build": {"bin": bin}}, skipIDs: []string{"build"}}.run(t, m)
+			if res.code != tc.code {
+				t.Errorf("exit %d, want %d\n%s", res.code, tc.code, res.stdout)
+			}
+			argv, err := os.ReadFile(argvFile)
+			switch {
+			case tc.argv == nil && err == nil:
+				t.Errorf("airlock was called (%q), want the input refused before", argv)
+			case tc.argv != nil:
+				if got := strings.Split(strings.TrimSuffix(string(argv), "\n"), "\n"); !slices.Equal(got, tc.argv) {
+					t.Errorf("airlock called with\n  %q\nwant\n  %q", got, tc.argv)
+				}
+			}
+			for k, v := range tc.outputs {
+				if res.outputs[k] != v {
+					t.Errorf("output %s = %q, want %q", k, res.outputs[k], v)
+				}
+			}
+			if !strings.Contains(res.stdout, tc.inLog) {
+				t.Errorf("the log lacks %q:\n%s", tc.inLog, res.stdout)
+			}
+			if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
+				t.Error("an input ran as shell code: pwned exists")
+			}
+			checkLog(t, res.stdout)
+		})
+	}
 }

@@ -27,6 +27,12 @@ var gitlabReserved = []string{"default", "include", "stages", "variables", "work
 // over its parent's; arrays and scalars replaced).
 func loadGitLab(t *testing.T) map[string]map[string]any {
 	t.Helper()
+	return resolveGitLab(t, gitlabTemplate, loadGitLabDoc(t))
+}
+
+// loadGitLabDoc parses the template as it is, extends: unresolved.
+func loadGitLabDoc(t *testing.T) map[string]any {
+	t.Helper()
 	src, err := os.ReadFile(filepath.Join(repoRoot, gitlabTemplate))
 	if err != nil {
 		t.Fatal(err)
@@ -35,14 +41,21 @@ func loadGitLab(t *testing.T) map[string]map[string]any {
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		t.Fatalf("%s: %v", gitlabTemplate, err)
 	}
+	return doc
+}
+
+// resolveGitLab returns the jobs of the configuration doc (read from
+// where) with extends: resolved.
+func resolveGitLab(t *testing.T, where string, doc map[string]any) map[string]map[string]any {
+	t.Helper()
 	var resolve func(name string, depth int) map[string]any
 	resolve = func(name string, depth int) map[string]any {
 		job, ok := doc[name].(map[string]any)
 		if !ok {
-			t.Fatalf("%s: %s is not a job (a mapping)", gitlabTemplate, name)
+			t.Fatalf("%s: %s is not a job (a mapping)", where, name)
 		}
 		if depth > 10 {
-			t.Fatalf("%s: extends of %s nests past 10", gitlabTemplate, name)
+			t.Fatalf("%s: extends of %s nests past 10", where, name)
 		}
 		parent, ok := job["extends"].(string)
 		if !ok {
@@ -201,8 +214,10 @@ func gitlabBuild(t *testing.T) (string, error) {
 	if code != 0 {
 		return "", fmt.Errorf("airlock-build: exit %d\n%s", code, log)
 	}
-	if !strings.Contains(log, "airlock "+strings.TrimPrefix(version, "v")) {
-		t.Logf("airlock-build's airlock version (the module proxy's build does not set gate.Version):\n%s", log)
+	// go install ...@vX.Y.Z sets no gate.Version: airlock version shows
+	// the module version the toolchain recorded (cli/version.go).
+	if !strings.Contains(log, "airlock "+strings.TrimPrefix(version, "v")+"\n") {
+		return "", fmt.Errorf("airlock-build: airlock version does not print airlock %s (the installed module's version):\n%s", strings.TrimPrefix(version, "v"), log)
 	}
 	checkArtifacts(t, ws, "airlock-build", job)
 	return filepath.Join(ws, "airlock-bin", "airlock"), nil
@@ -424,6 +439,122 @@ func TestGitLabFailPolicy(t *testing.T) {
 		_, _, failed := readJUnit(t, filepath.Join(ws, "airlock-reports/run-1-of-1.junit.xml"))
 		if failed == 0 {
 			t.Errorf("AIRLOCK_FAIL_ON_FINDINGS=%s: the JUnit report has no failure", policy)
+		}
+	}
+}
+
+// includeMerge returns the configuration of a file that includes base and
+// adds over: GitLab merges the including file's keys deeply over the
+// included file's (hashes merged, arrays and scalars replaced), before
+// extends: is resolved.
+func includeMerge(base, over map[string]any) map[string]any {
+	out := maps.Clone(base)
+	for k, v := range over {
+		if bm, ok := out[k].(map[string]any); ok {
+			if om, ok := v.(map[string]any); ok {
+				out[k] = includeMerge(bm, om)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// gitlabVarProblems returns what is wrong with the variables an including
+// file (example, its include: left out) sets for the template: GitLab gives
+// a job its own variables (the template's come through extends: .airlock)
+// over the file's top-level ones, so a variable the example sets must reach
+// every template job whose scripts read it, with the value the example
+// gives.
+func gitlabVarProblems(t *testing.T, where string, example map[string]any) []string {
+	t.Helper()
+	merged := includeMerge(loadGitLabDoc(t), example)
+	delete(merged, "include")
+	jobs := resolveGitLab(t, where, merged)
+	global, _ := merged["variables"].(map[string]any)
+	// set: each variable the example sets, with the places and values.
+	set := map[string]map[string]string{}
+	note := func(place string, vars any) {
+		m, _ := vars.(map[string]any)
+		for k, v := range m {
+			if set[k] == nil {
+				set[k] = map[string]string{}
+			}
+			set[k][place] = fmt.Sprint(v)
+		}
+	}
+	note("top-level variables", example["variables"])
+	for name, v := range example {
+		if job, ok := v.(map[string]any); ok && name != "variables" {
+			note(name, job["variables"])
+		}
+	}
+	var bad []string
+	for _, v := range slices.Sorted(maps.Keys(set)) {
+		values := slices.Sorted(maps.Values(set[v]))
+		if values = slices.Compact(values); len(values) != 1 {
+			bad = append(bad, fmt.Sprintf("%s is set to different values: %v", v, set[v]))
+			continue
+		}
+		want := values[0]
+		for _, name := range slices.Sorted(maps.Keys(jobs)) {
+			job := jobs[name]
+			code := strings.Join(append(stringList(t, job, "before_script"), stringList(t, job, "script")...), "\n")
+			if !strings.Contains(code, "$"+v) && !strings.Contains(code, "${"+v+"}") {
+				continue
+			}
+			got, ok := global[v]
+			if jv, _ := job["variables"].(map[string]any); jv != nil {
+				if x, has := jv[v]; has {
+					got, ok = x, true
+				}
+			}
+			if !ok || fmt.Sprint(got) != want {
+				bad = append(bad, fmt.Sprintf("job %s reads %s as %v, not the example's %q (set in %v)", name, v, got, want, slices.Sorted(maps.Keys(set[v]))))
+			}
+		}
+	}
+	return bad
+}
+
+// TestDocsGitLabOverride checks docs/ci.md's GitLab examples that include
+// the template: every AIRLOCK_* variable they set reaches every job that
+// reads it. And it checks the check: a variable set on airlock-run alone,
+// and one set at the top level (under the template's job variables), are
+// caught.
+func TestDocsGitLabOverride(t *testing.T) {
+	found := 0
+	for _, b := range docsBlocks(t, "docs/ci.md") {
+		if b.lang != "yaml" || !strings.Contains(b.text, "/ci/gitlab/airlock.gitlab-ci.yml") {
+			continue
+		}
+		found++
+		where := fmt.Sprintf("docs/ci.md:%d", b.line)
+		var example map[string]any
+		if err := yaml.Unmarshal([]byte(b.text), &example); err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+		if bad := gitlabVarProblems(t, where, example); len(bad) > 0 {
+			t.Errorf("%s:\n  %s", where, strings.Join(bad, "\n  "))
+		}
+		if jobs := resolveGitLab(t, where, includeMerge(loadGitLabDoc(t), example)); len(jobs) < 4 {
+			t.Errorf("%s: the example with the template has jobs %v", where, slices.Sorted(maps.Keys(jobs)))
+		}
+	}
+	if found == 0 {
+		t.Fatal("docs/ci.md has no GitLab example including the template")
+	}
+	for name, src := range map[string]string{
+		"one job":   "airlock-run:\n  variables:\n    AIRLOCK_SCHEMAS: contracts\n",
+		"top-level": "variables:\n  AIRLOCK_SCHEMAS: contracts\n",
+	} {
+		var example map[string]any
+		if err := yaml.Unmarshal([]byte(src), &example); err != nil {
+			t.Fatal(err)
+		}
+		if bad := gitlabVarProblems(t, name, example); !strings.Contains(strings.Join(bad, "\n"), "job airlock-lint reads AIRLOCK_SCHEMAS as schemas") {
+			t.Errorf("%s: the check misses AIRLOCK_SCHEMAS not reaching airlock-lint: %v", name, bad)
 		}
 	}
 }

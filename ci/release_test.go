@@ -63,9 +63,10 @@ func TestReleaseJobs(t *testing.T) {
 	}
 	wantPerms := map[string]map[string]string{
 		"release":    {"contents": "write"},
+		"major-tag":  {"contents": "write"},
 		"provenance": {"contents": "read", "id-token": "write", "attestations": "write"},
 	}
-	wantNeeds := map[string][]string{"tag": nil, "build": {"tag"}, "provenance": {"build"}, "release": {"build", "provenance"}, "verify": {"release"}}
+	wantNeeds := map[string][]string{"tag": nil, "build": {"tag"}, "provenance": {"build"}, "release": {"build", "provenance"}, "verify": {"release"}, "major-tag": {"verify"}}
 	if got := slices.Sorted(maps.Keys(w.Jobs)); !slices.Equal(got, slices.Sorted(maps.Keys(wantNeeds))) {
 		t.Fatalf("release.yml: jobs %v, want %v", got, slices.Sorted(maps.Keys(wantNeeds)))
 	}
@@ -100,6 +101,62 @@ func TestReleaseJobs(t *testing.T) {
 	}
 	if !attested {
 		t.Error("release.yml: the provenance job does not attest dist/airlock_* with actions/attest-build-provenance")
+	}
+	if got := w.Jobs["major-tag"].If; got != "${{ !contains(github.ref_name, '-') }}" {
+		t.Errorf("release.yml: the major-tag job's if is %q, want it to skip pre-release tags", got)
+	}
+}
+
+// TestReleaseMajorTag runs the major-tag job's step against a repository
+// standing for GitHub's: a release moves (or creates) vMAJOR to its commit
+// only when it is the newest release of that major version and no
+// pre-release.
+func TestReleaseMajorTag(t *testing.T) {
+	w := loadWorkflow(t, "release.yml")
+	var move actionStep
+	for _, s := range w.Jobs["major-tag"].Steps {
+		if s.Name == "Move the major tag" {
+			move = s
+		}
+	}
+	if move.Run == "" {
+		t.Fatal("release.yml: the major-tag job has no step Move the major tag")
+	}
+	up := t.TempDir()
+	git(t, up, "init", "-q")
+	commit := func(tag string) string {
+		git(t, up, "commit", "-q", "--allow-empty", "-m", tag)
+		git(t, up, "tag", tag)
+		return git(t, up, "rev-parse", "HEAD")
+	}
+	v100 := commit("v1.0.0")
+	v110 := commit("v1.1.0")
+	v120rc := commit("v1.2.0-rc.1")
+	git(t, up, "tag", "v1", v100)
+	git(t, up, "checkout", "-q", "-b", "old", v100)
+	v101 := commit("v1.0.1") // a patch of the older line, released after v1.1.0
+	git(t, up, "checkout", "-q", "main")
+	v200 := commit("v2.0.0")
+	major := func(name string) string {
+		return git(t, up, "rev-parse", "refs/tags/"+name+"^{commit}")
+	}
+	for _, tc := range []struct {
+		tag, sha, major, want string
+	}{
+		{"v1.1.0", v110, "v1", v110},
+		{"v1.0.1", v101, "v1", v110},        // not the newest v1: v1 stays at v1.1.0
+		{"v1.2.0-rc.1", v120rc, "v1", v110}, // a pre-release: v1 stays
+		{"v2.0.0", v200, "v2", v200},        // v2 created
+	} {
+		ws := t.TempDir()
+		git(t, ws, "clone", "-q", "file://"+up, ".")
+		out, err := releaseStep(t, ws, move, map[string]string{"github.ref_name": tc.tag, "github.sha": tc.sha})
+		if err != nil {
+			t.Fatalf("release %s: %v\n%s", tc.tag, err, out)
+		}
+		if got := major(tc.major); got != tc.want {
+			t.Errorf("after release %s, %s is at %s, want %s\n%s", tc.tag, tc.major, got, tc.want, out)
+		}
 	}
 }
 

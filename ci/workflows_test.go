@@ -43,15 +43,22 @@ func parseWorkflow(t *testing.T, where string, src []byte) *workflow {
 	return &w
 }
 
+// sarifOutputRE is an upload's sarif_file naming a step's sarif output.
+var sarifOutputRE = regexp.MustCompile(`^\$\{\{ steps\.([A-Za-z0-9_-]+)\.outputs\.sarif \}\}$`)
+
 // pinnedRE is a uses: reference with a version: owner/repo[/path]@ref.
 var pinnedRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[A-Za-z0-9_.-]+$`)
 
 // checkWorkflow returns what is wrong with w: a job without runs-on or
 // steps, a step with both or neither of run and uses, an unpinned action,
-// a ${{ }} expression inside a run: script, and a step of airlock's Action
+// a ${{ }} expression inside a run: script, a step of airlock's Action
 // (uses: ./ in this repository, isAirlock in a user's) that passes an input
-// action.yml does not declare or an unknown command. It also returns the
-// airlock steps' commands, job by job.
+// action.yml does not declare or an unknown command, a SARIF upload of an
+// airlock step's log under another category than the log's own
+// (automationDetails.id airlock/<command>/, which upload-sarif keeps), and
+// a job whose airlock steps use different references of the Action (a shard
+// and its merge would run different airlocks). It also returns the airlock
+// steps' commands, job by job.
 func checkWorkflow(w *workflow, m *actionMeta, isAirlock func(uses string) bool) (bad []string, commands map[string]string) {
 	if w.On.Kind == 0 {
 		bad = append(bad, "no on: trigger")
@@ -60,8 +67,10 @@ func checkWorkflow(w *workflow, m *actionMeta, isAirlock func(uses string) bool)
 		bad = append(bad, "no jobs")
 	}
 	commands = map[string]string{}
+	refs := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(w.Jobs)) {
 		job := w.Jobs[name]
+		stepCommand := map[string]string{} // airlock step id -> command
 		if job.RunsOn == "" || len(job.Steps) == 0 {
 			bad = append(bad, fmt.Sprintf("job %s: no runs-on or no steps", name))
 		}
@@ -82,10 +91,16 @@ func checkWorkflow(w *workflow, m *actionMeta, isAirlock func(uses string) bool)
 				if job.Permissions["security-events"] != "write" && w.Permissions["security-events"] != "write" {
 					bad = append(bad, where+": upload-sarif in a job without security-events: write")
 				}
+				if sm := sarifOutputRE.FindStringSubmatch(s.With["sarif_file"]); sm != nil {
+					if cmd, ok := stepCommand[sm[1]]; ok && cmd != "merge" && s.With["category"] != "airlock/"+cmd {
+						bad = append(bad, fmt.Sprintf("%s: category %q for airlock %s's SARIF, whose automationDetails.id sets airlock/%s", where, s.With["category"], cmd, cmd))
+					}
+				}
 			}
 			if !isAirlock(s.Uses) {
 				continue
 			}
+			refs[s.Uses] = true
 			for k := range s.With {
 				if _, ok := m.Inputs[k]; !ok {
 					bad = append(bad, fmt.Sprintf("%s: input %s, which action.yml does not declare", where, k))
@@ -99,7 +114,13 @@ func checkWorkflow(w *workflow, m *actionMeta, isAirlock func(uses string) bool)
 				bad = append(bad, fmt.Sprintf("%s: command %q is not one of %v", where, cmd, wantCommands))
 			}
 			commands[name] = cmd
+			if s.ID != "" {
+				stepCommand[s.ID] = cmd
+			}
 		}
+	}
+	if len(refs) > 1 {
+		bad = append(bad, fmt.Sprintf("airlock's Action is used at several references %v: one workflow, one airlock", slices.Sorted(maps.Keys(refs))))
 	}
 	return bad, commands
 }
@@ -130,7 +151,7 @@ func TestWorkflows(t *testing.T) {
 	// The project's own CI runs what users run, through its own Action.
 	w := loadWorkflow(t, "ci.yml")
 	_, commands := checkWorkflow(w, m, func(uses string) bool { return uses == "./" })
-	for job, want := range map[string]string{"run": "run", "shard": "run", "lint": "lint", "mutate": "mutate", "diff": "diff", "drift": "drift"} {
+	for job, want := range map[string]string{"run": "run", "shard": "run", "merge": "merge", "lint": "lint", "mutate": "mutate", "diff": "diff", "drift": "drift"} {
 		if commands[job] != want {
 			t.Errorf("ci.yml: job %s should run the Action with command %s, got %q", job, want, commands[job])
 		}
@@ -186,9 +207,9 @@ func docsBlocks(t *testing.T, file string) []docsBlock {
 // TestDocsWorkflows parses the YAML of docs/ci.md: each GitHub workflow
 // passes the checks of the project's own (airlock's Action as
 // airlockdev/airlock@v1), the GitLab examples parse, and together they show
-// a pull-request job, a shard matrix with a merge job (whose go install is
-// the version of the shards' Action), a SARIF upload with a category and a
-// JUnit reporter.
+// a pull-request job uploading run's, lint's and diff's SARIF each under its
+// own category, a shard matrix with a merge job running the shards' Action
+// with command: merge, and a JUnit reporter.
 func TestDocsWorkflows(t *testing.T) {
 	m := loadAction(t)
 	isAirlock := func(uses string) bool {
@@ -227,10 +248,45 @@ func TestDocsWorkflows(t *testing.T) {
 			t.Errorf("docs/ci.md installs airlock@%s, but no example's Action step is airlockdev/airlock@%s: the shards and the merge would run different airlocks", m[1], m[1])
 		}
 	}
-	for _, want := range []string{"uses: airlockdev/airlock@v1", "pull_request", "shard: ${{ matrix.shard }}", "airlock merge",
-		"github/codeql-action/upload-sarif@", "category:", "mikepenz/action-junit-report@", "artifacts:", "junit:", "codequality:", "parallel:"} {
+	for _, want := range []string{"uses: airlockdev/airlock@v1", "pull_request", "shard: ${{ matrix.shard }}", "command: merge",
+		"github/codeql-action/upload-sarif@", "category: airlock/run", "category: airlock/lint", "category: airlock/diff", "mikepenz/action-junit-report@", "artifacts:", "junit:", "codequality:", "parallel:"} {
 		if !strings.Contains(all.String(), want) {
 			t.Errorf("docs/ci.md's examples lack %q", want)
+		}
+	}
+}
+
+// TestWorkflowCheckCatches feeds checkWorkflow a workflow with a SARIF
+// upload under another category than its log's and two references of the
+// Action, so those checks can be seen to fail.
+func TestWorkflowCheckCatches(t *testing.T) {
+	src := `on: pull_request
+permissions:
+  contents: read
+  security-events: write
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    steps:
+      - id: diff
+        uses: airlockdev/airlock@v1
+        with:
+          command: diff
+      - uses: github/codeql-action/upload-sarif@v3
+        with:
+          sarif_file: ${{ steps.diff.outputs.sarif }}
+          category: airlock-diff
+  b:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: airlockdev/airlock@v0.1.0
+`
+	isAirlock := func(uses string) bool { return strings.HasPrefix(uses, "airlockdev/airlock@") }
+	bad, _ := checkWorkflow(parseWorkflow(t, "test", []byte(src)), loadAction(t), isAirlock)
+	all := strings.Join(bad, "\n")
+	for _, want := range []string{`category "airlock-diff" for airlock diff's SARIF`, "several references"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("checkWorkflow missed %q; it found:\n%s", want, all)
 		}
 	}
 }

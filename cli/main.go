@@ -58,7 +58,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, opts Options) int {
 		Long:          "airlock admits an upstream's raw response only as a small, closed object built from contracted fields,\nor refuses it with a fixed failure envelope, and proves its contracts against fixture trees.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       gate.Version,
+		Version:       binaryVersion(),
 	}
 	root.PersistentFlags().BoolVar(&env.followSymlinks, "follow-symlinks", false, "let a report path, --audit, --request, --requests, --stdin or --data-file be a symbolic link (never a file inside a fixture or contract tree)")
 	root.SetArgs(args)

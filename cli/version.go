@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,15 +14,23 @@ func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print airlock's version, module version and VCS revision",
-		Long: `version prints the version recorded in audit records, then what the Go toolchain
-recorded in the binary: the module version (a tag for go install ...@vX.Y.Z, "(devel)"
-for a local build) and the VCS revision and time, with "+dirty" for a modified tree.`,
+		Long: `version prints airlock's version, then what the Go toolchain recorded in the binary: the
+module version (a tag for go install ...@vX.Y.Z, "(devel)" for a local build without VCS
+information) and the VCS revision and time, with "+dirty" for a modified tree.
+
+airlock's version is the one a release build sets (-ldflags -X gate.Version=X.Y.Z). A build
+that did not set it (gate.Version ends in -dev) shows the module version the toolchain
+recorded instead, without its leading v (go install ...@v1.2.3 shows 1.2.3), and the -dev
+default only when there is none.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "airlock %s\n", gate.Version)
 			info, ok := debug.ReadBuildInfo()
 			if !ok {
+				info = nil
+			}
+			fmt.Fprintf(out, "airlock %s\n", shownVersion(gate.Version, info))
+			if info == nil {
 				fmt.Fprintln(out, "module: unknown (built without module support)")
 				return nil
 			}
@@ -40,4 +49,31 @@ for a local build) and the VCS revision and time, with "+dirty" for a modified t
 			return nil
 		},
 	}
+}
+
+// binaryVersion is shownVersion of gate.Version and this binary's build
+// information.
+func binaryVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		info = nil
+	}
+	return shownVersion(gate.Version, info)
+}
+
+// shownVersion is the version airlock version and --version print: v (gate.Version)
+// when a build set it, that is unless it ends in "-dev" (the default in gate/audit.go);
+// else the main module's version from info (debug.ReadBuildInfo; nil when
+// there is none) without its leading "v", when the toolchain recorded a
+// real one: not "" and not "(devel)" (a build outside a module proxy or
+// VCS). Otherwise v.
+func shownVersion(v string, info *debug.BuildInfo) string {
+	if !strings.HasSuffix(v, "-dev") || info == nil {
+		return v
+	}
+	mv := info.Main.Version
+	if mv == "" || mv == "(devel)" {
+		return v
+	}
+	return strings.TrimPrefix(mv, "v")
 }

@@ -8,8 +8,13 @@
 # Exit status: airlock's exit code, except that 1 (findings) becomes 0 when
 # AIRLOCK_FAIL_ON_FINDINGS is false; 2 and 3 always fail. An input this script
 # refuses (an unknown command, a malformed shard, diff without a base or with
-# a base that is not revision-shaped) is a
-# usage error: exit code 2, with an ::error:: annotation saying which.
+# a base that is not revision-shaped, merge with inputs that match no file)
+# is a usage error: exit code 2, with an ::error:: annotation saying which.
+#
+# An output names a report only when airlock ran in this step: the report
+# files are removed before airlock runs, and a refused input never sets one,
+# so a report an earlier step left in the same folder is never passed off as
+# this step's (nor appended to the job summary).
 #
 # No input is ever printed raw: the log shows it through shown (printable
 # ASCII, everything else as %XX), so a CR, LF or other line end in an input
@@ -64,9 +69,13 @@ output() {
 }
 
 # finish writes the outputs and the step summary, then exits with the step's
-# status for airlock's exit code $1.
+# status for airlock's exit code $1. Unless airlock ran (ran=true), no
+# report is this step's: the outputs are empty and no summary file is read.
 finish() {
 	local rc=$1
+	if [ "$ran" != true ]; then
+		junit_file='' json_file='' sarif_file='' summary_file=''
+	fi
 	written junit "$junit_file"
 	written json "$json_file"
 	written sarif "$sarif_file"
@@ -124,6 +133,7 @@ usage() {
 }
 
 junit_file='' json_file='' sarif_file='' summary_file=''
+ran=false
 command_name=${AIRLOCK_COMMAND:-run}
 fail_on_findings=${AIRLOCK_FAIL_ON_FINDINGS:-true}
 
@@ -133,8 +143,8 @@ true | false) ;;
 esac
 
 case $command_name in
-run | lint | diff | mutate | drift) ;;
-*) command_name=airlock; usage "command is \"$(shown "$AIRLOCK_COMMAND")\"; want run, lint, diff, mutate or drift" ;;
+run | lint | diff | mutate | drift | merge) ;;
+*) command_name=airlock; usage "command is \"$(shown "$AIRLOCK_COMMAND")\"; want run, lint, diff, mutate, drift or merge" ;;
 esac
 
 bin=${AIRLOCK_BIN:-}
@@ -165,6 +175,12 @@ tools=${AIRLOCK_TOOLS:-}
 if [ "$command_name" = diff ] && [[ $tools == *,* ]]; then
 	usage "diff compares one tool's contract or all of them; tools is \"$(shown "$tools")\""
 fi
+if [ "$command_name" = merge ] && [ -n "$tools" ]; then
+	usage "tools is for run, lint, diff, mutate and drift; merge joins the reports it is given"
+fi
+if [ "$command_name" != merge ] && [ -n "${AIRLOCK_INPUTS:-}" ]; then
+	usage "inputs is for merge, not $command_name"
+fi
 
 # The extra arguments: split at white space, never evaluated or globbed.
 extra=()
@@ -179,7 +195,12 @@ if ! mkdir -p -- "$reports"; then
 fi
 
 # Every value goes as --flag=value, so a value starting with - stays a value.
-args=("$command_name" "--schemas=${AIRLOCK_SCHEMAS:-schemas}")
+args=("$command_name")
+if [ "$command_name" != merge ]; then
+	args+=("--schemas=${AIRLOCK_SCHEMAS:-schemas}")
+fi
+# merge's report files, from the file globs of the inputs input.
+files=()
 case $command_name in
 run)
 	junit_file=$reports/$stem.junit.xml
@@ -230,11 +251,68 @@ drift)
 	summary_file=$reports/$stem.summary.md
 	args+=("--fixtures=${AIRLOCK_FIXTURES:-fixtures}" "--json=$json_file")
 	;;
+merge)
+	# The inputs input: file globs split at white space, each expanded
+	# (nullglob, sorted) as a path pattern only: no quoting, variable,
+	# command or brace expansion. A glob that matches no file stops here.
+	if [ -z "${AIRLOCK_INPUTS:-}" ]; then
+		usage "merge needs the shards' report files: set the inputs input (file globs, e.g. shards/*.junit.xml shards/*.json shards/*.sarif)"
+	fi
+	patterns=()
+	set -f
+	IFS=$' \t\n' read -r -d '' -a patterns <<<"$AIRLOCK_INPUTS" || true
+	set +f
+	shopt -s nullglob
+	for p in "${patterns[@]}"; do
+		matched=()
+		# Unquoted on purpose: pathname expansion of p alone (p holds no
+		# white space, so word splitting leaves it whole).
+		# shellcheck disable=SC2206
+		matched=($p)
+		# A word without a glob character is left as it is: it must exist.
+		if [ ${#matched[@]} -eq 1 ] && [ ! -e "${matched[0]}" ]; then
+			matched=()
+		fi
+		if [ ${#matched[@]} -eq 0 ]; then
+			usage "inputs: \"$(shown "$p")\" matches no file"
+		fi
+		for f in "${matched[@]}"; do
+			# An earlier merge's own report in the same folder is no shard's.
+			case $f in
+			"$reports/$stem.junit.xml" | "$reports/$stem.json" | "$reports/$stem.sarif") ;;
+			*) files+=("$f") ;;
+			esac
+		done
+	done
+	shopt -u nullglob
+	# Each output for the kind of report the inputs hold, told by the file
+	# name as the Action's steps write them: JUnit .xml, JSON results .json
+	# (also the summary), SARIF .sarif. merge itself tells each input's kind
+	# by its content and refuses a set that is not one run's shards.
+	for f in "${files[@]}"; do
+		case $f in
+		*.xml) junit_file=$reports/$stem.junit.xml ;;
+		*.json) json_file=$reports/$stem.json summary_file=$reports/$stem.summary.md ;;
+		*.sarif) sarif_file=$reports/$stem.sarif ;;
+		esac
+	done
+	if [ -n "$junit_file" ]; then
+		args+=("--junit=$junit_file")
+	fi
+	if [ -n "$json_file" ]; then
+		args+=("--json=$json_file")
+	fi
+	;;
 esac
 if [ -n "$sarif_file" ]; then
 	args+=("--sarif=$sarif_file")
 fi
-args+=("--summary=$summary_file" "--format=github")
+if [ -n "$summary_file" ]; then
+	args+=("--summary=$summary_file")
+fi
+if [ "$command_name" != merge ]; then
+	args+=("--format=github")
+fi
 if [ -n "$tools" ]; then
 	args+=("--tool=$tools")
 fi
@@ -243,6 +321,10 @@ if [ -n "$shard" ]; then
 fi
 if [ ${#extra[@]} -gt 0 ]; then
 	args+=("${extra[@]}")
+fi
+if [ ${#files[@]} -gt 0 ]; then
+	# After --, a file named like an option stays a file.
+	args+=(-- "${files[@]}")
 fi
 
 # A report left by an earlier step must not pass for this run's.
@@ -258,6 +340,7 @@ for a in "${args[@]}"; do
 	printf ' %q' "$(shown "$a")"
 done
 printf '\n'
+ran=true
 "$bin" "${args[@]}"
 rc=$?
 if [ "$rc" -ne 0 ]; then
