@@ -51,6 +51,14 @@ default only when there is none.`,
 	}
 }
 
+// UseBuildVersion sets gate.Version to what airlock version shows
+// (shownVersion): a binary built with go install …@vX.Y.Z and no -ldflags
+// then records X.Y.Z, not the -dev default, in its audit records, SARIF
+// drivers and reports, so that airlock merge tells two such builds apart.
+// A program that embeds cli.Main calls it once at start-up, before any
+// goroutine reads gate.Version; cmd/airlock does.
+func UseBuildVersion() { gate.Version = binaryVersion() }
+
 // binaryVersion is shownVersion of gate.Version and this binary's build
 // information.
 func binaryVersion() string {

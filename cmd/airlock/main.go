@@ -15,6 +15,7 @@ import (
 )
 
 func main() {
+	cli.UseBuildVersion()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], cli.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, cli.Options{})
 	stop()
