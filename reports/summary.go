@@ -146,7 +146,7 @@ func writeRunSummary(w io.Writer, run *Run, title string) error {
 		shown++
 		var b strings.Builder
 		if c.Status == Errored {
-			fmt.Fprintf(&b, "\n❌ %s: contract does not load (%s)\n\n> %s\n", codeSpan(Ident(c.Tool), false), codeSpan(Ident(c.File), false), mdText(c.Message))
+			fmt.Fprintf(&b, "\n❌ %s: contract does not load (%s)\n\n> %s\n", codeSpan(Ident(c.Tool), false), codeSpan(Ident(c.File)+lineColumn(c.Line, c.Column), false), mdText(c.Message))
 		} else {
 			fmt.Fprintf(&b, "\n❌ %s · %s\n\n- expected: %s\n- actual: %s\n", codeSpan(Ident(c.File), false), codeSpan(Ident(c.Classname()+" "+c.Name), false),
 				codeSpan(c.Expected, false), codeSpan(c.Actual, false))
@@ -163,6 +163,18 @@ func writeRunSummary(w io.Writer, run *Run, title string) error {
 		s.printf(more, "\n… %d more failures not shown here (the JUnit and JSON reports list them)\n", more)
 	}
 	return s.write(w)
+}
+
+// lineColumn is ":line:column" (":line" without a column), "" without a
+// line.
+func lineColumn(line, col int) string {
+	switch {
+	case line <= 0:
+		return ""
+	case col <= 0:
+		return fmt.Sprintf(":%d", line)
+	}
+	return fmt.Sprintf(":%d:%d", line, col)
 }
 
 // MutationScore is one tool and upstream version's mutation score counted
@@ -256,7 +268,8 @@ func WriteLintSummary(w io.Writer, l *Lint) error {
 // WriteDiffSummary writes d as a job summary: the totals, then a table of
 // the breaking changes and of the other changes with gate impact
 // (comparison, level, rule, where, message, gate impact), at most
-// MaxSummary bytes in all.
+// MaxSummary bytes in all. Where is file:line:column (Change.Where), or
+// the instance location when the file is not known.
 func WriteDiffSummary(w io.Writer, d *Diff) error {
 	s := newSummary()
 	s.printf(0, "## airlock diff\n\n%s %s\n", verdictMark(!d.Breaking()), mdText(diffTotals(d)))
@@ -273,12 +286,9 @@ func WriteDiffSummary(w io.Writer, d *Diff) error {
 				s.add(0, "\n| comparison | level | rule | where | message | gate impact |\n| --- | --- | --- | --- | --- | --- |\n")
 				first = false
 			}
-			where := "instance " + instanceText(c.Instance)
-			if c.File != "" {
-				where = c.File
-				if c.Line > 0 {
-					where += fmt.Sprintf(":%d", c.Line)
-				}
+			where := c.Where()
+			if where == "" {
+				where = "instance " + instanceText(c.Instance)
 			}
 			s.printf(1, "| %s | %s | %s | %s | %s | %s |\n", mdText(cmp.Name), levelMark(c.Level), mdCode(c.Rule), mdIdent(where),
 				mdText(c.Message), mdText(strings.TrimPrefix(impactText(c.Impact), "gate impact: ")))
