@@ -171,6 +171,23 @@ func RunAnnotations(run *Run) []Annotation {
 	return out
 }
 
+// StrictLintAnnotation is the annotation of a run that --strict fails on
+// its lint findings (RunLint.Fails): an error without a file (GitHub shows
+// it on the run's summary page), titled "airlock run --strict", saying how
+// many findings fail the run and which command lists them. Put it first:
+// WriteAnnotations keeps the order of errors, and writes at most
+// MaxAnnotations.
+func StrictLintAnnotation(lint RunLint) Annotation {
+	n := 0
+	summary := "no lint"
+	if lint.Lint != nil {
+		n, summary = lint.Lint.Active(), lint.Lint.Summary()
+	}
+	return Annotation{Level: AnnotationError, Title: "airlock run --strict",
+		Message: fmt.Sprintf("the run fails under --strict with %s (%s); %s lists them, and with --format github annotates each",
+			lintFindings(n), summary, lint.command())}
+}
+
 // LintAnnotations are the annotations of a lint: one per finding that
 // counts (not ignored) at its file, line and column; error for an error,
 // warning for a warning, notice for a note; titled with the rule id.

@@ -93,17 +93,68 @@ func verdictMark(ok bool) string {
 // is cleaned (Clean, Ident) and Markdown-escaped, so a name with "|", "`",
 // "<script>" or a newline neither breaks a table nor reaches the page as
 // HTML. The whole is at most MaxSummary bytes.
+//
+// It has no lint line: airlock merge writes it from JSON results, which
+// carry no lint. airlock run writes WriteRunSummaryLint.
 func WriteRunSummary(w io.Writer, run *Run) error {
-	return writeRunSummary(w, run, "airlock run")
+	return writeRunSummary(w, run, "airlock run", nil)
+}
+
+// RunLint is what airlock run's lint line says (the lint of the run's
+// contracts and fixtures), for its job summary (WriteRunSummaryLint).
+type RunLint struct {
+	// Lint is the lint of the selected contracts and fixtures; nil when the
+	// run does not report it: a shard other than 1 (lint is a
+	// contract-level entry, shard.Shard.ReportsContract), or a lint that
+	// could not run.
+	Lint *Lint
+	// Strict is run --strict: any finding that counts (Lint.Active), a
+	// warning or a note included, fails the run.
+	Strict bool
+	// Command is the command line that lists the findings, e.g.
+	// "airlock lint --schemas proj/schemas"; "" means "airlock lint".
+	Command string
+}
+
+// Fails reports whether the lint fails the run: Strict and a finding
+// that counts.
+func (l RunLint) Fails() bool { return l.Strict && l.Lint != nil && l.Lint.Active() > 0 }
+
+// command is Command, "airlock lint" when empty, cleaned.
+func (l RunLint) command() string {
+	if l.Command == "" {
+		return "airlock lint"
+	}
+	return Line(l.Command)
+}
+
+// WriteRunSummaryLint is WriteRunSummary with airlock run's lint line
+// below the totals: "lint: 0 errors, 212 warnings, 0 notes", marked ✅
+// without a finding that counts, ⚠️ with some that do not fail the run,
+// ❌ with some that do (--strict); "lint: reported by shard 1/N" in
+// another shard's summary when lint is nil. When the lint fails the run,
+// a line right below the heading says so first ("❌ The run fails:
+// --strict and 212 lint findings …"), so that a summary whose testcases
+// all passed does not read as a passing run.
+func WriteRunSummaryLint(w io.Writer, run *Run, lint RunLint) error {
+	return writeRunSummary(w, run, "airlock run", &lint)
 }
 
 // WriteMutateSummary is WriteRunSummary for airlock mutate: run holds the
 // mutation suite's testcases (mutate.Report.Cases).
 func WriteMutateSummary(w io.Writer, run *Run) error {
-	return writeRunSummary(w, run, "airlock mutate")
+	return writeRunSummary(w, run, "airlock mutate", nil)
 }
 
-func writeRunSummary(w io.Writer, run *Run, title string) error {
+// lintFindings is "1 lint finding" or "N lint findings".
+func lintFindings(n int) string {
+	if n == 1 {
+		return "1 lint finding"
+	}
+	return fmt.Sprintf("%d lint findings", n)
+}
+
+func writeRunSummary(w io.Writer, run *Run, title string, lint *RunLint) error {
 	s := newSummary()
 	p, f, u := run.Counts()
 	e := run.Errored()
@@ -111,8 +162,26 @@ func writeRunSummary(w io.Writer, run *Run, title string) error {
 	if !run.Shard.IsZero() {
 		s.printf(0, " (shard %s)", run.Shard.String())
 	}
-	s.printf(0, "\n\n%s %d testcases: %d passed, %d failed, %d unchecked, %d contract errors (%.2fs)\n",
+	s.add(0, "\n")
+	if lint != nil && lint.Fails() {
+		s.printf(0, "\n**❌ The run fails: `--strict` and %s (%s).** %s lists them.\n",
+			lintFindings(lint.Lint.Active()), mdText(lint.Lint.Summary()), mdCode(lint.command()))
+	}
+	s.printf(0, "\n%s %d testcases: %d passed, %d failed, %d unchecked, %d contract errors (%.2fs)\n",
 		verdictMark(f == 0 && e == 0), len(run.Cases), p, f, u, e, run.Duration.Seconds())
+	if lint != nil {
+		switch {
+		case lint.Lint == nil && !run.Shard.ReportsContract():
+			s.printf(0, "\nlint: reported by shard 1/%d\n", run.Shard.Count)
+		case lint.Lint == nil:
+		case lint.Lint.Active() == 0:
+			s.printf(0, "\n✅ lint: %s\n", mdText(lint.Lint.Summary()))
+		case lint.Fails():
+			s.printf(0, "\n❌ lint: %s; these fail the run (`--strict`); %s lists them\n", mdText(lint.Lint.Summary()), mdCode(lint.command()))
+		default:
+			s.printf(0, "\n⚠️ lint: %s; these do not fail the run (without `--strict`); %s lists them\n", mdText(lint.Lint.Summary()), mdCode(lint.command()))
+		}
+	}
 	groups := run.Groups()
 	if len(groups) > 0 {
 		s.add(0, "\n| | tool | suite | passed | failed | unchecked | errored |\n| --- | --- | --- | ---: | ---: | ---: | ---: |\n")
