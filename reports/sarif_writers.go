@@ -227,12 +227,8 @@ func WriteDiffSARIF(w io.Writer, d *Diff, rules []DiffRule, version string) erro
 // addChange adds change c of comparison cmp at level.
 func addChange(b *sarifBuilder, cmp Comparison, c Change, level string) error {
 	at := sarifPlace{Name: instanceText(c.Instance), FullName: cmp.Name + "#" + c.Instance, Kind: "object"}
-	switch {
-	case c.File != "":
-		at.File, at.Line = c.File, c.Line
-	case c.NewFile != "":
-		at.File, at.Line, at.Column = c.NewFile, c.NewLine, c.NewColumn
-	default:
+	at.File, at.Line, at.Column = c.location()
+	if at.File == "" {
 		at.File = cmp.New
 	}
 	res, err := b.add(c.Rule, level, c.Message, at)
