@@ -42,10 +42,15 @@ merged through SARIF. Inputs are capped at 64 MiB each and 512 MiB in all.
 The outputs are written all or none: each goes to a temporary file beside it, and all are
 renamed into place only once all are written; a failed write leaves no new output.
 
-Exit codes: 0 merged, 2 usage error (no input, an unreadable, hostile or unknown input, a
-missing, duplicated or unsharded shard, shards of different N, an output for a kind no input
-holds, an output that is one of the inputs), 3 internal error (a write failed; nothing
-written).`,
+The merged JSON results' line counts every testcase: passed, failed, unchecked and errored
+(a broken contract, reported by shard 1).
+
+Exit codes: 0 merged, also when the merged reports hold failed or errored testcases (merge
+judges the set of reports, not the results in them: the shards' own exit codes, or the
+merged reports, fail the pipeline), 2 usage error (no input, an unreadable, hostile or
+unknown input, a missing, duplicated or unsharded shard, shards of different N, an output
+for a kind no input holds, an output that is one of the inputs), 3 internal error (a write
+failed; nothing written).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMerge(cmd, e, o, args)
@@ -144,7 +149,7 @@ func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error 
 		outs = append(outs, output{"--json", o.jsonFile, func(w io.Writer) error { return reports.WriteJSON(w, merged) }},
 			output{"--summary", o.summaryFile, func(w io.Writer) error { return reports.WriteRunSummary(w, merged) }})
 		p, f, u := merged.Counts()
-		lines = append(lines, fmt.Sprintf("merged %d JSON results: %d testcases: %d passed, %d failed, %d unchecked", len(names), len(merged.Cases), p, f, u))
+		lines = append(lines, fmt.Sprintf("merged %d JSON results: %d testcases: %d passed, %d failed, %d unchecked, %d errored", len(names), len(merged.Cases), p, f, u, merged.Errored()))
 	}
 	if names := byKind[reports.KindSARIF]; len(names) > 0 {
 		logs := make([][]byte, len(names))

@@ -355,12 +355,13 @@ func writeMutationReport(w io.Writer, rep *mutate.Report, maxShown int) {
 
 // survivorAnnotations are mutate's GitHub annotations: an error per
 // failing mutant (a survivor, a wrong reason, a leak; with --strict an
-// unseen one) and per broken contract, pointing at the file and line its
+// unseen one) and per broken contract (at the file, line and column its
+// configuration error names); a mutant's points at the file and line its
 // hint names (the keyword or rule to add) or, without one, at its fixture.
 func survivorAnnotations(rep *mutate.Report) []reports.Annotation {
 	var out []reports.Annotation
 	for _, b := range rep.Broken {
-		out = append(out, reports.Annotation{Level: reports.AnnotationError, File: b.Err.File, Title: "airlock mutate " + b.Tool + ": contract does not load", Message: b.Err.Error()})
+		out = append(out, reports.Annotation{Level: reports.AnnotationError, File: b.Err.File, Line: b.Err.Line, Col: b.Err.Column, Title: "airlock mutate " + b.Tool + ": contract does not load", Message: b.Err.Error()})
 	}
 	surv := rep.Survivors()
 	mutate.BySeverity(surv)

@@ -135,16 +135,36 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 	for _, u := range res.Updated {
 		fmt.Fprintln(out, reports.Line(u))
 	}
+	// The lint line looks at every fixture of the selected tools, with the
+	// contracts the run loaded (a mutation-only run loaded none here); a
+	// contract-level entry, reported by shard 1 alone. It is worked out
+	// before the annotations and the summary, which say when --strict
+	// fails the run on it; an error of its own is returned after the
+	// reports are written, as before.
+	var lintRes *reports.Lint
+	var lintErr error
+	switch {
+	case !sh.ReportsContract():
+	case res.Set != nil:
+		lintRes, lintErr = lintSet(cmd.Context(), res.Set, o.opts.FixturesDir, o.opts.Filter.Tools)
+	default:
+		lintRes, _, lintErr = lintContracts(cmd.Context(), e, o.opts.SchemasDir, o.opts.FixturesDir, true, o.opts.Filter.Tools)
+	}
+	lint := reports.RunLint{Lint: lintRes, Strict: o.strict, Command: o.lintCommand()}
 	useColor := colorOn(o.color, isTerminal(out), os.Getenv("NO_COLOR"))
 	if err := reports.WriteConsole(out, &res.Run, reports.ConsoleOptions{Color: useColor}); err != nil {
 		return internalErr(err)
 	}
 	if o.format == formatGitHub {
-		if err := writeAnnotations(out, reports.RunAnnotations(&res.Run)); err != nil {
+		var anns []reports.Annotation
+		if lint.Fails() {
+			anns = append(anns, reports.StrictLintAnnotation(lint))
+		}
+		if err := writeAnnotations(out, append(anns, reports.RunAnnotations(&res.Run)...)); err != nil {
 			return err
 		}
 	}
-	if err := writeSummary(cmd.Context(), o.summaryFile, func(w io.Writer) error { return reports.WriteRunSummary(w, &res.Run) }); err != nil {
+	if err := writeSummary(cmd.Context(), o.summaryFile, func(w io.Writer) error { return reports.WriteRunSummaryLint(w, &res.Run, lint) }); err != nil {
 		return err
 	}
 	for _, st := range o.stale {
@@ -165,19 +185,11 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 			return internalErr(err)
 		}
 	}
-	// The lint line looks at every fixture of the selected tools, with the
-	// contracts the run loaded (a mutation-only run loaded none here); a
-	// contract-level entry, reported by shard 1 alone.
-	var lintRes *reports.Lint
 	if !sh.ReportsContract() {
 		fmt.Fprintf(out, "lint: reported by shard 1/%d\n", sh.Count)
-	} else if res.Set != nil {
-		lintRes, err = lintSet(cmd.Context(), res.Set, o.opts.FixturesDir, o.opts.Filter.Tools)
-	} else {
-		lintRes, _, err = lintContracts(cmd.Context(), e, o.opts.SchemasDir, o.opts.FixturesDir, true, o.opts.Filter.Tools)
 	}
-	if err != nil {
-		return err
+	if lintErr != nil {
+		return lintErr
 	}
 	if lintRes != nil {
 		fmt.Fprintf(out, "lint: %s (airlock lint lists them)\n", lintRes.Summary())
@@ -202,6 +214,33 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 		return &exitError{code: ExitFindings, err: fmt.Errorf("lint: %s (--strict)", lintRes.Summary())}
 	}
 	return nil
+}
+
+// lintCommand is the airlock lint command line that lists the findings of
+// the run's lint line: the run's --schemas, --fixtures and --tool when
+// they are not the defaults, each quoted for a POSIX shell when it needs
+// to be.
+func (o *runOptions) lintCommand() string {
+	args := []string{"airlock", "lint"}
+	if o.opts.SchemasDir != "schemas" {
+		args = append(args, "--schemas", shellQuote(o.opts.SchemasDir))
+	}
+	if o.opts.FixturesDir != "fixtures" {
+		args = append(args, "--fixtures", shellQuote(o.opts.FixturesDir))
+	}
+	for _, t := range o.opts.Filter.Tools {
+		args = append(args, "--tool", shellQuote(t))
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote is s as one POSIX shell word: as it is when it holds only
+// characters no shell treats specially, else between single quotes.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // results runs the selected suites: the mutation suite through

@@ -83,7 +83,7 @@ func Run(ctx context.Context, opts Options) (*reports.Drift, error) {
 		if !opts.Shard.ReportsContract() {
 			break
 		}
-		rep.Broken = append(rep.Broken, reports.BrokenContract{Tool: b.Tool, File: b.Err.File, Message: b.Err.Error()})
+		rep.Broken = append(rep.Broken, reports.BrokenContract{Tool: b.Tool, File: b.Err.File, Line: b.Err.Line, Column: b.Err.Column, Message: b.Err.Error()})
 	}
 	for _, t := range tools {
 		dt, err := toolDrift(set, t, versionsOf[t], schemas, outs, &rep.Summary, opts.Shard.ReportsContract())

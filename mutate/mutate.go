@@ -520,7 +520,7 @@ const UnscoredName = reports.UnscoredName
 func (r *Report) Cases() []reports.Case {
 	out := make([]reports.Case, 0, len(r.Results)+len(r.Broken))
 	for _, b := range r.Broken {
-		out = append(out, reports.ContractError(b.Tool, gate.ManifestFile, b.Err.File, b.Err.Error()))
+		out = append(out, reports.ContractError(b.Tool, gate.ManifestFile, b.Err.File, b.Err.Line, b.Err.Column, b.Err.Error()))
 	}
 	for _, x := range r.Results {
 		c := reports.Case{

@@ -18,14 +18,14 @@ const brokenMsg = `schemas/bad/upstream.schema.json:4:12: /properties/id/$ref: c
 // broken contract of tool bad.
 func brokenRun() *reports.Run {
 	return &reports.Run{Cases: []reports.Case{
-		reports.ContractError("bad", "contract.yaml", "schemas/bad/upstream.schema.json", brokenMsg),
+		reports.ContractError("bad", "contract.yaml", "schemas/bad/upstream.schema.json", 4, 12, brokenMsg),
 		{Tool: "good", UpstreamVersion: "v1", Kind: "accepted", Suite: "parse", Name: "a.json", File: "fixtures/good/v1/accepted/a.json", Status: reports.Passed, Expected: "admitted", Actual: "admitted"},
 	}}
 }
 
 var _ = Describe("a broken contract's testcase", func() {
 	It("is an error case of suite contract, classname tool.contract, counted apart from passed, failed and unchecked", func() {
-		c := reports.ContractError("bad", "contract.yaml", "schemas/bad/upstream.schema.json", brokenMsg)
+		c := reports.ContractError("bad", "contract.yaml", "schemas/bad/upstream.schema.json", 0, 0, brokenMsg)
 		Expect(c.Status).To(Equal(reports.Errored))
 		Expect(c.Suite).To(Equal(reports.SuiteContract))
 		Expect(c.Classname()).To(Equal("bad.contract"))

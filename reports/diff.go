@@ -61,11 +61,14 @@ type Change struct {
 	// the 1-based line and column (in Unicode code points) of the keyword
 	// or, when the new schema has no such keyword (a removed member), of
 	// the nearest enclosing value; "" and 0 when unknown (a manifest
-	// change, or a location outside the files). SARIF and annotations place
-	// the change there; not part of the JSON report.
-	NewFile   string `json:"-"`
-	NewLine   int    `json:"-"`
-	NewColumn int    `json:"-"`
+	// change, or a location outside the files). Every format places a
+	// schema change there (Where): the text "at" line, the Markdown and
+	// summary tables, SARIF, annotations, and the JSON report's optional
+	// new_file, new_line and new_column (format version 3 still: optional
+	// fields only).
+	NewFile   string `json:"new_file,omitempty"`
+	NewLine   int    `json:"new_line,omitempty"`
+	NewColumn int    `json:"new_column,omitempty"`
 	// Impact is what the change means to the gate (airlock diff on two
 	// contracts); nil for a comparison of schema files or upstream versions.
 	Impact *Impact `json:"impact,omitempty"`
@@ -274,7 +277,7 @@ func DiffSchema() []byte { return append([]byte(nil), diffSchemaJSON...) }
 func cleanChange(c Change) Change {
 	c.Rule, c.Instance = Line(c.Rule), Line(c.Instance)
 	c.OldPointer, c.NewPointer, c.Message = Line(c.OldPointer), Line(c.NewPointer), Line(c.Message)
-	c.File = Line(c.File)
+	c.File, c.NewFile = Line(c.File), Line(c.NewFile)
 	if c.Impact != nil {
 		im := *c.Impact
 		im.Projected, im.Rules = cleanLines(im.Projected), cleanLines(im.Rules)
@@ -340,8 +343,10 @@ func WriteDiffJSON(w io.Writer, d *Diff) error {
 // "review_status: no changes in agent schema, upstream v1"): a header per
 // comparison,
 // two lines per change (level, rule and message; then the pointers in
-// each schema, or in each manifest with the file and line of the key, as
-// the JSON report holds them, the root shown as ""), a
+// each schema, or in each manifest, as the JSON report holds them, the
+// root shown as "", and "at" where the change is written, Change.Where:
+// the key's file and line for a manifest change, the new schema's file,
+// line and column for a schema change), a
 // third for its gate impact when it has one, and the totals.
 func WriteDiffText(w io.Writer, d *Diff) error {
 	var b strings.Builder
@@ -457,16 +462,46 @@ func writeChangeTable(b *strings.Builder, changes []Change) {
 	}
 }
 
-// fileText is "  at FILE:LINE" for a manifest change, "" for a schema
-// change.
+// fileText is "  at " and the change's Where, "" when it has none.
 func fileText(c Change) string {
-	switch {
-	case c.File == "":
-		return ""
-	case c.Line > 0:
-		return fmt.Sprintf("  at %s:%d", Line(c.File), c.Line)
+	if w := c.Where(); w != "" {
+		return "  at " + w
 	}
-	return "  at " + Line(c.File)
+	return ""
+}
+
+// Where is where the change is written, "file:line:column" (each part
+// only when known; the file cleaned with Line): a manifest change at its
+// File and Line, a schema change at its NewFile, NewLine and NewColumn; ""
+// when neither file is known. The text, Markdown and summary reports show
+// it; SARIF and annotations use the same fields (WriteDiffSARIF,
+// DiffAnnotations).
+func (c Change) Where() string {
+	file, line, col := c.location()
+	if file == "" {
+		return ""
+	}
+	s := Line(file)
+	if line > 0 {
+		s += fmt.Sprintf(":%d", line)
+		if col > 0 {
+			s += fmt.Sprintf(":%d", col)
+		}
+	}
+	return s
+}
+
+// location is the file, line and column a change is written at: File and
+// Line for a manifest change, NewFile, NewLine and NewColumn for a schema
+// change; "" and 0 when unknown.
+func (c Change) location() (file string, line, col int) {
+	switch {
+	case c.File != "":
+		return c.File, c.Line, 0
+	case c.NewFile != "":
+		return c.NewFile, c.NewLine, c.NewColumn
+	}
+	return "", 0, 0
 }
 
 // impactText is one line for a change's gate impact, "" for none. When

@@ -52,8 +52,11 @@ type Drift struct {
 type BrokenContract struct {
 	// Tool is the contract folder's name.
 	Tool string `json:"tool"`
-	// File is the file the configuration error names.
-	File string `json:"file"`
+	// File is the file the configuration error names; Line and Column the
+	// 1-based place in it, 0 when unknown.
+	File   string `json:"file"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
 	// Message is the error's one-line text: file:line:column: key: message.
 	Message string `json:"message"`
 }
@@ -175,7 +178,7 @@ func lines(in []string) []string {
 func cleanDrift(d *Drift) Drift {
 	out := Drift{Summary: d.Summary, Tools: make([]DriftTool, len(d.Tools)), Broken: make([]BrokenContract, len(d.Broken))}
 	for i, b := range d.Broken {
-		out.Broken[i] = BrokenContract{Tool: Ident(b.Tool), File: Ident(b.File), Message: Line(b.Message)}
+		out.Broken[i] = BrokenContract{Tool: Ident(b.Tool), File: Ident(b.File), Line: max(b.Line, 0), Column: max(b.Column, 0), Message: Line(b.Message)}
 	}
 	for i, t := range d.Tools {
 		t.Tool, t.ContractVersion = Line(t.Tool), Line(t.ContractVersion)

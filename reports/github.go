@@ -121,10 +121,11 @@ func WriteAnnotations(w io.Writer, anns []Annotation, opts GitHubOptions) error 
 }
 
 // annotationPath is file as GitHub wants it: relative to the workspace
-// when one is set (false when file lies outside it), with "/" separators.
+// when one is set (false when file lies outside it), with "/" separators,
+// cleaned ("./new.schema.json" is "new.schema.json").
 func annotationPath(file string, opts GitHubOptions) (string, bool) {
 	if opts.Workspace == "" {
-		return filepath.ToSlash(file), true
+		return path.Clean(filepath.ToSlash(file)), true
 	}
 	abs := file
 	if !filepath.IsAbs(abs) {
@@ -151,8 +152,8 @@ func escapeProperty(s string) string {
 
 // RunAnnotations are the annotations of a run: one error per failed
 // testcase (the fixture's file, titled tool.suite) and per broken contract
-// (the file its configuration error names). Unchecked and passed
-// testcases have none.
+// (the file, line and column its configuration error names). Unchecked
+// and passed testcases have none.
 func RunAnnotations(run *Run) []Annotation {
 	var out []Annotation
 	for _, c := range run.Cases {
@@ -164,10 +165,27 @@ func RunAnnotations(run *Run) []Annotation {
 			}
 			out = append(out, Annotation{Level: AnnotationError, File: c.File, Title: "airlock " + c.Tool + "." + c.Suite + " failed", Message: msg})
 		case Errored:
-			out = append(out, Annotation{Level: AnnotationError, File: c.File, Title: "airlock " + c.Tool + ": contract does not load", Message: c.Message})
+			out = append(out, Annotation{Level: AnnotationError, File: c.File, Line: c.Line, Col: c.Column, Title: "airlock " + c.Tool + ": contract does not load", Message: c.Message})
 		}
 	}
 	return out
+}
+
+// StrictLintAnnotation is the annotation of a run that --strict fails on
+// its lint findings (RunLint.Fails): an error without a file (GitHub shows
+// it on the run's summary page), titled "airlock run --strict", saying how
+// many findings fail the run and which command lists them. Put it first:
+// WriteAnnotations keeps the order of errors, and writes at most
+// MaxAnnotations.
+func StrictLintAnnotation(lint RunLint) Annotation {
+	n := 0
+	summary := "no lint"
+	if lint.Lint != nil {
+		n, summary = lint.Lint.Active(), lint.Lint.Summary()
+	}
+	return Annotation{Level: AnnotationError, Title: "airlock run --strict",
+		Message: fmt.Sprintf("the run fails under --strict with %s (%s); %s lists them, and with --format github annotates each",
+			lintFindings(n), summary, lint.command())}
 }
 
 // LintAnnotations are the annotations of a lint: one per finding that
@@ -198,7 +216,10 @@ func LintAnnotations(l *Lint) []Annotation {
 // DiffAnnotations are the annotations of a diff: an error per breaking
 // change, a warning per other change with gate impact (Change.TouchesGate).
 // A manifest change points at its contract.yaml and line; a schema change
-// at the new schema file (the old one when the new is absent), no line.
+// at the file, line and column of its NewPointer in the new schema's files
+// (NewFile, NewLine, NewColumn: a shared component's file when the change
+// lies there), or at the comparison's new schema file (the old one when the
+// new is absent) without a line when that is not known.
 func DiffAnnotations(d *Diff) []Annotation {
 	var out []Annotation
 	for _, cmp := range d.Comparisons {
@@ -211,7 +232,7 @@ func DiffAnnotations(d *Diff) []Annotation {
 			default:
 				continue
 			}
-			file, line := c.File, c.Line
+			file, line, col := c.location()
 			if file == "" {
 				file = cmp.New
 				if file == "" {
@@ -222,7 +243,7 @@ func DiffAnnotations(d *Diff) []Annotation {
 			if c.NewPointer != "" {
 				msg += " (at " + diffPointerText(c.NewPointer) + ")"
 			}
-			out = append(out, Annotation{Level: level, File: file, Line: line, Title: "airlock diff " + string(c.Level) + " " + c.Rule, Message: msg})
+			out = append(out, Annotation{Level: level, File: file, Line: line, Col: col, Title: "airlock diff " + string(c.Level) + " " + c.Rule, Message: msg})
 		}
 	}
 	return out
@@ -232,8 +253,10 @@ func DiffAnnotations(d *Diff) []Annotation {
 // pointing into fixturesDir: an error per breaking finding and per refusal
 // reason with unexpected refusals (at the first fixture that shows it:
 // fixturesDir/tool/upstream-version/kind/name), per broken contract (the
-// file its error names), and per breaking change between upstream
-// versions when those fail the run (a warning when they do not).
+// file, line and column its error names), and per breaking change between
+// upstream versions when those fail the run (a warning when they do not),
+// at the file, line and column of its NewPointer as DiffAnnotations places
+// one.
 func DriftAnnotations(d *Drift, fixturesDir string) []Annotation {
 	var out []Annotation
 	at := func(t DriftTool, v DriftVersion, fixtures []string) string {
@@ -243,7 +266,7 @@ func DriftAnnotations(d *Drift, fixturesDir string) []Annotation {
 		return filepath.Join(fixturesDir, t.Tool, v.UpstreamVersion, filepath.FromSlash(fixtures[0]))
 	}
 	for _, b := range d.Broken {
-		out = append(out, Annotation{Level: AnnotationError, File: b.File, Title: "airlock drift " + b.Tool + ": contract does not load", Message: b.Message})
+		out = append(out, Annotation{Level: AnnotationError, File: b.File, Line: b.Line, Col: b.Column, Title: "airlock drift " + b.Tool + ": contract does not load", Message: b.Message})
 	}
 	for _, t := range d.Tools {
 		for _, v := range t.Versions {
@@ -273,11 +296,11 @@ func DriftAnnotations(d *Drift, fixturesDir string) []Annotation {
 				if c.Level != Breaking {
 					continue
 				}
-				file := c.File
+				file, line, col := c.location()
 				if file == "" {
 					file = cmp.New
 				}
-				out = append(out, Annotation{Level: level, File: file, Line: c.Line, Title: "airlock drift breaking " + c.Rule, Message: cmp.Name + ": " + c.Message})
+				out = append(out, Annotation{Level: level, File: file, Line: line, Col: col, Title: "airlock drift breaking " + c.Rule, Message: cmp.Name + ": " + c.Message})
 			}
 		}
 	}

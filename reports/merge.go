@@ -177,6 +177,7 @@ func ReadResults(data []byte) (*Run, error) {
 		c.Name, c.File = rewritten(c.Name), rewritten(c.File)
 		c.Status = Status(Line(string(c.Status)))
 		c.Duration = max(c.Duration, 0)
+		c.Line, c.Column = max(c.Line, 0), max(c.Column, 0)
 		for j, w := range c.Warnings {
 			c.Warnings[j] = Line(w)
 		}

@@ -44,8 +44,14 @@ type Case struct {
 	// contract for a broken contract.
 	Suite string `json:"suite"`
 	// Name is the fixture's file name; File its path as discovered.
-	Name   string `json:"name"`
-	File   string `json:"file"`
+	Name string `json:"name"`
+	File string `json:"file"`
+	// Line and Column place a broken contract's case (suite contract) in
+	// File: the 1-based line and column its configuration error names; 0
+	// when unknown, and for every fixture's case (a fixture is its whole
+	// file).
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
 	Status Status `json:"status"`
 	// Expected and Actual are outcomes: "admitted" or a reason code.
 	Expected string `json:"expected"`
@@ -78,10 +84,11 @@ func (c Case) Classname() string {
 // ContractError is the testcase of a tool whose contract did not load:
 // suite SuiteContract, status Errored, no upstream version or kind. name is
 // the manifest's file name (contract.yaml), file the file the configuration
-// error names and message its one-line text (file:line:column: key:
+// error names, line and column the 1-based place in it the error names (0
+// when unknown) and message its one-line text (file:line:column: key:
 // message).
-func ContractError(tool, name, file, message string) Case {
-	return Case{Tool: tool, Suite: SuiteContract, Name: name, File: file, Status: Errored, Message: message}
+func ContractError(tool, name, file string, line, column int, message string) Case {
+	return Case{Tool: tool, Suite: SuiteContract, Name: name, File: file, Line: max(line, 0), Column: max(column, 0), Status: Errored, Message: message}
 }
 
 // Run is a whole run's results, in a deterministic order.

@@ -118,7 +118,7 @@ func fixtureCase(tool, version, kind, suite, name string, st reports.Status, exp
 // case, and a broken contract.
 func sampleRun() *reports.Run {
 	return &reports.Run{Cases: []reports.Case{
-		reports.ContractError("broken_tool", "contract.yaml", "schemas/broken_tool/contract.yaml", "schemas/broken_tool/contract.yaml:3:1: tool: unknown key"),
+		reports.ContractError("broken_tool", "contract.yaml", "schemas/broken_tool/contract.yaml", 3, 1, "schemas/broken_tool/contract.yaml:3:1: tool: unknown key"),
 		fixtureCase("deploy_status", "v1", "accepted", "schema", "ok.json", reports.Passed, "admitted", "admitted"),
 		fixtureCase("deploy_status", "v1", "accepted", "schema", "refused.json", reports.Failed, "admitted", "schema.type"),
 		fixtureCase("deploy_status", "v1", "near-miss", "schema", "admitted.json", reports.Failed, "schema.enum", "admitted"),

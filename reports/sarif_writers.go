@@ -116,7 +116,8 @@ func RunRuleOf(c Case) string {
 // are not results) as a SARIF 2.1.0 log: rules RunRules, one result per
 // testcase at level error with its rule (RunRuleOf), the message "suite:
 // message (expected E, got A)", the fixture file as physical location (line
-// 1; a broken contract's file without a line) and the logical location
+// 1; a broken contract's file at the line and column its error names, when
+// known) and the logical location
 // "tool/upstream-version/kind/name" (kind "resource", name the fixture's
 // name), the suite, expected and actual outcome in result.properties.
 // run.properties "airlock/shard" records r.Shard; automationDetails.id is
@@ -135,11 +136,11 @@ func WriteRunSARIF(w io.Writer, r *Run, version string) error {
 			msg += fmt.Sprintf(" (expected %s, got %s)", orNone(c.Expected), orNone(c.Actual))
 		}
 		full := strings.Join(nonEmpty(c.Tool, c.UpstreamVersion, c.Kind, c.Name), "/")
-		line := 1
+		line, col := 1, 0
 		if c.Status == Errored {
-			line = 0
+			line, col = c.Line, c.Column
 		}
-		res, err := b.add(RunRuleOf(c), "error", msg, sarifPlace{File: c.File, Line: line, Name: c.Name, FullName: full, Kind: "resource"})
+		res, err := b.add(RunRuleOf(c), "error", msg, sarifPlace{File: c.File, Line: line, Column: col, Name: c.Name, FullName: full, Kind: "resource"})
 		if err != nil {
 			return err
 		}
@@ -226,12 +227,8 @@ func WriteDiffSARIF(w io.Writer, d *Diff, rules []DiffRule, version string) erro
 // addChange adds change c of comparison cmp at level.
 func addChange(b *sarifBuilder, cmp Comparison, c Change, level string) error {
 	at := sarifPlace{Name: instanceText(c.Instance), FullName: cmp.Name + "#" + c.Instance, Kind: "object"}
-	switch {
-	case c.File != "":
-		at.File, at.Line = c.File, c.Line
-	case c.NewFile != "":
-		at.File, at.Line, at.Column = c.NewFile, c.NewLine, c.NewColumn
-	default:
+	at.File, at.Line, at.Column = c.location()
+	if at.File == "" {
 		at.File = cmp.New
 	}
 	res, err := b.add(c.Rule, level, c.Message, at)
@@ -281,8 +278,8 @@ const maxSARIFRelated = 10
 // WriteDriftSARIF writes d as a SARIF 2.1.0 log: rules the drift
 // registry (broken-contract, the finding kinds of FindingKinds,
 // unexpected-refusal) then the diff registry for the version changes,
-// in that fixed order. Results: a broken contract at its file (error);
-// each finding at its first fixture (line 1), up to 9 more as related
+// in that fixed order. Results: a broken contract at its file, line and
+// column (error); each finding at its first fixture (line 1), up to 9 more as related
 // locations, logical location "tool/upstream-version#pointer" — level
 // error when it breaks the contract (Breaking), note for a breaking kind
 // every fixture of which was an expected refusal and for an undeclared
@@ -298,7 +295,7 @@ func WriteDriftSARIF(w io.Writer, d *Drift, o DriftSARIFOptions) error {
 	}
 	b := newSARIF("drift", o.Version, rules, d.Shard)
 	for _, br := range d.Broken {
-		if _, err := b.add(DriftRuleBrokenContract, "error", br.Message, sarifPlace{File: br.File, Name: br.Tool, FullName: br.Tool, Kind: "module"}); err != nil {
+		if _, err := b.add(DriftRuleBrokenContract, "error", br.Message, sarifPlace{File: br.File, Line: br.Line, Column: br.Column, Name: br.Tool, FullName: br.Tool, Kind: "module"}); err != nil {
 			return err
 		}
 	}

@@ -93,17 +93,68 @@ func verdictMark(ok bool) string {
 // is cleaned (Clean, Ident) and Markdown-escaped, so a name with "|", "`",
 // "<script>" or a newline neither breaks a table nor reaches the page as
 // HTML. The whole is at most MaxSummary bytes.
+//
+// It has no lint line: airlock merge writes it from JSON results, which
+// carry no lint. airlock run writes WriteRunSummaryLint.
 func WriteRunSummary(w io.Writer, run *Run) error {
-	return writeRunSummary(w, run, "airlock run")
+	return writeRunSummary(w, run, "airlock run", nil)
+}
+
+// RunLint is what airlock run's lint line says (the lint of the run's
+// contracts and fixtures), for its job summary (WriteRunSummaryLint).
+type RunLint struct {
+	// Lint is the lint of the selected contracts and fixtures; nil when the
+	// run does not report it: a shard other than 1 (lint is a
+	// contract-level entry, shard.Shard.ReportsContract), or a lint that
+	// could not run.
+	Lint *Lint
+	// Strict is run --strict: any finding that counts (Lint.Active), a
+	// warning or a note included, fails the run.
+	Strict bool
+	// Command is the command line that lists the findings, e.g.
+	// "airlock lint --schemas proj/schemas"; "" means "airlock lint".
+	Command string
+}
+
+// Fails reports whether the lint fails the run: Strict and a finding
+// that counts.
+func (l RunLint) Fails() bool { return l.Strict && l.Lint != nil && l.Lint.Active() > 0 }
+
+// command is Command, "airlock lint" when empty, cleaned.
+func (l RunLint) command() string {
+	if l.Command == "" {
+		return "airlock lint"
+	}
+	return Line(l.Command)
+}
+
+// WriteRunSummaryLint is WriteRunSummary with airlock run's lint line
+// below the totals: "lint: 0 errors, 212 warnings, 0 notes", marked ✅
+// without a finding that counts, ⚠️ with some that do not fail the run,
+// ❌ with some that do (--strict); "lint: reported by shard 1/N" in
+// another shard's summary when lint is nil. When the lint fails the run,
+// a line right below the heading says so first ("❌ The run fails:
+// --strict and 212 lint findings …"), so that a summary whose testcases
+// all passed does not read as a passing run.
+func WriteRunSummaryLint(w io.Writer, run *Run, lint RunLint) error {
+	return writeRunSummary(w, run, "airlock run", &lint)
 }
 
 // WriteMutateSummary is WriteRunSummary for airlock mutate: run holds the
 // mutation suite's testcases (mutate.Report.Cases).
 func WriteMutateSummary(w io.Writer, run *Run) error {
-	return writeRunSummary(w, run, "airlock mutate")
+	return writeRunSummary(w, run, "airlock mutate", nil)
 }
 
-func writeRunSummary(w io.Writer, run *Run, title string) error {
+// lintFindings is "1 lint finding" or "N lint findings".
+func lintFindings(n int) string {
+	if n == 1 {
+		return "1 lint finding"
+	}
+	return fmt.Sprintf("%d lint findings", n)
+}
+
+func writeRunSummary(w io.Writer, run *Run, title string, lint *RunLint) error {
 	s := newSummary()
 	p, f, u := run.Counts()
 	e := run.Errored()
@@ -111,8 +162,26 @@ func writeRunSummary(w io.Writer, run *Run, title string) error {
 	if !run.Shard.IsZero() {
 		s.printf(0, " (shard %s)", run.Shard.String())
 	}
-	s.printf(0, "\n\n%s %d testcases: %d passed, %d failed, %d unchecked, %d contract errors (%.2fs)\n",
+	s.add(0, "\n")
+	if lint != nil && lint.Fails() {
+		s.printf(0, "\n**❌ The run fails: `--strict` and %s (%s).** %s lists them.\n",
+			lintFindings(lint.Lint.Active()), mdText(lint.Lint.Summary()), mdCode(lint.command()))
+	}
+	s.printf(0, "\n%s %d testcases: %d passed, %d failed, %d unchecked, %d contract errors (%.2fs)\n",
 		verdictMark(f == 0 && e == 0), len(run.Cases), p, f, u, e, run.Duration.Seconds())
+	if lint != nil {
+		switch {
+		case lint.Lint == nil && !run.Shard.ReportsContract():
+			s.printf(0, "\nlint: reported by shard 1/%d\n", run.Shard.Count)
+		case lint.Lint == nil:
+		case lint.Lint.Active() == 0:
+			s.printf(0, "\n✅ lint: %s\n", mdText(lint.Lint.Summary()))
+		case lint.Fails():
+			s.printf(0, "\n❌ lint: %s; these fail the run (`--strict`); %s lists them\n", mdText(lint.Lint.Summary()), mdCode(lint.command()))
+		default:
+			s.printf(0, "\n⚠️ lint: %s; these do not fail the run (without `--strict`); %s lists them\n", mdText(lint.Lint.Summary()), mdCode(lint.command()))
+		}
+	}
 	groups := run.Groups()
 	if len(groups) > 0 {
 		s.add(0, "\n| | tool | suite | passed | failed | unchecked | errored |\n| --- | --- | --- | ---: | ---: | ---: | ---: |\n")
@@ -146,7 +215,7 @@ func writeRunSummary(w io.Writer, run *Run, title string) error {
 		shown++
 		var b strings.Builder
 		if c.Status == Errored {
-			fmt.Fprintf(&b, "\n❌ %s: contract does not load (%s)\n\n> %s\n", codeSpan(Ident(c.Tool), false), codeSpan(Ident(c.File), false), mdText(c.Message))
+			fmt.Fprintf(&b, "\n❌ %s: contract does not load (%s)\n\n> %s\n", codeSpan(Ident(c.Tool), false), codeSpan(Ident(c.File)+lineColumn(c.Line, c.Column), false), mdText(c.Message))
 		} else {
 			fmt.Fprintf(&b, "\n❌ %s · %s\n\n- expected: %s\n- actual: %s\n", codeSpan(Ident(c.File), false), codeSpan(Ident(c.Classname()+" "+c.Name), false),
 				codeSpan(c.Expected, false), codeSpan(c.Actual, false))
@@ -163,6 +232,18 @@ func writeRunSummary(w io.Writer, run *Run, title string) error {
 		s.printf(more, "\n… %d more failures not shown here (the JUnit and JSON reports list them)\n", more)
 	}
 	return s.write(w)
+}
+
+// lineColumn is ":line:column" (":line" without a column), "" without a
+// line.
+func lineColumn(line, col int) string {
+	switch {
+	case line <= 0:
+		return ""
+	case col <= 0:
+		return fmt.Sprintf(":%d", line)
+	}
+	return fmt.Sprintf(":%d:%d", line, col)
 }
 
 // MutationScore is one tool and upstream version's mutation score counted
@@ -256,7 +337,8 @@ func WriteLintSummary(w io.Writer, l *Lint) error {
 // WriteDiffSummary writes d as a job summary: the totals, then a table of
 // the breaking changes and of the other changes with gate impact
 // (comparison, level, rule, where, message, gate impact), at most
-// MaxSummary bytes in all.
+// MaxSummary bytes in all. Where is file:line:column (Change.Where), or
+// the instance location when the file is not known.
 func WriteDiffSummary(w io.Writer, d *Diff) error {
 	s := newSummary()
 	s.printf(0, "## airlock diff\n\n%s %s\n", verdictMark(!d.Breaking()), mdText(diffTotals(d)))
@@ -273,12 +355,9 @@ func WriteDiffSummary(w io.Writer, d *Diff) error {
 				s.add(0, "\n| comparison | level | rule | where | message | gate impact |\n| --- | --- | --- | --- | --- | --- |\n")
 				first = false
 			}
-			where := "instance " + instanceText(c.Instance)
-			if c.File != "" {
-				where = c.File
-				if c.Line > 0 {
-					where += fmt.Sprintf(":%d", c.Line)
-				}
+			where := c.Where()
+			if where == "" {
+				where = "instance " + instanceText(c.Instance)
 			}
 			s.printf(1, "| %s | %s | %s | %s | %s | %s |\n", mdText(cmp.Name), levelMark(c.Level), mdCode(c.Rule), mdIdent(where),
 				mdText(c.Message), mdText(strings.TrimPrefix(impactText(c.Impact), "gate impact: ")))

@@ -169,7 +169,7 @@ func withBroken(cases []reports.Case, broken []fixture.Broken) []reports.Case {
 		return cases
 	}
 	for _, b := range broken {
-		cases = append(cases, reports.ContractError(b.Tool, gate.ManifestFile, b.Err.File, b.Err.Error()))
+		cases = append(cases, reports.ContractError(b.Tool, gate.ManifestFile, b.Err.File, b.Err.Line, b.Err.Column, b.Err.Error()))
 	}
 	slices.SortStableFunc(cases, func(a, b reports.Case) int { return strings.Compare(a.Tool, b.Tool) })
 	return cases

@@ -95,6 +95,12 @@ const intro = "# airlock diff\n\n" +
 	"  Schema's `keywordLocation`; where a keyword exists on one side only, the other side points\n" +
 	"  at the enclosing schema), and one sentence. Text, Markdown and JSON write a pointer alike:\n" +
 	"  the root, an empty JSON Pointer, is `\"\"` in all three, for schemas and manifests.\n" +
+	"- **Where each change is written.** A schema change is placed at the line and column of its\n" +
+	"  new-side keyword in the new schema's files, `$ref`s followed into sibling files and shared\n" +
+	"  components (a removed member at the enclosing schema); a manifest change at its key's line\n" +
+	"  of `contract.yaml`. Every format uses that place: the text report's `at FILE:LINE:COLUMN`,\n" +
+	"  the Markdown and job-summary tables, the annotations, SARIF, and the JSON report's\n" +
+	"  optional `new_file`, `new_line` and `new_column` (format version 3: optional fields only).\n" +
 	"- **Output.** Text (default), `--format markdown` (for a pull request) or `--format json`,\n" +
 	"  whose format is published as `schemas/diff.schema.json` (`airlock schema diff`). Between\n" +
 	"  contracts, text and Markdown write a contract without changes as one line\n" +
@@ -104,10 +110,8 @@ const intro = "# airlock diff\n\n" +
 	"  per breaking change (an error) and per other change with gate impact (a warning);\n" +
 	"  `--summary FILE` writes a Markdown job summary of the same changes (README, \"In CI\").\n" +
 	"  `--sarif FILE` also writes every change as SARIF 2.1.0 for code\n" +
-	"  scanning (breaking: error, contract-change: warning, compatible: note), a schema change at\n" +
-	"  the line and column of its keyword in the new schema (`$ref`s followed into sibling files\n" +
-	"  and shared components; a removed member at the enclosing schema), a manifest change at its\n" +
-	"  line of `contract.yaml`; see [sarif.md](sarif.md).\n" +
+	"  scanning (breaking: error, contract-change: warning, compatible: note), each where it is\n" +
+	"  written (above); see [sarif.md](sarif.md).\n" +
 	"- **Exit codes.** `0` nothing to fail on, `1` findings: a breaking change (`--fail-on\n" +
 	"  breaking`, the default) or a change with gate impact (`--fail-on gate-impact`), `2` usage\n" +
 	"  or configuration error (a missing file, a `$ref` outside the folder, a file that is not\n" +
