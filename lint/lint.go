@@ -62,7 +62,9 @@ type Input struct {
 // costs the schemas that position merges; each schema file is then read
 // once more to place every finding in it (strictjson.PointerOffsets and
 // one sweep), so placing n findings costs the file's size, not n times
-// it. make bench reports lint's time against the gate's load time of the
+// it. Applying lint.ignore costs, per contract, its entries (at most 256,
+// the manifest schema's maxItems) times its findings, each a match of at
+// most 17 pattern segments against a path (matchFile). make bench reports lint's time against the gate's load time of the
 // same contract (BenchmarkLint).
 func Lint(ctx context.Context, in Input) (*reports.Lint, error) {
 	out := &reports.Lint{}
@@ -75,7 +77,7 @@ func Lint(ctx context.Context, in Input) (*reports.Lint, error) {
 	if in.Set == nil {
 		out.Skipped = append(out.Skipped, "the fixture rules (version-without-fixtures, near-miss-stage-uncovered): no fixtures folder")
 	}
-	e := &emitter{seen: map[string]int{}, unplaced: map[int]string{}, names: map[int]string{}}
+	e := &emitter{seen: map[string]int{}, unplaced: map[int]string{}, names: map[int]string{}, triedSet: map[int]bool{}}
 	for _, b := range in.Broken {
 		e.findings = append(e.findings, reports.LintFinding{
 			Rule: contractLoad.ID, Level: contractLoad.Level, Tool: b.Tool,
@@ -91,7 +93,7 @@ func Lint(ctx context.Context, in Input) (*reports.Lint, error) {
 		if err != nil {
 			return nil, err
 		}
-		e.c, e.tried = k, nil
+		e.c, e.tried, e.triedSet = k, nil, map[int]bool{}
 		first := len(e.findings)
 		if err := k.walkSchemas(ctx, e); err != nil {
 			return nil, err
@@ -160,8 +162,10 @@ type emitter struct {
 	// file matches; absent for a finding no file of the folder holds.
 	names map[int]string
 	// tried are the indexes of the findings the current contract found,
-	// reported for it or, already, for an earlier contract.
-	tried []int
+	// reported for it or, already, for an earlier contract, each once
+	// (triedSet).
+	tried    []int
+	triedSet map[int]bool
 }
 
 // add records a finding of rule r; false when the same finding was
@@ -169,14 +173,14 @@ type emitter struct {
 func (e *emitter) add(r *Rule, f reports.LintFinding, name string) bool {
 	key := r.ID + "\x00" + f.File + "\x00" + f.Pointer + "\x00" + f.Message
 	if i, ok := e.seen[key]; ok {
-		if !slices.Contains(e.tried, i) {
-			e.tried = append(e.tried, i)
+		if !e.triedSet[i] {
+			e.tried, e.triedSet[i] = append(e.tried, i), true
 		}
 		return false
 	}
 	i := len(e.findings)
 	e.seen[key] = i
-	e.tried = append(e.tried, i)
+	e.tried, e.triedSet[i] = append(e.tried, i), true
 	if name != "" {
 		e.names[i] = name
 	}
