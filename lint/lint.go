@@ -64,8 +64,9 @@ type Input struct {
 // one sweep), so placing n findings costs the file's size, not n times
 // it. Applying lint.ignore costs, per contract, its entries (at most 256,
 // the manifest schema's maxItems) times its findings, each a match of at
-// most 17 pattern segments against a path (matchFile). make bench reports lint's time against the gate's load time of the
-// same contract (BenchmarkLint).
+// most 17 pattern segments against a path (matchFile). make bench
+// reports lint's time against the gate's load time of the same contract
+// (BenchmarkLint).
 func Lint(ctx context.Context, in Input) (*reports.Lint, error) {
 	out := &reports.Lint{}
 	for _, r := range registry {
