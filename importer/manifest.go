@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -46,7 +48,99 @@ func renderManifest(d *Draft, schemaName string) []byte {
 	}
 	b.WriteString("upstream_versions:\n")
 	b.WriteString(renderVersion(d, schemaName, "  "))
+	if files := componentIgnores(d); len(files) > 0 {
+		b.WriteString("lint:\n  ignore:\n")
+		for _, l := range componentIgnoreWhy {
+			writeCommentLine(&b, "    ", l)
+		}
+		for _, f := range files {
+			fmt.Fprintf(&b, "    - rule: %s\n      file: %s\n      reason: %s\n", quote("*"), quote(f), quote(componentIgnoreReason))
+		}
+	}
 	return []byte(b.String())
+}
+
+// componentIgnoreReason is the reason of the lint.ignore entry an import
+// writes for each folder of shared components its schema refers to, and
+// componentIgnoreWhy the comment above the entries.
+const componentIgnoreReason = "the vendor's shared components stay as imported (docs/import.md); the objects on the way to the projected fields are closed in this contract's own schema"
+
+var componentIgnoreWhy = []string{
+	"Lint's findings in the vendor's components are accepted: they are not",
+	"edited here (docs/lint.md, Imported vendor components). Findings in",
+	"this folder's own files still count.",
+}
+
+// componentIgnores returns the lint.ignore files that cover the folders of
+// the draft's components, as its schema's $refs name them
+// ("../_components/<api>/<version>/*"), sorted, each once.
+func componentIgnores(d *Draft) []string {
+	var out []string
+	for _, f := range d.Components {
+		g := "../" + path.Dir(f.Path) + "/*"
+		if !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// addComponentIgnores adds to the top-level mapping of a manifest the
+// lint.ignore entries of componentIgnores that it does not have (by file,
+// rule "*"): a version added from another description's folder gets its
+// own. A lint or ignore key that is not a mapping or a sequence is left
+// alone (the manifest schema refuses it anyway).
+func addComponentIgnores(top *yaml.Node, d *Draft) error {
+	files := componentIgnores(d)
+	if len(files) == 0 {
+		return nil
+	}
+	lint := mappingValue(top, "lint")
+	if lint == nil {
+		lint = &yaml.Node{Kind: yaml.MappingNode}
+		top.Content = append(top.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "lint"}, lint)
+	}
+	if lint.Kind != yaml.MappingNode {
+		return nil
+	}
+	ignore := mappingValue(lint, "ignore")
+	if ignore == nil {
+		ignore = &yaml.Node{Kind: yaml.SequenceNode}
+		lint.Content = append(lint.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "ignore"}, ignore)
+	}
+	if ignore.Kind != yaml.SequenceNode {
+		return nil
+	}
+	for _, f := range files {
+		if slices.ContainsFunc(ignore.Content, func(e *yaml.Node) bool {
+			r, fl := mappingValue(e, "rule"), mappingValue(e, "file")
+			return r != nil && r.Value == "*" && fl != nil && fl.Value == f
+		}) {
+			continue
+		}
+		var entry yaml.Node
+		text := fmt.Sprintf("rule: %s\nfile: %s\nreason: %s\n", quote("*"), quote(f), quote(componentIgnoreReason))
+		if err := yaml.Unmarshal([]byte(text), &entry); err != nil {
+			return err
+		}
+		ignore.Content = append(ignore.Content, entry.Content[0])
+	}
+	return nil
+}
+
+// mappingValue returns the value of key in mapping node m, nil when m is
+// not a mapping or has no such key.
+func mappingValue(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // renderVersion writes the upstream_versions entry of the draft's version.
@@ -119,6 +213,9 @@ func addVersion(old []byte, d *Draft, schemaName string) ([]byte, error) {
 	}
 	pairs := entry.Content[0].Content
 	versions.Content = append(versions.Content, pairs...)
+	if err := addComponentIgnores(top, d); err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)

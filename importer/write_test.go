@@ -12,8 +12,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/importer"
+	"github.com/airlockdev/airlock/lint"
 )
 
 var _ = Describe("Write", func() {
@@ -130,6 +132,47 @@ var _ = Describe("Write", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(strings.Count(string(comp), key)).To(Equal(1), "the const stays, the description goes:\n%s", comp)
 		Expect(string(comp)).To(ContainSubstring(`"const": "` + key + `"`))
+	})
+
+	It("accepts lint's findings in the vendor's component folders with a lint.ignore entry per folder, and adds one for a version imported later", func() {
+		comps := `"Order": {"type": "object", "properties": {"id": {"type": "string", "maxLength": 8}, "note": {"type": "string"}}}`
+		d, err := importer.DraftFromOpenAPI(spec("3.0.3", `{"$ref": "#/components/schemas/Order"}`, comps),
+			importer.OpenAPIOptions{Operation: "getThing", Tool: "thing", API: "test", Project: []importer.Field{{Name: "id", Pointer: "/id"}}})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = importer.Write(context.Background(), d, o)
+		Expect(err).NotTo(HaveOccurred())
+		manifest, err := os.ReadFile(filepath.Join(o.SchemasDir, "thing", "contract.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(manifest)).To(ContainSubstring(`file: "../_components/test/1.0/*"`))
+
+		componentFindings := func() (n int) {
+			set, err := fixture.Open(o.SchemasDir, "", fixture.Filter{}, gate.Options{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(set.Broken).To(BeEmpty())
+			l, err := lint.Lint(context.Background(), lint.Input{Contracts: set.List})
+			Expect(err).NotTo(HaveOccurred())
+			for _, f := range l.Findings {
+				Expect(f.Rule).NotTo(Equal("lint-ignore-unused"), f.Message)
+				if strings.Contains(f.File, "_components") {
+					n++
+					Expect(f.Ignored).NotTo(BeEmpty(), "%s %s", f.Rule, f.File)
+				}
+			}
+			return n
+		}
+		Expect(componentFindings()).To(BeNumerically(">", 0), "the open Order and its unbounded note are findings, accepted")
+
+		doc := spec("3.0.3", `{"$ref": "#/components/schemas/Order"}`, comps)
+		doc.Info.Version = "2.0"
+		d, err = importer.DraftFromOpenAPI(doc, importer.OpenAPIOptions{Operation: "getThing", Tool: "thing", API: "test", Project: []importer.Field{{Name: "id", Pointer: "/id"}}})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = importer.Write(context.Background(), d, o)
+		Expect(err).NotTo(HaveOccurred())
+		manifest, err = os.ReadFile(filepath.Join(o.SchemasDir, "thing", "contract.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(manifest)).To(ContainSubstring(`../_components/test/1.0/*`))
+		Expect(string(manifest)).To(ContainSubstring(`../_components/test/2.0/*`))
+		Expect(componentFindings()).To(BeNumerically(">", 0))
 	})
 
 	It("refuses a contract that would not load, writing nothing", func() {

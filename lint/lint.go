@@ -20,6 +20,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -61,8 +62,11 @@ type Input struct {
 // costs the schemas that position merges; each schema file is then read
 // once more to place every finding in it (strictjson.PointerOffsets and
 // one sweep), so placing n findings costs the file's size, not n times
-// it. make bench reports lint's time against the gate's load time of the
-// same contract (BenchmarkLint).
+// it. Applying lint.ignore costs, per contract, its entries (at most 256,
+// the manifest schema's maxItems) times its findings, each a match of at
+// most 17 pattern segments against a path (matchFile). make bench
+// reports lint's time against the gate's load time of the same contract
+// (BenchmarkLint).
 func Lint(ctx context.Context, in Input) (*reports.Lint, error) {
 	out := &reports.Lint{}
 	for _, r := range registry {
@@ -74,7 +78,7 @@ func Lint(ctx context.Context, in Input) (*reports.Lint, error) {
 	if in.Set == nil {
 		out.Skipped = append(out.Skipped, "the fixture rules (version-without-fixtures, near-miss-stage-uncovered): no fixtures folder")
 	}
-	e := &emitter{seen: map[string]bool{}, unplaced: map[int]string{}}
+	e := &emitter{seen: map[string]int{}, unplaced: map[int]string{}, names: map[int]string{}, triedSet: map[int]bool{}}
 	for _, b := range in.Broken {
 		e.findings = append(e.findings, reports.LintFinding{
 			Rule: contractLoad.ID, Level: contractLoad.Level, Tool: b.Tool,
@@ -90,7 +94,7 @@ func Lint(ctx context.Context, in Input) (*reports.Lint, error) {
 		if err != nil {
 			return nil, err
 		}
-		e.c = k
+		e.c, e.tried, e.triedSet = k, nil, map[int]bool{}
 		first := len(e.findings)
 		if err := k.walkSchemas(ctx, e); err != nil {
 			return nil, err
@@ -106,7 +110,7 @@ func Lint(ctx context.Context, in Input) (*reports.Lint, error) {
 			}
 		}
 		k.placeSchemaFindings(e, first)
-		k.applyIgnores(e, first, in.Set != nil)
+		k.applyIgnores(e, in.Set != nil)
 	}
 	out.Findings = e.findings
 	slices.SortStableFunc(out.Findings, func(a, b reports.LintFinding) int {
@@ -143,24 +147,44 @@ func newContract(c *gate.Contract) (*contract, error) {
 func (k *contract) versions() []string { return k.c.UpstreamVersions() }
 
 // emitter collects findings, each (rule, file, pointer, message) once: a
-// schema file shared by two upstream versions is reported for the first.
+// schema file shared by two upstream versions, or a shared component two
+// contracts reach, is reported for the first.
 type emitter struct {
 	c        *contract
 	findings []reports.LintFinding
-	seen     map[string]bool
+	// seen maps a finding's key to its index in findings.
+	seen map[string]int
 	// unplaced maps the index of a finding in a schema file to that file's
 	// name in the contract folder, until placeSchemaFindings gives it a line.
 	unplaced map[int]string
+	// names maps the index of a finding to the name of its file as the
+	// contract folder names it ("contract.yaml", "upstream.v1.schema.json",
+	// "../_components/github/v1/user.schema.json"), which lint.ignore's
+	// file matches; absent for a finding no file of the folder holds.
+	names map[int]string
+	// tried are the indexes of the findings the current contract found,
+	// reported for it or, already, for an earlier contract, each once
+	// (triedSet).
+	tried    []int
+	triedSet map[int]bool
 }
 
 // add records a finding of rule r; false when the same finding was
-// recorded already.
-func (e *emitter) add(r *Rule, f reports.LintFinding) bool {
+// recorded already (for this contract or an earlier one).
+func (e *emitter) add(r *Rule, f reports.LintFinding, name string) bool {
 	key := r.ID + "\x00" + f.File + "\x00" + f.Pointer + "\x00" + f.Message
-	if e.seen[key] {
+	if i, ok := e.seen[key]; ok {
+		if !e.triedSet[i] {
+			e.tried, e.triedSet[i] = append(e.tried, i), true
+		}
 		return false
 	}
-	e.seen[key] = true
+	i := len(e.findings)
+	e.seen[key] = i
+	e.tried, e.triedSet[i] = append(e.tried, i), true
+	if name != "" {
+		e.names[i] = name
+	}
 	f.Rule, f.Level, f.Tool = r.ID, r.Level, e.c.c.Tool()
 	e.findings = append(e.findings, f)
 	return true
@@ -177,12 +201,13 @@ func (e *emitter) atSchema(r *Rule, s *jsonschema.Schema, keyword, version, inst
 func (e *emitter) atLocation(r *Rule, location, keyword, version, inst, format string, args ...any) {
 	f := reports.LintFinding{UpstreamVersion: version, Instance: inst, Message: fmt.Sprintf(format, args...)}
 	p, ok := e.c.dir.Locate(location, keyword)
+	name := ""
 	if ok {
-		f.File, f.Pointer = p.File, p.Pointer
+		f.File, f.Pointer, name = p.File, p.Pointer, p.Name
 	} else {
 		f.File, f.Pointer = e.c.dir.Relative(location), ""
 	}
-	if e.add(r, f) && ok {
+	if e.add(r, f, name) && ok {
 		e.unplaced[len(e.findings)-1] = p.Name
 	}
 }
@@ -192,26 +217,30 @@ func (e *emitter) atLocation(r *Rule, location, keyword, version, inst, format s
 func (e *emitter) atManifest(r *Rule, key, version, inst, format string, args ...any) {
 	line, col := e.c.positions.KeyPosition(key)
 	e.add(r, reports.LintFinding{File: e.c.manifest, Line: line, Column: col, Pointer: key,
-		UpstreamVersion: version, Instance: inst, Message: fmt.Sprintf(format, args...)})
+		UpstreamVersion: version, Instance: inst, Message: fmt.Sprintf(format, args...)}, gate.ManifestFile)
 }
 
 // versionKey is the manifest pointer of an upstream version.
 func versionKey(v string) string { return "/upstream_versions/" + jsonpointer.EscapeToken(v) }
 
-// applyIgnores marks the contract's findings (e.findings[first:]) that an
-// entry of its lint.ignore accepts, and reports each entry that accepts
+// applyIgnores marks the contract's findings that an entry of its
+// lint.ignore accepts (ignoreMatches), and reports each entry that accepts
 // none (lint-ignore-unused) — unless it names a fixture rule and the
-// fixture rules did not run (fixtures false).
-func (k *contract) applyIgnores(e *emitter, first int, fixtures bool) {
+// fixture rules did not run (fixtures false). A finding in a shared
+// component that an earlier contract reached first is reported for that
+// contract: an entry of this one that matches it is used, but accepts it
+// only for the contract it is reported for, which must accept it itself.
+func (k *contract) applyIgnores(e *emitter, fixtures bool) {
 	for i, ig := range k.m.Lint.Ignore {
 		used := false
-		for j := first; j < len(e.findings); j++ {
+		for _, j := range e.tried {
 			f := &e.findings[j]
-			if f.Rule != ig.Rule || ig.Pointer != "" && f.Pointer != ig.Pointer || ig.File != "" && !k.isFile(f.File, ig.File) {
+			name, hasName := e.names[j]
+			if !ignoreMatches(ig, f, name, hasName) {
 				continue
 			}
 			used = true
-			if f.Ignored == "" {
+			if f.Ignored == "" && f.Tool == k.c.Tool() {
 				f.Ignored = ig.Reason
 			}
 		}
@@ -222,20 +251,75 @@ func (k *contract) applyIgnores(e *emitter, first int, fixtures bool) {
 		if known && r.scope == scopeFixtures && !fixtures {
 			continue
 		}
+		known = known || ig.Rule == AnyRule
 		key := fmt.Sprintf("/lint/ignore/%d", i)
 		switch {
 		case !known:
 			e.atManifest(ignoreUnused, key, "", "", "lint.ignore names rule %q, which does not exist (docs/lint.md lists the rules)", ig.Rule)
 		default:
-			e.atManifest(ignoreUnused, key, "", "", "lint.ignore accepts %s findings%s, and there are none: remove the entry", ig.Rule, ignoreWhere(ig.File, ig.Pointer))
+			rule := ig.Rule
+			if rule == AnyRule {
+				rule = "any rule's"
+			}
+			e.atManifest(ignoreUnused, key, "", "", "lint.ignore accepts %s findings%s, and there are none: remove the entry", rule, ignoreWhere(ig.File, ig.Pointer))
 		}
 	}
 }
 
-// isFile reports whether path (as a finding names it) is the file name of
-// this contract's folder.
-func (k *contract) isFile(path, name string) bool {
-	return path == k.dir.Show(name) || name == gate.ManifestFile && path == k.manifest
+// AnyRule is the rule of a lint.ignore entry that accepts the findings of
+// every rule in the files it names (its file is then required).
+const AnyRule = "*"
+
+// ignoreMatches reports whether lint.ignore entry ig accepts finding f,
+// whose file the contract folder names name (hasName false when no file
+// of the folder holds it): the rule is f's or AnyRule, the pointer (when
+// set) is f's, and the file (when set) matches name (matchFile).
+func ignoreMatches(ig manifest.LintIgnore, f *reports.LintFinding, name string, hasName bool) bool {
+	switch {
+	case ig.Rule != AnyRule && f.Rule != ig.Rule:
+		return false
+	case ig.Pointer != "" && f.Pointer != ig.Pointer:
+		return false
+	case ig.File != "" && (!hasName || !matchFile(ig.File, name)):
+		return false
+	}
+	return true
+}
+
+// matchFile reports whether a file name as the contract folder names it
+// ("upstream.v1.schema.json", "../_components/github/v1/user.schema.json")
+// matches pattern, a lint.ignore file: "/"-separated segments, each
+// matched with path.Match ("*" any run of characters within a segment,
+// "?" one character), except a segment "**", which matches any number of
+// segments, none included. The manifest schema bounds a pattern to 17
+// segments and a component's path to MaxComponentDepth, so the match
+// costs at most a few hundred segment comparisons.
+func matchFile(pattern, name string) bool {
+	ps, ns := strings.Split(pattern, "/"), strings.Split(name, "/")
+	// ok[j]: the patterns segments so far match ns[:j].
+	ok := make([]bool, len(ns)+1)
+	ok[0] = true
+	for _, p := range ps {
+		next := make([]bool, len(ns)+1)
+		for j := range ok {
+			if !ok[j] {
+				continue
+			}
+			if p == "**" {
+				for k := j; k <= len(ns); k++ {
+					next[k] = true
+				}
+				continue
+			}
+			if j < len(ns) {
+				if m, err := path.Match(p, ns[j]); err == nil && m {
+					next[j+1] = true
+				}
+			}
+		}
+		ok = next
+	}
+	return ok[len(ns)]
 }
 
 // ignoreWhere describes an ignore entry's file and pointer for a message.

@@ -103,8 +103,10 @@ type Impact struct {
 	// protocol changed), and for a contract added: the gate may now admit
 	// what it refused.
 	Loosens bool `json:"loosens,omitempty"`
-	// Fixtures is the fixture evidence of a narrowing (a compatible-level
-	// change): nil when none was gathered for it.
+	// Fixtures is the fixture evidence of a change that may refuse what
+	// the old contract admitted (a compatible-level narrowing, or a
+	// member retyped, a const, pattern or format changed, a semantic rule
+	// changed): nil when none was gathered for it.
 	Fixtures *FixtureEvidence `json:"fixtures,omitempty"`
 }
 

@@ -88,10 +88,11 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 			capped = append(capped, nc.Tool())
 			fixtures = fixtures[:MaxImpactFixtures]
 		}
-		// Every narrowing of the pair gets evidence, refusing none until a
-		// fixture says otherwise; not those of the error schemas: a response
-		// an error contract matches is refused by either contract, so
-		// admitted-then-refused never measures them.
+		// Every change of the pair that may refuse (refusesMore) gets
+		// evidence, refusing none until a fixture says otherwise; not those
+		// of the error schemas: a response an error contract matches is
+		// refused by either contract, so admitted-then-refused never
+		// measures them.
 		if len(fixtures) > 0 {
 			for i := range r.comparisons {
 				if r.kinds[i] == kindError || r.kinds[i] == kindAgentError {
@@ -99,9 +100,7 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 				}
 				for j := range d.Comparisons[r.first+i].Changes {
 					c := &d.Comparisons[r.first+i].Changes[j]
-					// A version removed is not judged: its fixtures are not
-					// run (the new contract cannot judge them at all).
-					if c.Level != reports.Compatible || c.Rule == RuleManifestVersionRemoved {
+					if !refusesMore(c) {
 						continue
 					}
 					if c.Impact == nil {
@@ -169,6 +168,25 @@ func evidence(ctx context.Context, d *reports.Diff, done []pairResult, fixturesD
 	return nil
 }
 
+// refusingRules are the rules of a level other than compatible whose
+// change can still refuse what the old contract admitted, so that a
+// refusal is credited to them as to a narrowing: a member retyped (number
+// to string refuses every number), a const, pattern or format changed, a
+// semantic rule changed (it checks something else).
+var refusingRules = []string{RuleTypeChanged, RuleConstChanged, RulePatternChanged, RuleFormatChanged, RuleManifestRuleChanged}
+
+// refusesMore reports whether change c may make the new contract refuse a
+// fixture the old admitted, and so gets fixture evidence: a narrowing (a
+// compatible change) other than a version removed (its fixtures are not
+// run: the new contract cannot judge them at all), or a change of
+// refusingRules.
+func refusesMore(c *reports.Change) bool {
+	if c.Level == reports.Compatible {
+		return c.Rule != RuleManifestVersionRemoved
+	}
+	return slices.Contains(refusingRules, c.Rule)
+}
+
 // credit counts a fixture (its body path) against narrowing c.
 func credit(c *reports.Change, body string) {
 	fe := c.Impact.Fixtures
@@ -217,7 +235,7 @@ func narrowingStage(k compKind, cv, ver string, c *reports.Change) (int, bool) {
 			return 0, true
 		case RuleManifestFormatPolicyTightened:
 			return 2, true
-		case RuleManifestRuleAdded, RuleManifestRuleTightened:
+		case RuleManifestRuleAdded, RuleManifestRuleTightened, RuleManifestRuleChanged:
 			return 3, strings.HasPrefix(c.NewPointer, key("upstream_versions", ver, "rules")+"/")
 		case RuleManifestTextPolicyTightened:
 			return 4, true

@@ -193,3 +193,31 @@ var _ = Describe("contract diff: an upstream version removed", func() {
 		Expect(changes[0].Impact).To(BeNil())
 	})
 })
+
+var _ = Describe("contract diff: a refusal is credited to the reported change whose rule alters its keyword, at any level", func() {
+	It("credits schema.type to a member retyped (a breaking type change), not to no change", func() {
+		oldDir, newDir := contractDir("review_status", nil), contractDir("review_status", nil)
+		editFile(newDir, "upstream.v2.schema.json", `"reviewed_by": { "type": "string",`, `"reviewed_by": { "type": "integer",`)
+		d, err := schemadiff.Contracts(context.Background(), oldDir, newDir, schemadiff.ContractOptions{Fixtures: bundledFixtures("review_status")})
+		Expect(err).NotTo(HaveOccurred())
+		var retype *reports.Change
+		for i := range d.Comparisons {
+			for j := range d.Comparisons[i].Changes {
+				if c := &d.Comparisons[i].Changes[j]; c.Rule == schemadiff.RuleTypeChanged {
+					retype = c
+				}
+			}
+		}
+		Expect(retype).NotTo(BeNil())
+		Expect(retype.Level).To(Equal(reports.Breaking))
+		Expect(retype.Instance).To(Equal("/data/reviewed_by"))
+		Expect(retype.Impact).NotTo(BeNil())
+		Expect(retype.Impact.Fixtures).NotTo(BeNil())
+		Expect(retype.Impact.Fixtures.Refused).To(Equal(4), "the four accepted v2 fixtures carry a string reviewed_by")
+		Expect(d.Evidence).To(ContainSubstring("4 admitted by the old contract are refused by the new one"))
+		Expect(d.Evidence).NotTo(ContainSubstring("no reported change explains"))
+		var t bytes.Buffer
+		Expect(reports.WriteDiffText(&t, d)).To(Succeed())
+		Expect(t.String()).To(ContainSubstring("gate impact: touches projected reviewed_by; this narrowing refuses 4 fixture(s) the old contract admitted"))
+	})
+})

@@ -169,14 +169,17 @@ const intro = "# airlock diff\n\n" +
 	"judged at every instance location it applies at, not only the one it is reported at: the\n" +
 	"watched pointers are followed down the comparison's graph of schema pairs. For each narrowing (a `compatible` change: a type\n" +
 	"narrowed, a `required` added, bounds tightened, an enum value removed, an object closed, a\n" +
-	"limit lowered, a rule added or tightened …) the accepted, historical and recorded fixtures of\n" +
+	"limit lowered, a rule added or tightened …, and a breaking change that refuses some of what\n" +
+	"the old contract admitted too: a member retyped, a `const`, `pattern` or `format` changed, a\n" +
+	"semantic rule changed) the accepted, historical and recorded fixtures of\n" +
 	"the tool under `--fixtures DIR` (default `fixtures`) run through the old and the new\n" +
 	"contract, and each fixture the old admits and the new refuses is counted against the\n" +
 	"narrowing that explains the refusal, by its stage. A schema refusal goes first by the\n" +
 	"refusal's keyword (from the audit record's reason and keyword location): `schema.required`\n" +
 	"to a property that became required and that the refused object lacks, `schema.enum` and\n" +
 	"`schema.const` to an enum or const change, `schema.type` to a type narrowed (no longer\n" +
-	"nullable among them), `maxLength`/`minLength`, `pattern` and `format` to the string rules,\n" +
+	"nullable among them) or changed (`humidity` from number to string refuses every number),\n" +
+	"`maxLength`/`minLength`, `pattern` and `format` to the string rules,\n" +
 	"`additionalProperties`/`unevaluatedProperties` to an object closed, the numeric, array and\n" +
 	"member bounds to theirs, `oneOf`/`anyOf` to a branch removed; then by instance location (the\n" +
 	"change's and the refusal's overlap); failing that, to a property added to an open object, a\n" +
