@@ -30,9 +30,12 @@ func newMergeCmd(e *env) *cobra.Command {
 writes the report the unsharded run would have written, times aside: --junit from their JUnit
 XML files, --json from their JSON results, --sarif from their SARIF logs (run, lint, diff
 or drift --sarif; reports.MergeSARIF: one run, results in the unsharded order) and
---summary (a Markdown job summary, as run --summary writes it) from their JSON results. Each INPUT's kind is told by its content, not its
-name, and each report says which shard it is; every kind given must be shards 1..N of one N,
-each exactly once. Testcases are in the unsharded run's order, counts add up, and the run's
+--summary (a Markdown job summary, as run --summary or mutate --summary writes it) from their
+JSON results. Each INPUT's kind is told by its content, not its name, and each report says
+which command wrote it, which shard it is and the digest of the fixture set the shards
+partition; every kind given must be shards 1..N of one N of one command, each exactly once,
+all of one fixture set (shards run on different checkouts or with different filters may
+split the fixtures differently, and are refused). Testcases are in the unsharded run's order, counts add up, and the run's
 time is the largest of the shards' wall times (they ran side by side). Without an output
 flag, merge checks the set and prints the merged counts.
 
@@ -48,9 +51,9 @@ The merged JSON results' line counts every testcase: passed, failed, unchecked a
 Exit codes: 0 merged, also when the merged reports hold failed or errored testcases (merge
 judges the set of reports, not the results in them: the shards' own exit codes, or the
 merged reports, fail the pipeline), 2 usage error (no input, an unreadable, hostile or
-unknown input, a missing, duplicated or unsharded shard, shards of different N, an output
-for a kind no input holds, an output that is one of the inputs), 3 internal error (a write
-failed; nothing written).`,
+unknown input, a missing, duplicated or unsharded shard, shards of different N, of
+different fixture sets or of different commands, an output for a kind no input holds, an
+output that is one of the inputs), 3 internal error (a write failed; nothing written).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMerge(cmd, e, o, args)
@@ -146,8 +149,12 @@ func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error 
 		if err != nil {
 			return mergeErr(err)
 		}
+		summary := reports.WriteRunSummary
+		if merged.Command == reports.CommandMutate {
+			summary = reports.WriteMutateSummary
+		}
 		outs = append(outs, output{"--json", o.jsonFile, func(w io.Writer) error { return reports.WriteJSON(w, merged) }},
-			output{"--summary", o.summaryFile, func(w io.Writer) error { return reports.WriteRunSummary(w, merged) }})
+			output{"--summary", o.summaryFile, func(w io.Writer) error { return summary(w, merged) }})
 		p, f, u := merged.Counts()
 		lines = append(lines, fmt.Sprintf("merged %d JSON results: %d testcases: %d passed, %d failed, %d unchecked, %d errored", len(names), len(merged.Cases), p, f, u, merged.Errored()))
 	}

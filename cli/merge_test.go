@@ -3,12 +3,15 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // TestShardMergeHostile runs the hostile fixture tree (names with control
@@ -59,6 +62,84 @@ func TestShardMergeHostile(t *testing.T) {
 		}
 		if w, g := times.ReplaceAll(want, nil), times.ReplaceAll(got, nil); !bytes.Equal(w, g) {
 			t.Errorf("%s differs from the unsharded %s:\n%s\n----\n%s", pair[1], pair[0], g, w)
+		}
+	}
+}
+
+// TestMergeRefusesTwoCheckouts is the repro of two runners whose
+// checkouts spell file names differently: one tree with six copies of an
+// accepted fixture named café1..6.json in NFC (Linux), the same tree with
+// the names in NFD (macOS). The shards split both alike (keys are
+// NFC-normalised before hashing: between them they check every fixture
+// once), yet their reports name different fixtures, and merge refuses
+// them, naming the files, rather than join reports of two fixture sets.
+func TestMergeRefusesTwoCheckouts(t *testing.T) {
+	dir := t.TempDir()
+	body, err := os.ReadFile("../fixtures/review_status/v2/accepted/approved.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trees := map[string]string{}
+	for form, f := range map[string]norm.Form{"a": norm.NFC, "b": norm.NFD} {
+		root := filepath.Join(dir, form)
+		if err := os.CopyFS(filepath.Join(root, "review_status"), os.DirFS("../fixtures/review_status")); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i <= 6; i++ {
+			name := f.String(fmt.Sprintf("caf\u00e9%d.json", i))
+			if err := os.WriteFile(filepath.Join(root, "review_status", "v2", "accepted", name), body, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		trees[form] = root
+	}
+	p := func(name string) string { return filepath.Join(dir, name) }
+	airlock := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := Main(context.Background(), args, Stdio{Out: &out, Err: &errb}, Options{})
+		return code, out.String() + errb.String()
+	}
+	for _, r := range []struct{ tree, shard, out string }{{"a", "1/2", "a1"}, {"b", "2/2", "b2"}} {
+		args := []string{"run", "--schemas", "../schemas", "--fixtures", trees[r.tree], "--tool", "review_status", "--shard", r.shard,
+			"--junit", p(r.out + ".xml"), "--json", p(r.out + ".json"), "--sarif", p(r.out + ".sarif")}
+		if code, out := airlock(args...); code != ExitOK && code != ExitFindings {
+			t.Fatalf("airlock %v: exit %d\n%s", args, code, out)
+		}
+	}
+
+	// Between them, the shards checked each fixture once.
+	seen := map[string]int{}
+	for _, name := range []string{"a1.json", "b2.json"} {
+		var doc struct {
+			Cases []struct{ Kind, Suite, Name string }
+		}
+		b, err := os.ReadFile(p(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range doc.Cases {
+			if c.Kind == "accepted" && c.Suite == "parse" {
+				seen[norm.NFC.String(c.Name)]++
+			}
+		}
+	}
+	for _, name := range []string{"approved.json", "other-change.json", "caf\u00e91.json", "caf\u00e96.json"} {
+		if seen[name] != 1 {
+			t.Errorf("%s checked by %d shards; want 1 (seen %v)", name, seen[name], seen)
+		}
+	}
+
+	want := regexp.MustCompile(`^airlock: shards of different fixture sets: \S*a1\.(json|xml|sarif) \(shard 1/2, set [0-9a-f]{32}\) and \S*b2\.(json|xml|sarif) \(shard 2/2, set [0-9a-f]{32}\); run every shard on the same checkout with the same filters\n$`)
+	for _, kind := range []struct{ flag, ext string }{{"--json", "json"}, {"--junit", "xml"}, {"--sarif", "sarif"}} {
+		code, out := airlock("merge", kind.flag, p("merged."+kind.ext), p("a1."+kind.ext), p("b2."+kind.ext))
+		if code != ExitUsage || !want.MatchString(out) {
+			t.Errorf("merge %s: exit %d, output %q; want exit %d and %s", kind.flag, code, out, ExitUsage, want)
+		}
+		if _, err := os.Stat(p("merged." + kind.ext)); !os.IsNotExist(err) {
+			t.Errorf("merge %s wrote merged.%s (%v)", kind.flag, kind.ext, err)
 		}
 	}
 }

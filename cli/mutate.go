@@ -144,7 +144,7 @@ error.`,
 				rep.Accept(append(added, present...))
 			}
 			writeMutationReport(out, rep, maxShown)
-			run := &reports.Run{Cases: rep.Cases(), Duration: rep.Duration, Shard: rep.Shard}
+			run := &reports.Run{Cases: rep.Cases(), Duration: rep.Duration, Shard: rep.Shard, Command: reports.CommandMutate}
 			if junitFile != "" {
 				if err := writeReport(cmd.Context(), junitFile, func(w io.Writer) error { return reports.WriteJUnit(w, run) }); err != nil {
 					return internalErr(err)

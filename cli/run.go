@@ -283,10 +283,11 @@ func (o *runOptions) results(ctx context.Context, e *env) (*runner.Result, error
 		} else {
 			res.Broken = rep.Broken
 			res.Run.Cases = append(res.Run.Cases, rep.Cases()...)
+			res.Run.Shard = rep.Shard // the runner's, of the same selection, otherwise
 		}
 	}
 	res.Run.Duration = time.Since(start)
-	res.Run.Shard = opts.Filter.Shard
+	res.Run.Command = reports.CommandRun
 	return res, nil
 }
 

@@ -36,7 +36,8 @@ type Options struct {
 	// Shard observes only the fixtures of one shard (fixture.Filter.Shard;
 	// the zero Shard: all). The contract-level entries, broken contracts
 	// and the changes between upstream versions, are in shard 1's report
-	// alone (shard.Shard.ReportsContract); the report records the shard.
+	// alone (shard.Shard.ReportsContract); the report records the shard and
+	// the digest of the selection it partitions (fixture.Set.Shard).
 	Shard shard.Shard
 	// Gate are the contract loading options (custom rules).
 	Gate gate.Options
@@ -78,7 +79,7 @@ func Run(ctx context.Context, opts Options) (*reports.Drift, error) {
 		return nil, err
 	}
 
-	rep := &reports.Drift{Summary: reports.DriftSummary{Fixtures: len(set.Fixtures), VersionChangesBreak: !opts.IgnoreVersionChanges}, Shard: opts.Shard}
+	rep := &reports.Drift{Summary: reports.DriftSummary{Fixtures: len(set.Fixtures), VersionChangesBreak: !opts.IgnoreVersionChanges}, Shard: set.Shard}
 	for _, b := range set.Broken {
 		if !opts.Shard.ReportsContract() {
 			break

@@ -20,11 +20,17 @@ var _ = Describe("drift --shard K/N", func() {
 		Expect(full.Summary.BreakingVersionChanges).To(BeNumerically(">", 0), "the bundled contracts have version changes")
 		for n := 1; n <= 4; n++ {
 			fixtures := 0
+			set := ""
 			for k := 1; k <= n; k++ {
 				opts.Shard = shard.Shard{Index: k, Count: n}
 				d, err := drift.Run(context.Background(), opts)
 				Expect(err).NotTo(HaveOccurred())
-				Expect(d.Shard).To(Equal(opts.Shard))
+				Expect([]int{d.Shard.Index, d.Shard.Count}).To(Equal([]int{k, n}))
+				Expect(shard.ValidSet(d.Shard.Set)).To(BeTrue(), "shard %s records its fixture set", opts.Shard)
+				if set == "" {
+					set = d.Shard.Set
+				}
+				Expect(d.Shard.Set).To(Equal(set), "every shard of one run records one fixture set")
 				fixtures += d.Summary.Fixtures
 				changes := 0
 				for _, t := range d.Tools {

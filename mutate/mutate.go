@@ -101,7 +101,8 @@ type Report struct {
 	Unscored []Unscored
 	// Strict is Options.Strict.
 	Strict bool
-	// Shard is Options.Filter.Shard: under a shard the results are of that
+	// Shard is Options.Filter.Shard with the digest of the selection it
+	// partitions (fixture.Set.Shard): under a shard the results are of that
 	// shard's fixtures, and Broken, Unscored and the stale entries of no
 	// selected fixture are reported by shard 1 alone.
 	Shard shard.Shard
@@ -194,7 +195,7 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 
-	rep := &Report{Strict: opts.Strict, Shard: opts.Filter.Shard}
+	rep := &Report{Strict: opts.Strict, Shard: set.Shard}
 	if opts.Filter.Shard.ReportsContract() {
 		rep.Broken = set.Broken
 	}

@@ -75,7 +75,8 @@ var _ = Describe("mutate --shard K/N", func() {
 		Expect(full.Unscored[0].Skipped).To(HaveLen(4))
 		Expect(full.Stale).To(HaveLen(3))
 		Expect(full.Broken).To(HaveLen(1))
-		wantJSON, wantJUnit := writeBoth(&reports.Run{Cases: full.Cases()})
+		Expect(full.Shard.IsZero()).To(BeTrue())
+		wantJSON, wantJUnit := writeBoth(&reports.Run{Cases: full.Cases(), Command: reports.CommandMutate})
 
 		for n := 1; n <= 4; n++ {
 			var names []string
@@ -92,7 +93,9 @@ var _ = Describe("mutate --shard K/N", func() {
 					Expect(rep.Unscored).To(BeEmpty())
 					Expect(rep.Broken).To(BeEmpty())
 				}
-				j, x := writeBoth(&reports.Run{Cases: rep.Cases(), Shard: rep.Shard})
+				Expect([]int{rep.Shard.Index, rep.Shard.Count}).To(Equal([]int{k, n}))
+				Expect(shard.ValidSet(rep.Shard.Set)).To(BeTrue(), "shard %d/%d records its fixture set", k, n)
+				j, x := writeBoth(&reports.Run{Cases: rep.Cases(), Shard: rep.Shard, Command: reports.CommandMutate})
 				r, err := reports.ReadResults([]byte(j))
 				Expect(err).NotTo(HaveOccurred())
 				u, err := reports.ReadJUnit([]byte(x))

@@ -109,6 +109,7 @@ const resultsVersion = 1
 // resultsDoc is the JSON results document (schemas/results.schema.json).
 type resultsDoc struct {
 	Version   int         `json:"version"`
+	Command   string      `json:"command,omitempty"`
 	Passed    int         `json:"passed"`
 	Failed    int         `json:"failed"`
 	Unchecked int         `json:"unchecked"`
@@ -118,9 +119,9 @@ type resultsDoc struct {
 	Cases     []Case      `json:"cases"`
 }
 
-// WriteJSON writes the run as JSON per schemas/results.schema.json; a
-// shard's run (Run.Shard not zero) records it as "shard":
-// {"index": K, "count": N}.
+// WriteJSON writes the run as JSON per schemas/results.schema.json:
+// Run.Command as "command" (absent when ""), and for a shard's run
+// (Run.Shard not zero) "shard": {"index": K, "count": N, "set": digest}.
 func WriteJSON(w io.Writer, run *Run) error {
 	p, f, u := run.Counts()
 	cases := make([]Case, len(run.Cases))
@@ -134,7 +135,7 @@ func WriteJSON(w io.Writer, run *Run) error {
 		c.Expected, c.Actual, c.Detail = Line(c.Expected), Line(c.Actual), Block(c.Detail)
 		cases[i] = c
 	}
-	doc := resultsDoc{resultsVersion, p, f, u, run.Errored(), run.Duration.Nanoseconds(), run.Shard, cases}
+	doc := resultsDoc{resultsVersion, run.Command, p, f, u, run.Errored(), run.Duration.Nanoseconds(), run.Shard, cases}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)

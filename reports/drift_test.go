@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/airlockdev/airlock/internal/shard"
 	"github.com/airlockdev/airlock/reports"
 )
 
@@ -55,6 +56,13 @@ var _ = Describe("drift reports", func() {
 		var buf bytes.Buffer
 		Expect(reports.WriteDriftJSON(&buf, &reports.Drift{})).To(Succeed())
 		validates(reports.DriftSchema(), buf.Bytes())
+	})
+
+	It("records a shard with its fixture set, valid against the published schema", func() {
+		var buf bytes.Buffer
+		Expect(reports.WriteDriftJSON(&buf, &reports.Drift{Shard: shard.Shard{Index: 2, Count: 3, Set: testSet}})).To(Succeed())
+		validates(reports.DriftSchema(), buf.Bytes())
+		Expect(buf.String()).To(ContainSubstring(`"set": "` + testSet + `"`))
 	})
 
 	It("writes Markdown for a pull request: verdict, versions, findings, refusals, shape, version changes", func() {

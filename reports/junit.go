@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/airlockdev/airlock/internal/shard"
@@ -22,8 +23,9 @@ import (
 // is the sum of its testcases' Durations, and the testcases' are rounded
 // so that they add up to it exactly (each is the rounded running total
 // minus the one before); the testsuites' time is the run's wall time. The
-// <testsuites> name is "airlock", or "airlock shard K/N" for a shard's run
-// (Run.Shard). A failed case
+// <testsuites> name is "airlock <command>" (Run.Command; "airlock" when
+// it is ""), and for a shard's run "airlock <command> shard K/N set
+// <digest>" (Run.Shard, its Set). A failed case
 // has <failure message="one line" type="reason">details</failure>, an
 // unchecked one <skipped message="…">fixture: path</skipped>, a passed one
 // with a Message (a mutant admitted but unseen or baselined) that line as
@@ -93,7 +95,7 @@ func millisText(ms int64) string { return strconv.FormatFloat(float64(ms)/1000, 
 // WriteJUnit writes the run as JUnit XML to w with encoding/xml; every
 // attribute and text passes through Ident, Line or Block first.
 func WriteJUnit(w io.Writer, run *Run) error {
-	doc := junitSuites{Name: junitName(run.Shard), Time: seconds(run.Duration)}
+	doc := junitSuites{Name: junitName(run.Command, run.Shard), Time: seconds(run.Duration)}
 	taken := map[[2]string]bool{}
 	for _, g := range run.Groups() {
 		s := junitSuite{
@@ -151,14 +153,55 @@ func WriteJUnit(w io.Writer, run *Run) error {
 	return err
 }
 
-// junitName is the <testsuites> name: "airlock", or "airlock shard K/N"
-// for shard K of N, so that even an empty shard's report says which it is
-// (airlock merge reads it back with parseJUnitName).
-func junitName(s shard.Shard) string {
-	if s.IsZero() {
-		return "airlock"
+// junitName is the <testsuites> name: "airlock", then " <command>" when
+// command is not "", then for shard K of N " shard K/N", then " set
+// <digest>" when s.Set is not "", so that even an empty shard's report
+// says which command, shard and fixture set it is (airlock merge reads it
+// back with parseJUnitName).
+func junitName(command string, s shard.Shard) string {
+	name := "airlock"
+	if command != "" {
+		name += " " + command
 	}
-	return "airlock shard " + s.String()
+	if !s.IsZero() {
+		name += " shard " + s.String()
+		if s.Set != "" {
+			name += " set " + s.Set
+		}
+	}
+	return name
+}
+
+// parseJUnitName reads a <testsuites> name junitName writes: "airlock
+// [run|mutate] [shard K/N [set DIGEST]]", one space between words.
+func parseJUnitName(name string) (command string, s shard.Shard, err error) {
+	bad := func(why string) error {
+		return fmt.Errorf("<testsuites name=%q>: %s", Line(name), why)
+	}
+	words := strings.Split(name, " ")
+	if words[0] != "airlock" {
+		return "", s, bad(`not an airlock JUnit report (want "airlock [run|mutate] [shard K/N set DIGEST]")`)
+	}
+	words = words[1:]
+	if len(words) > 0 && (words[0] == CommandRun || words[0] == CommandMutate) {
+		command, words = words[0], words[1:]
+	}
+	if len(words) >= 2 && words[0] == "shard" {
+		if s, err = shard.Parse(words[1]); err != nil {
+			return "", s, bad(err.Error())
+		}
+		words = words[2:]
+		if len(words) >= 2 && words[0] == "set" {
+			if !shard.ValidSet(words[1]) {
+				return "", s, bad(fmt.Sprintf("set: want %d lower-case hex digits", shard.SetLen))
+			}
+			s.Set, words = words[1], words[2:]
+		}
+	}
+	if len(words) > 0 {
+		return "", shard.Shard{}, bad(`not an airlock JUnit report (want "airlock [run|mutate] [shard K/N set DIGEST]")`)
+	}
+	return command, s, nil
 }
 
 // unique returns name, or when (classname, name) is already taken in this

@@ -91,22 +91,29 @@ func DetectKind(data []byte) (string, error) {
 	return "", errors.New("neither XML nor JSON; want a JUnit XML, JSON results or SARIF report")
 }
 
-// MergeInput is one shard's report: Name (a file name, for errors) and
-// Shard, read from the report itself.
+// MergeInput is one shard's report: Name (a file name, for errors), Shard
+// (with its Set digest) and Command (Run.Command; "" when the report does
+// not say), read from the report itself.
 type MergeInput struct {
-	Name  string
-	Shard shard.Shard
+	Name    string
+	Shard   shard.Shard
+	Command string
 }
 
 // SetError is a set of shard reports that does not form one whole run:
-// an unsharded report, two counts N, a shard given twice, or one missing.
-// Msg names the files and shards.
+// an unsharded report, reports of two commands, two counts N, a shard
+// without a fixture-set digest, shards of two fixture sets, a shard given
+// twice, or one missing. Msg names the files and shards.
 type SetError struct{ Msg string }
 
 func (e *SetError) Error() string { return e.Msg }
 
-// CheckSet returns a *SetError unless inputs are shards 1..N of one N,
-// each exactly once; kind names the report kind in the message.
+// CheckSet returns a *SetError unless inputs are shards 1..N of one N of
+// one command, each exactly once, all with one fixture-set digest
+// (shard.Shard.Set: shards run on different checkouts or with different
+// filters may partition differently, so that a fixture is checked twice
+// and another never); kind names the report kind in the message. The
+// first problem found is returned, in the order of that list.
 func CheckSet(kind string, inputs []MergeInput) error {
 	if len(inputs) == 0 {
 		return &SetError{Msg: "no " + kind + " report to merge"}
@@ -120,11 +127,20 @@ func CheckSet(kind string, inputs []MergeInput) error {
 		if in.Shard.IsZero() {
 			return &SetError{Msg: fmt.Sprintf("%s: an unsharded %s report (no --shard K/N); merge joins the reports of one sharded run", Ident(in.Name), kind)}
 		}
+		if first := inputs[0]; in.Command != first.Command {
+			return &SetError{Msg: fmt.Sprintf("%s is a report of %s but %s of %s: merge joins the shards of one command", Ident(first.Name), commandText(first.Command), Ident(in.Name), commandText(in.Command))}
+		}
 		if n == 0 {
 			n = in.Shard.Count
 		}
 		if in.Shard.Count != n {
 			return &SetError{Msg: fmt.Sprintf("%s is shard %s but %s is shard %s: the %s reports are of different shard counts", Ident(inputs[0].Name), inputs[0].Shard, Ident(in.Name), in.Shard, kind)}
+		}
+		if in.Shard.Set == "" {
+			return &SetError{Msg: fmt.Sprintf("%s: shard %s records no fixture set; it was written by an older airlock: run every shard with one airlock", Ident(in.Name), in.Shard)}
+		}
+		if first := inputs[0]; in.Shard.Set != first.Shard.Set {
+			return &SetError{Msg: fmt.Sprintf("shards of different fixture sets: %s (shard %s, set %s) and %s (shard %s, set %s); run every shard on the same checkout with the same filters", Ident(first.Name), first.Shard, first.Shard.Set, Ident(in.Name), in.Shard, in.Shard.Set)}
 		}
 		if other, dup := byIndex[in.Shard.Index]; dup {
 			return &SetError{Msg: fmt.Sprintf("%s and %s are both shard %s of the %s reports", Ident(other), Ident(in.Name), in.Shard, kind)}
@@ -143,9 +159,20 @@ func CheckSet(kind string, inputs []MergeInput) error {
 	return nil
 }
 
+// commandText names a command in a message: "airlock run", or "an
+// unnamed command" for "".
+func commandText(command string) string {
+	if command == "" {
+		return "an unnamed command"
+	}
+	return "airlock " + command
+}
+
 // ReadResults decodes a JSON results document (WriteJSON's output,
 // schemas/results.schema.json) of at most MaxMergeInput bytes. Unknown
-// members, another version or trailing data are errors. The cases' texts
+// members, another version, a command other than run or mutate, a shard
+// set that is not a digest (shard.ValidSet) or trailing data are errors.
+// The cases' texts
 // are kept as written, cleaned again (a no-op on airlock's own output);
 // the run is marked so that WriteJSON does not print its names a second
 // time.
@@ -165,12 +192,20 @@ func ReadResults(data []byte) (*Run, error) {
 	if doc.Version != resultsVersion {
 		return nil, fmt.Errorf("JSON results version %d; this airlock reads version %d", doc.Version, resultsVersion)
 	}
+	if doc.Command != "" && doc.Command != CommandRun && doc.Command != CommandMutate {
+		return nil, fmt.Errorf("command %q; want %q or %q", Line(doc.Command), CommandRun, CommandMutate)
+	}
 	if !doc.Shard.IsZero() {
 		if _, err := shard.Parse(doc.Shard.String()); err != nil {
 			return nil, err
 		}
+		if doc.Shard.Set != "" && !shard.ValidSet(doc.Shard.Set) {
+			return nil, fmt.Errorf("shard set %q: want %d lower-case hex digits", Line(doc.Shard.Set), shard.SetLen)
+		}
+	} else if doc.Shard.Set != "" {
+		return nil, errors.New("a shard set without a shard count")
 	}
-	run := &Run{Cases: doc.Cases, Duration: time.Duration(max(doc.Duration, 0)), Shard: doc.Shard, written: true}
+	run := &Run{Cases: doc.Cases, Duration: time.Duration(max(doc.Duration, 0)), Shard: doc.Shard, Command: doc.Command, written: true}
 	for i := range run.Cases {
 		c := &run.Cases[i]
 		c.Tool, c.UpstreamVersion, c.Kind, c.Suite = rewritten(c.Tool), rewritten(c.UpstreamVersion), rewritten(c.Kind), rewritten(c.Suite)
@@ -190,8 +225,9 @@ func ReadResults(data []byte) (*Run, error) {
 func rewritten(s string) string { return Clean(s, 4*MaxIdent, false) }
 
 // MergeRuns joins the runs of shards 1..N of one run (CheckSet on names
-// and their Shard) into the unsharded run's: its cases in the order the
-// unsharded run has them (see caseOrder), Shard zero, and Duration the
+// and their Shard and Command) into the unsharded run's: its cases in the
+// order the unsharded run has them (see caseOrder), the shards' Command,
+// Shard zero, and Duration the
 // largest of the shards' Durations (the shards ran side by side; the sum
 // would be the machine time, not the wall time). A testcase present in two
 // inputs (same tool, upstream version, kind, suite and name) is a
@@ -199,12 +235,12 @@ func rewritten(s string) string { return Clean(s, 4*MaxIdent, false) }
 func MergeRuns(names []string, runs []*Run) (*Run, error) {
 	inputs := make([]MergeInput, len(runs))
 	for i, r := range runs {
-		inputs[i] = MergeInput{Name: names[i], Shard: r.Shard}
+		inputs[i] = MergeInput{Name: names[i], Shard: r.Shard, Command: r.Command}
 	}
 	if err := CheckSet("JSON results", inputs); err != nil {
 		return nil, err
 	}
-	out := &Run{written: true}
+	out := &Run{Command: runs[0].Command, written: true}
 	seen := map[[5]string]string{}
 	for i, r := range runs {
 		out.Duration = max(out.Duration, r.Duration)
@@ -344,8 +380,9 @@ func unIdent(s string) []byte {
 // ReadJUnit decodes a JUnit XML report as WriteJUnit writes it (at most
 // MaxMergeInput bytes; the structure decodeJUnit accepts, refused at the
 // first token that departs from it, so memory stays a small multiple of
-// the input) and returns it with the shard its <testsuites> name records
-// ("airlock shard K/N"; zero for "airlock"). A report whose declared
+// the input) and returns it with the command and shard its <testsuites>
+// name records (parseJUnitName: "airlock [run|mutate] [shard K/N set
+// DIGEST]"; the zero Shard without "shard"). A report whose declared
 // tests, failures, errors or skipped counts disagree with the testcases it
 // holds is refused too.
 func ReadJUnit(data []byte) (*JUnitReport, error) {
@@ -357,41 +394,34 @@ func ReadJUnit(data []byte) (*JUnitReport, error) {
 		return nil, err
 	}
 	r := &JUnitReport{doc: doc}
-	r.Shard, _ = parseJUnitShard(doc.Name) // checked by decodeJUnit
+	if r.Command, r.Shard, err = parseJUnitName(doc.Name); err != nil {
+		return nil, err
+	}
+	for _, s := range doc.Suites {
+		if !strings.Contains(s.Name, ".") {
+			return nil, fmt.Errorf("<testsuite name=%q>: want tool.suite", Line(s.Name))
+		}
+	}
 	return r, nil
 }
 
-// checkJUnitName refuses a <testsuites> name other than "airlock" and
-// "airlock shard K/N".
+// checkJUnitName refuses a <testsuites> name parseJUnitName does not read.
 func checkJUnitName(name string) error {
-	_, err := parseJUnitShard(name)
+	_, _, err := parseJUnitName(name)
 	return err
-}
-
-// parseJUnitShard reads the shard a <testsuites> name records.
-func parseJUnitShard(name string) (shard.Shard, error) {
-	base, sh, ok := strings.Cut(name, " shard ")
-	if base != "airlock" {
-		return shard.Shard{}, fmt.Errorf("<testsuites name=%q>: not an airlock JUnit report (want \"airlock\" or \"airlock shard K/N\")", Line(name))
-	}
-	if !ok {
-		return shard.Shard{}, nil
-	}
-	s, err := shard.Parse(sh)
-	if err != nil {
-		return shard.Shard{}, fmt.Errorf("<testsuites name=%q>: %v", Line(name), err)
-	}
-	return s, nil
 }
 
 // JUnitReport is a JUnit XML report read back by ReadJUnit.
 type JUnitReport struct {
 	Shard shard.Shard
-	doc   junitSuites
+	// Command is the command the name records ("" when it names none).
+	Command string
+	doc     junitSuites
 }
 
 // MergeJUnit joins the JUnit reports of shards 1..N of one run (CheckSet
-// on names and their Shard) into the unsharded run's report: one
+// on names and their Shard and Command) into the unsharded run's report
+// (<testsuites> name "airlock <command>"): one
 // <testsuite> per tool and suite in WriteJUnit's order, each holding its
 // testcases from every shard in the unsharded run's order (as MergeRuns;
 // a mutant's fixture name is its testcase name up to the first "#"), the
@@ -404,12 +434,12 @@ type JUnitReport struct {
 func MergeJUnit(w io.Writer, names []string, reps []*JUnitReport) error {
 	inputs := make([]MergeInput, len(reps))
 	for i, r := range reps {
-		inputs[i] = MergeInput{Name: names[i], Shard: r.Shard}
+		inputs[i] = MergeInput{Name: names[i], Shard: r.Shard, Command: r.Command}
 	}
 	if err := CheckSet("JUnit", inputs); err != nil {
 		return err
 	}
-	out := junitSuites{Name: junitName(shard.Shard{})}
+	out := junitSuites{Name: junitName(reps[0].Command, shard.Shard{})}
 	index := map[string]int{}
 	times := map[string]int64{}
 	var wall int64

@@ -12,10 +12,17 @@ import (
 	"github.com/airlockdev/airlock/reports"
 )
 
-// shardRun is a run of shard k of n with cases of the given fixture names
-// (suite parse, tool t, version v1, kind accepted).
+// testSet and otherSet are two fixture-set digests (shard.Shard.Set).
+const (
+	testSet  = "0123456789abcdef0123456789abcdef"
+	otherSet = "fedcba9876543210fedcba9876543210"
+)
+
+// shardRun is airlock run's report of shard k of n of fixture set testSet
+// with cases of the given fixture names (suite parse, tool t, version v1,
+// kind accepted).
 func shardRun(k, n int, names ...string) *reports.Run {
-	run := &reports.Run{Shard: shard.Shard{Index: k, Count: n}}
+	run := &reports.Run{Command: reports.CommandRun, Shard: shard.Shard{Index: k, Count: n, Set: testSet}}
 	for _, name := range names {
 		run.Cases = append(run.Cases, reports.Case{Tool: "t", UpstreamVersion: "v1", Kind: "accepted", Suite: "parse", Name: name, File: "f/t/v1/accepted/" + name, Status: reports.Passed, Expected: "admitted", Actual: "admitted"})
 	}
@@ -58,10 +65,13 @@ var _ = Describe("merging shard reports", func() {
 
 	It("refuses hostile or foreign JSON results and JUnit reports with a clear error", func() {
 		for text, msg := range map[string]string{
-			`{"version": 2, "cases": []}`:                                    "version 2",
-			`{"version": 1, "cases": [], "extra": 1}`:                        `unknown field "extra"`,
-			`{"version": 1, "cases": []} {}`:                                 "data after the document",
-			`{"version": 1, "cases": [], "shard": {"index": 3, "count": 2}}`: "want 1 ≤ K ≤ N",
+			`{"version": 2, "cases": []}`:                                                              "version 2",
+			`{"version": 1, "cases": [], "extra": 1}`:                                                  `unknown field "extra"`,
+			`{"version": 1, "cases": []} {}`:                                                           "data after the document",
+			`{"version": 1, "cases": [], "shard": {"index": 3, "count": 2}}`:                           "want 1 ≤ K ≤ N",
+			`{"version": 1, "cases": [], "shard": {"index": 1, "count": 2, "set": "ABC"}}`:             "shard set \"ABC\": want 32 lower-case hex digits",
+			`{"version": 1, "cases": [], "shard": {"index": 0, "count": 0, "set": "` + testSet + `"}}`: "a shard set without a shard count",
+			`{"version": 1, "cases": [], "command": "lint"}`:                                           `command "lint"; want "run" or "mutate"`,
 		} {
 			_, err := reports.ReadResults([]byte(text))
 			Expect(err).To(MatchError(ContainSubstring(msg)), text)
@@ -69,11 +79,15 @@ var _ = Describe("merging shard reports", func() {
 		_, err := reports.ReadResults(bytes.Repeat([]byte(" "), reports.MaxMergeInput+1))
 		Expect(err).To(MatchError(ContainSubstring("at most")))
 		for text, msg := range map[string]string{
-			`<testsuites name="other"/>`:                                    "not an airlock JUnit report",
-			`<testsuites name="airlock shard 0/2"/>`:                        "want 1 ≤ K ≤ N",
-			`<testsuites name="airlock"><testsuite name="x"/></testsuites>`: "want tool.suite",
-			`<testsuites name="airlock"></testsuites><more/>`:               "content after </testsuites>",
-			`<testsuites name="airlock"><testsuite name="a.b">`:             "not a JUnit XML report",
+			`<testsuites name="other"/>`:                                       "not an airlock JUnit report",
+			`<testsuites name="airlock shard 0/2"/>`:                           "want 1 ≤ K ≤ N",
+			`<testsuites name="airlock lint shard 1/2"/>`:                      "not an airlock JUnit report",
+			`<testsuites name="airlock run shard 1/2 set 0123"/>`:              "set: want 32 lower-case hex digits",
+			`<testsuites name="airlock run shard 1/2 set ` + testSet + ` x"/>`: "not an airlock JUnit report",
+			`<testsuites name="airlock  run"/>`:                                "not an airlock JUnit report",
+			`<testsuites name="airlock"><testsuite name="x"/></testsuites>`:    "want tool.suite",
+			`<testsuites name="airlock"></testsuites><more/>`:                  "content after </testsuites>",
+			`<testsuites name="airlock"><testsuite name="a.b">`:                "not a JUnit XML report",
 		} {
 			_, err := reports.ReadJUnit([]byte(text))
 			Expect(err).To(MatchError(ContainSubstring(msg)), text)
@@ -139,6 +153,68 @@ var _ = Describe("merging shard reports", func() {
 		Expect(err).To(MatchError(ContainSubstring("a.json: an unsharded JSON results report")))
 		_, err = reports.MergeRuns(names[:2], []*reports.Run{readBack(shardRun(1, 2, "x.json")), readBack(shardRun(2, 2, "x.json"))})
 		Expect(err).To(MatchError(ContainSubstring("a.json and b.json both hold testcase t.v1.accepted.parse x.json")))
+	})
+
+	It("refuses shards of different fixture sets, or without one, naming the files", func() {
+		other := shardRun(2, 2, "y.json")
+		other.Shard.Set = otherSet
+		_, err := reports.MergeRuns([]string{"a1.json", "b2.json"}, []*reports.Run{readBack(shardRun(1, 2, "x.json")), readBack(other)})
+		Expect(err).To(MatchError("shards of different fixture sets: a1.json (shard 1/2, set " + testSet + ") and b2.json (shard 2/2, set " + otherSet + "); run every shard on the same checkout with the same filters"))
+		Expect(err).To(BeAssignableToTypeOf(&reports.SetError{}))
+		old := shardRun(2, 2, "y.json")
+		old.Shard.Set = ""
+		_, err = reports.MergeRuns([]string{"a1.json", "old.json"}, []*reports.Run{readBack(shardRun(1, 2, "x.json")), readBack(old)})
+		Expect(err).To(MatchError(ContainSubstring("old.json: shard 2/2 records no fixture set")))
+
+		junit := func(r *reports.Run) *reports.JUnitReport {
+			var b bytes.Buffer
+			Expect(reports.WriteJUnit(&b, r)).To(Succeed())
+			j, err := reports.ReadJUnit(b.Bytes())
+			Expect(err).NotTo(HaveOccurred())
+			return j
+		}
+		err = reports.MergeJUnit(&bytes.Buffer{}, []string{"a1.xml", "b2.xml"}, []*reports.JUnitReport{junit(shardRun(1, 2, "x.json")), junit(other)})
+		Expect(err).To(MatchError(ContainSubstring("shards of different fixture sets: a1.xml (shard 1/2, set " + testSet + ") and b2.xml")))
+	})
+
+	It("refuses shards of different commands, and keeps the command in the merged reports", func() {
+		mu := shardRun(1, 2, "x.json")
+		mu.Command = reports.CommandMutate
+		_, err := reports.MergeRuns([]string{"mu1.json", "ru2.json"}, []*reports.Run{readBack(mu), readBack(shardRun(2, 2, "y.json"))})
+		Expect(err).To(MatchError("mu1.json is a report of airlock mutate but ru2.json of airlock run: merge joins the shards of one command"))
+		mu2 := shardRun(2, 2, "y.json")
+		mu2.Command = reports.CommandMutate
+		merged, err := reports.MergeRuns([]string{"mu1.json", "mu2.json"}, []*reports.Run{readBack(mu), readBack(mu2)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(merged.Command).To(Equal(reports.CommandMutate))
+		var b bytes.Buffer
+		Expect(reports.WriteJSON(&b, merged)).To(Succeed())
+		Expect(b.String()).To(ContainSubstring(`"command": "mutate",`))
+		Expect(b.String()).NotTo(ContainSubstring(`"shard"`))
+		validates(reports.ResultsSchema(), b.Bytes())
+		b.Reset()
+		Expect(reports.WriteJSON(&b, mu)).To(Succeed())
+		validates(reports.ResultsSchema(), b.Bytes())
+		Expect(b.String()).To(ContainSubstring(`"set": "` + testSet + `"`))
+
+		var x1, x2, out bytes.Buffer
+		Expect(reports.WriteJUnit(&x1, mu)).To(Succeed())
+		Expect(x1.String()).To(ContainSubstring(`<testsuites name="airlock mutate shard 1/2 set ` + testSet + `" `))
+		Expect(reports.WriteJUnit(&x2, shardRun(2, 2, "y.json"))).To(Succeed())
+		j1, err := reports.ReadJUnit(x1.Bytes())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(j1.Command).To(Equal(reports.CommandMutate))
+		Expect(j1.Shard).To(Equal(shard.Shard{Index: 1, Count: 2, Set: testSet}))
+		j2, err := reports.ReadJUnit(x2.Bytes())
+		Expect(err).NotTo(HaveOccurred())
+		err = reports.MergeJUnit(&out, []string{"mu1.xml", "ru2.xml"}, []*reports.JUnitReport{j1, j2})
+		Expect(err).To(MatchError(ContainSubstring("mu1.xml is a report of airlock mutate but ru2.xml of airlock run")))
+		x2.Reset()
+		Expect(reports.WriteJUnit(&x2, mu2)).To(Succeed())
+		j2, err = reports.ReadJUnit(x2.Bytes())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(reports.MergeJUnit(&out, []string{"mu1.xml", "mu2.xml"}, []*reports.JUnitReport{j1, j2})).To(Succeed())
+		Expect(out.String()).To(ContainSubstring(`<testsuites name="airlock mutate" tests="2" `))
 	})
 
 	It("orders testcases by the raw names Ident printed, and keeps them as printed", func() {

@@ -91,14 +91,26 @@ func ContractError(tool, name, file string, line, column int, message string) Ca
 	return Case{Tool: tool, Suite: SuiteContract, Name: name, File: file, Line: max(line, 0), Column: max(column, 0), Status: Errored, Message: message}
 }
 
+// The commands that write a Run's reports (Run.Command).
+const (
+	CommandRun    = "run"
+	CommandMutate = "mutate"
+)
+
 // Run is a whole run's results, in a deterministic order.
 type Run struct {
 	Cases []Case `json:"cases"`
 	// Duration is the wall time of the run.
 	Duration time.Duration `json:"duration_ns"`
-	// Shard is the part of the fixtures this run covers (--shard K/N);
-	// the zero Shard is the whole selection.
+	// Shard is the part of the fixtures this run covers (--shard K/N) and
+	// the digest of the whole selection (Shard.Set); the zero Shard is the
+	// whole selection.
 	Shard shard.Shard `json:"shard,omitzero"`
+	// Command is the airlock command whose results these are: CommandRun
+	// (also with --mutate) or CommandMutate; "" for a run built without
+	// one (a library caller), written without a command. airlock merge
+	// joins only the shards of one command.
+	Command string `json:"command,omitempty"`
 	// written marks a run read back from a report (ReadResults,
 	// MergeRuns): its names are printed already, and WriteJSON does not
 	// escape them again.

@@ -27,7 +27,9 @@ import (
 //   - run.automationDetails.id "airlock/<command>/": GitHub code scanning
 //     takes the part before the last "/" as the category, the same for
 //     every shard of a command;
-//   - run.properties "airlock/shard": "K/N" for a shard (--shard);
+//   - run.properties "airlock/shard": "K/N" for a shard (--shard), and
+//     "airlock/shardSet": the digest of the fixture set it was cut from
+//     (shard.Shard.Set), which MergeSARIF requires to be one;
 //   - results sorted by the total key of sarifLess (artifact URI, start
 //     line, start column, rule id, message, logical location, then the
 //     rest of the result), ruleIndex pointing into the rule list;
@@ -79,8 +81,9 @@ const (
 
 // Property names airlock puts in run.properties.
 const (
-	sarifShardProperty   = "airlock/shard"
-	sarifOmittedProperty = "airlock/omittedResults"
+	sarifShardProperty    = "airlock/shard"
+	sarifShardSetProperty = "airlock/shardSet"
+	sarifOmittedProperty  = "airlock/omittedResults"
 )
 
 type sarifLog struct {
@@ -235,6 +238,9 @@ func newSARIF(command, version string, rules []SARIFRule, sh shard.Shard) *sarif
 	}
 	if !sh.IsZero() {
 		r.Properties = map[string]any{sarifShardProperty: sh.String()}
+		if sh.Set != "" {
+			r.Properties[sarifShardSetProperty] = sh.Set
+		}
 	}
 	b.run = r
 	return b

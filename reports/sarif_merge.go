@@ -21,7 +21,8 @@ import (
 // written by an airlock SARIF writer with --shard K/N) into the log the
 // unsharded command writes: one run with the same driver, rules and
 // automationDetails, every result of every shard sorted by the same total
-// key (sarifCompare), ruleIndex recomputed, no "airlock/shard" property,
+// key (sarifCompare), ruleIndex recomputed, no "airlock/shard" or
+// "airlock/shardSet" property,
 // and the cap of GitHub's limits applied again (results a shard left out
 // are added to "airlock/omittedResults"). Equal to the unsharded log when
 // no shard had to leave results out.
@@ -30,9 +31,11 @@ import (
 // files: an input that is not one airlock SARIF run (unknown members
 // included), a result no airlock writer writes (checkMergedResult: a URI
 // that is not a relative reference inside the repository as sarifURI
-// spells it, an over-long message text, naming the result), and, as a *SetError, a set that is not shards 1..N of one N
-// each exactly once (CheckSet: an unsharded log, shards of different N, a
-// missing or duplicated shard) or a driver, rule list, automationDetails id
+// spells it, an over-long message text, naming the result), and, as a
+// *SetError, a set that is not shards 1..N of one N each exactly once
+// (CheckSet: an unsharded log, shards of different N or of different
+// fixture sets, a shard without one, a missing or duplicated shard) or a
+// driver, rule list, automationDetails id
 // or columnKind that differs from the first input's. Work and memory are
 // linear in the inputs' size.
 func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
@@ -62,6 +65,9 @@ func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
 			sh, err := shard.Parse(spec)
 			if err != nil {
 				return nil, fmt.Errorf("%s: run.properties %q: %v", name, sarifShardProperty, err)
+			}
+			if sh.Set, _ = run.Properties[sarifShardSetProperty].(string); sh.Set != "" && !shard.ValidSet(sh.Set) {
+				return nil, fmt.Errorf("%s: run.properties %q: want %d lower-case hex digits", name, sarifShardSetProperty, shard.SetLen)
 			}
 			set[i] = MergeInput{Name: names[i], Shard: sh}
 		} else {
@@ -104,6 +110,7 @@ func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
 	run := first
 	run.Results = results
 	delete(run.Properties, sarifShardProperty)
+	delete(run.Properties, sarifShardSetProperty)
 	delete(run.Properties, sarifOmittedProperty)
 	var buf bytes.Buffer
 	if err := writeSARIFRun(&buf, run, omitted); err != nil {

@@ -219,7 +219,7 @@ var _ = Describe("SARIF logs", func() {
 		const n = 3
 		logs := make([][]byte, n)
 		for k := 1; k <= n; k++ {
-			part := &reports.Run{Shard: shard.Shard{Index: k, Count: n}}
+			part := &reports.Run{Shard: shard.Shard{Index: k, Count: n, Set: testSet}}
 			for i, c := range whole.Cases {
 				if i%n == k-1 {
 					part.Cases = append(part.Cases, c)
@@ -228,7 +228,7 @@ var _ = Describe("SARIF logs", func() {
 			var buf bytes.Buffer
 			Expect(reports.WriteRunSARIF(&buf, part, "v1.2.3")).To(Succeed())
 			m := validSARIF(buf.Bytes())
-			Expect(sarifRun(m)["properties"]).To(Equal(map[string]any{"airlock/shard": fmt.Sprintf("%d/%d", k, n)}))
+			Expect(sarifRun(m)["properties"]).To(Equal(map[string]any{"airlock/shard": fmt.Sprintf("%d/%d", k, n), "airlock/shardSet": testSet}))
 			Expect(sarifRun(m)["automationDetails"]).To(Equal(map[string]any{"id": "airlock/run/"}))
 			logs[k-1] = buf.Bytes()
 		}
@@ -245,11 +245,19 @@ var _ = Describe("SARIF logs", func() {
 		Expect(err).To(MatchError(ContainSubstring("whole: an unsharded sarif report")))
 
 		var other bytes.Buffer
-		Expect(reports.WriteRunSARIF(&other, &reports.Run{Shard: shard.Shard{Index: 2, Count: 2}}, "v1.2.3")).To(Succeed())
+		Expect(reports.WriteRunSARIF(&other, &reports.Run{Shard: shard.Shard{Index: 2, Count: 2, Set: testSet}}, "v1.2.3")).To(Succeed())
 		_, err = reports.MergeSARIF([]string{"a", "other"}, [][]byte{logs[0], other.Bytes()})
 		Expect(err).To(MatchError(ContainSubstring("the sarif reports are of different shard counts")))
 		other.Reset()
-		Expect(reports.WriteRunSARIF(&other, &reports.Run{Shard: shard.Shard{Index: 2, Count: 3}}, "v9.9.9")).To(Succeed())
+		Expect(reports.WriteRunSARIF(&other, &reports.Run{Shard: shard.Shard{Index: 2, Count: 3, Set: otherSet}}, "v1.2.3")).To(Succeed())
+		_, err = reports.MergeSARIF([]string{"a", "other", "c"}, [][]byte{logs[0], other.Bytes(), logs[2]})
+		Expect(err).To(MatchError(ContainSubstring("shards of different fixture sets: a (shard 1/3, set " + testSet + ") and other (shard 2/3, set " + otherSet + ")")))
+		other.Reset()
+		Expect(reports.WriteRunSARIF(&other, &reports.Run{Shard: shard.Shard{Index: 2, Count: 3}}, "v1.2.3")).To(Succeed())
+		_, err = reports.MergeSARIF([]string{"a", "other", "c"}, [][]byte{logs[0], other.Bytes(), logs[2]})
+		Expect(err).To(MatchError(ContainSubstring("other: shard 2/3 records no fixture set")))
+		other.Reset()
+		Expect(reports.WriteRunSARIF(&other, &reports.Run{Shard: shard.Shard{Index: 2, Count: 3, Set: testSet}}, "v9.9.9")).To(Succeed())
 		_, err = reports.MergeSARIF([]string{"a", "other", "c"}, [][]byte{logs[0], other.Bytes(), logs[2]})
 		Expect(err).To(MatchError(ContainSubstring("another driver")))
 		other.Reset()
@@ -263,7 +271,7 @@ var _ = Describe("SARIF logs", func() {
 	It("refuses a shard's log whose results hold what no airlock writer writes: URIs outside the repository, over-long messages, Markdown", func() {
 		logs := make([][]byte, 2)
 		for k := 1; k <= 2; k++ {
-			part := &reports.Run{Shard: shard.Shard{Index: k, Count: 2}}
+			part := &reports.Run{Shard: shard.Shard{Index: k, Count: 2, Set: testSet}}
 			for i, c := range sampleRun().Cases {
 				if i%2 == k-1 {
 					part.Cases = append(part.Cases, c)

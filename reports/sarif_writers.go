@@ -120,7 +120,8 @@ func RunRuleOf(c Case) string {
 // known) and the logical location
 // "tool/upstream-version/kind/name" (kind "resource", name the fixture's
 // name), the suite, expected and actual outcome in result.properties.
-// run.properties "airlock/shard" records r.Shard; automationDetails.id is
+// run.properties "airlock/shard" records r.Shard ("K/N") and
+// "airlock/shardSet" its Set digest; automationDetails.id is
 // "airlock/run/" for every shard.
 func WriteRunSARIF(w io.Writer, r *Run, version string) error {
 	b := newSARIF("run", version, RunRules, r.Shard)

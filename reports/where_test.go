@@ -141,8 +141,8 @@ var _ = Describe("a broken contract's line and column", func() {
 
 	It("keeps them through the JSON results and merge, so the merged summary places it too", func() {
 		one := brokenAt()
-		one.Shard = shard.Shard{Index: 1, Count: 2}
-		two := &reports.Run{Shard: shard.Shard{Index: 2, Count: 2}}
+		one.Shard = shard.Shard{Index: 1, Count: 2, Set: testSet}
+		two := &reports.Run{Shard: shard.Shard{Index: 2, Count: 2, Set: testSet}}
 		var js [2]bytes.Buffer
 		runs := make([]*reports.Run, 2)
 		for i, r := range []*reports.Run{one, two} {

@@ -98,8 +98,10 @@ type Result struct {
 // contract) returns a *gate.ConfigError; every fixture's own failure is a
 // failed testcase in the result, never an error.
 //
-// Under Options.Filter.Shard the run checks that shard's fixtures only and
-// Result.Run.Shard says which shard it was; an empty shard is a result
+// Result.Run.Command is reports.CommandRun. Under Options.Filter.Shard the
+// run checks that shard's fixtures only and Result.Run.Shard says which
+// shard it was, and of which fixture set (fixture.Set.Shard, the digest
+// of the whole selection); an empty shard is a result
 // without cases, not the "no fixtures selected" error (which only an
 // unsharded selection gets), and the broken contracts (Result.Broken and
 // their testcases) are reported by shard 1 alone
@@ -138,7 +140,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 
 	res := &Result{Fixtures: len(fixtures), Set: rc.set}
-	res.Run.Shard = opts.Filter.Shard
+	res.Run.Shard = rc.set.Shard
+	res.Run.Command = reports.CommandRun
 	if opts.Filter.Shard.ReportsContract() {
 		res.Broken = rc.set.Broken
 	}

@@ -48,11 +48,18 @@ func shardsMatch(schemas, fixtures string, n int) {
 	var runs []*reports.Run
 	var junits []*reports.JUnitReport
 	fixturesSeen := 0
+	set := ""
 	for k := 1; k <= n; k++ {
 		opts.Filter.Shard = shard.Shard{Index: k, Count: n}
 		res, err := runner.Run(context.Background(), opts)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(res.Run.Shard).To(Equal(opts.Filter.Shard))
+		Expect(res.Run.Command).To(Equal(reports.CommandRun))
+		Expect([]int{res.Run.Shard.Index, res.Run.Shard.Count}).To(Equal([]int{k, n}))
+		Expect(shard.ValidSet(res.Run.Shard.Set)).To(BeTrue(), "shard %d/%d records its fixture set", k, n)
+		if set == "" {
+			set = res.Run.Shard.Set
+		}
+		Expect(res.Run.Shard.Set).To(Equal(set), "every shard of one run records one fixture set")
 		fixturesSeen += res.Fixtures
 		for _, c := range res.Run.Cases {
 			got[key{c.Tool, c.UpstreamVersion, c.Kind, c.Suite, c.Name}]++
@@ -64,7 +71,8 @@ func shardsMatch(schemas, fixtures string, n int) {
 		Expect(err).NotTo(HaveOccurred())
 		u, err := reports.ReadJUnit(x.Bytes())
 		Expect(err).NotTo(HaveOccurred())
-		Expect(u.Shard).To(Equal(opts.Filter.Shard))
+		Expect(u.Shard).To(Equal(res.Run.Shard))
+		Expect(u.Command).To(Equal(reports.CommandRun))
 		// Shards in reverse order: merge orders them itself.
 		names = append([]string{filepath.Join("shard", opts.Filter.Shard.String())}, names...)
 		runs = append([]*reports.Run{r}, runs...)

@@ -3,6 +3,8 @@ package shard
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -122,5 +124,87 @@ func TestParse(t *testing.T) {
 	}
 	if (Shard{Index: 2, Count: 3}).ReportsContract() || !(Shard{Index: 1, Count: 3}).ReportsContract() {
 		t.Error("ReportsContract: want shard 1 only")
+	}
+}
+
+// TestAssignNormalisesKeys: a key spelt in NFD places like its NFC
+// spelling, so a macOS checkout and a Linux one split alike.
+func TestAssignNormalisesKeys(t *testing.T) {
+	var nfc, nfd []Item
+	for i := range 40 {
+		nfc = append(nfc, Item{Key: fmt.Sprintf("t/v1/accepted/caf\u00e9%d.json", i), Size: 100})
+		nfd = append(nfd, Item{Key: fmt.Sprintf("t/v1/accepted/cafe\u0301%d.json", i), Size: 100})
+	}
+	for i := range 10 {
+		plain := Item{Key: fmt.Sprintf("t/v1/accepted/plain%d.json", i), Size: 100}
+		nfc, nfd = append(nfc, plain), append(nfd, plain)
+	}
+	for n := 2; n <= 5; n++ {
+		a, b := Assign(nfc, n), Assign(nfd, n)
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("n %d: %s in shard %d, its NFD spelling in %d", n, nfc[i].Key, a[i], b[i])
+			}
+		}
+	}
+	// Both spellings in one set: still a deterministic partition.
+	both := append(slices.Clone(nfc[:5]), nfd[:5]...)
+	rev := slices.Clone(both)
+	slices.Reverse(rev)
+	a, b := Assign(both, 3), Assign(rev, 3)
+	for i := range a {
+		if a[i] != b[len(b)-1-i] {
+			t.Fatalf("%q in shard %d, reversed in %d", both[i].Key, a[i], b[len(b)-1-i])
+		}
+	}
+}
+
+// TestSetDigest: the digest of a set depends on its items (keys byte for
+// byte, sizes) and the shard count, not on their order.
+func TestSetDigest(t *testing.T) {
+	items := randomItems(7, 50, 1000)
+	d := SetDigest(items, 3)
+	if !ValidSet(d) {
+		t.Fatalf("SetDigest = %q; want %d hex digits", d, SetLen)
+	}
+	rev := slices.Clone(items)
+	slices.Reverse(rev)
+	if got := SetDigest(rev, 3); got != d {
+		t.Errorf("reversed items: %s, want %s", got, d)
+	}
+	changed := func(what string, items []Item, n int) {
+		t.Helper()
+		if got := SetDigest(items, n); got == d {
+			t.Errorf("%s: digest unchanged (%s)", what, got)
+		}
+	}
+	changed("another count", items, 4)
+	changed("one item fewer", items[1:], 3)
+	bigger := slices.Clone(items)
+	bigger[3].Size = max(bigger[3].Size, 0) + 1
+	changed("one size changed", bigger, 3)
+	renamed := slices.Clone(items)
+	renamed[0].Key += "x"
+	changed("one key changed", renamed, 3)
+	// Keys that only a separator could tell apart.
+	if SetDigest([]Item{{Key: "ab"}, {Key: "c"}}, 2) == SetDigest([]Item{{Key: "a"}, {Key: "bc"}}, 2) {
+		t.Error("ab,c and a,bc: one digest")
+	}
+	nfc := []Item{{Key: "t/v1/accepted/caf\u00e9.json", Size: 5}}
+	nfd := []Item{{Key: "t/v1/accepted/cafe\u0301.json", Size: 5}}
+	if SetDigest(nfc, 2) == SetDigest(nfd, 2) {
+		t.Error("NFC and NFD spellings: one digest; want the checkouts told apart")
+	}
+	s := Shard{Index: 2, Count: 3}.Of(items)
+	if s.Set != d || s.Index != 2 || s.Count != 3 {
+		t.Errorf("Of = %+v; want set %s", s, d)
+	}
+	if z := (Shard{}).Of(items); !z.IsZero() || z.Set != "" {
+		t.Errorf("zero Shard.Of = %+v; want zero", z)
+	}
+	for _, bad := range []string{"", d[:SetLen-1], strings.ToUpper(d), d + "0", strings.Repeat("g", SetLen)} {
+		if ValidSet(bad) && bad != d {
+			t.Errorf("ValidSet(%q) = true", bad)
+		}
 	}
 }
