@@ -60,7 +60,7 @@ var allowed = map[string][]string{
 	"cmd/airlock": {"cli"},
 	// Test support and tools: only tests and generators import them.
 	"internal/testtree":         {"runner", "reports", "fixture"},
-	"internal/testtree/bigtree": {"fixture"},
+	"internal/testtree/bigtree": {"fixture", "gate"},
 	"internal/planted":          {},
 	"internal/testbody":         {},
 	"internal/conformance":      {"internal/schema", "internal/strictjson"},
