@@ -165,7 +165,12 @@ func Mutate(ctx context.Context, opts Options) (*Report, error) {
 	if opts.MaxPerFixture == 0 {
 		opts.MaxPerFixture = DefaultMaxMutants
 	}
-	set, err := fixture.Open(opts.SchemasDir, opts.FixturesDir, opts.Filter, opts.Gate)
+	// Only accepted and historical fixtures are mutated: discovery selects
+	// only those, so a shard's share (--shard) is of the fixtures mutate
+	// works on, not of near-misses it would skip.
+	filter := opts.Filter
+	filter.Kinds = mutatedKinds(filter.Kinds)
+	set, err := fixture.Open(opts.SchemasDir, opts.FixturesDir, filter, opts.Gate)
 	if err != nil {
 		return nil, err
 	}
@@ -626,4 +631,25 @@ func rawValue(c *gate.Contract, v *gate.Verdict) (any, error) {
 	}
 	l := c.Limits()
 	return strictjson.Parse(v.Body, strictjson.Limits{MaxDepth: l.MaxDepth, MaxNumberLength: l.MaxNumberLength, MaxStringLength: l.MaxStringLength})
+}
+
+// mutatedKinds narrows a filter's kinds to those mutate works on,
+// accepted and historical: both for an empty list, else the ones the list
+// names. A list naming neither is kept as it is, so that nothing is
+// selected (an empty list would select every kind).
+func mutatedKinds(kinds []string) []string {
+	mutated := []string{fixture.KindAccepted, fixture.KindHistorical}
+	if len(kinds) == 0 {
+		return mutated
+	}
+	var out []string
+	for _, k := range kinds {
+		if slices.Contains(mutated, k) {
+			out = append(out, k)
+		}
+	}
+	if len(out) == 0 {
+		return kinds
+	}
+	return out
 }

@@ -122,4 +122,26 @@ var _ = Describe("mutate --shard K/N", func() {
 		Expect(rep.Unscored).To(BeEmpty(), "shard 1 reports unscored versions")
 		Expect(rep.Cases()).To(BeEmpty())
 	})
+
+	It("shares out only the fixtures it mutates: near-misses, however many or large, take no shard's place", func() {
+		files := memoFiles(map[string]string{
+			"fixtures/memo/v1/accepted/b.json": strings.Replace(memoBody, `"L"`, `"a longer label"`, 1),
+		})
+		for i := range 7 { // an odd number, each heavier than both accepted fixtures together
+			files[fmt.Sprintf("fixtures/memo/v1/near-miss/nm%d.json", i)] = `{"pad": "` + strings.Repeat("x", 4096) + `"}`
+			files[fmt.Sprintf("fixtures/memo/v1/near-miss/nm%d.meta.yaml", i)] = "expect: {reason: schema.required}\n"
+		}
+		dir := testtree.Tree(files)
+		for k := 1; k <= 2; k++ {
+			opts := mutate.Options{SchemasDir: filepath.Join(dir, "schemas"), FixturesDir: filepath.Join(dir, "fixtures")}
+			opts.Filter.Shard = shard.Shard{Index: k, Count: 2}
+			rep, err := mutate.Mutate(context.Background(), opts)
+			Expect(err).NotTo(HaveOccurred())
+			mutated := map[string]bool{}
+			for _, r := range rep.Results {
+				mutated[r.Fixture.Name] = true
+			}
+			Expect(mutated).To(HaveLen(1), "shard %d/2 mutates one of the two accepted fixtures", k)
+		}
+	})
 })
