@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/airlockdev/airlock/internal/mcpclient"
 )
 
 // StopGrace is how long Stdio waits for the server to exit after closing
@@ -23,7 +25,8 @@ const StopGrace = 2 * time.Second
 // SIGKILL after another) and Stdio returns nil. When the server exits
 // first, every pending request is answered and the error wraps
 // ErrUpstreamClosed and says how the process ended. A server that cannot
-// start is an error too.
+// start is an error too. opts.Source defaults to "mcp stdio: <argv>"
+// (the gate redacts secrets in it).
 func Stdio(ctx context.Context, cmd *exec.Cmd, agentIn io.Reader, agentOut io.Writer, opts Options) error {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -35,6 +38,9 @@ func Stdio(ctx context.Context, cmd *exec.Cmd, agentIn io.Reader, agentOut io.Wr
 	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting the MCP server: %w", err)
+	}
+	if opts.Source == "" {
+		opts.Source = mcpclient.Source("", cmd.Args)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
