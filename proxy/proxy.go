@@ -124,7 +124,9 @@ var ErrUpstreamClosed = errors.New("the MCP server closed its connection")
 
 // Serve forwards JSON-RPC messages between agent (the MCP client's side)
 // and server until one side ends: the agent's (io.EOF or ctx done) returns
-// nil; the server's returns an error wrapping ErrUpstreamClosed after
+// nil, after forwarding the answers to its pending requests that arrive
+// within DrainTimeout (the server's error if it ends meanwhile with
+// requests pending); the server's returns an error wrapping ErrUpstreamClosed after
 // answering every pending request. Both connections are closed on return.
 //
 // Every message passes unchanged (re-encoded: member order of the
@@ -165,18 +167,50 @@ func Serve(ctx context.Context, agent, server mcp.Connection, opts Options) erro
 	p.nonce = hex.EncodeToString(nonce[:])
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	done := make(chan error, 2)
-	go func() { done <- p.fromAgent(ctx) }()
-	go func() { done <- p.fromServer(ctx) }()
+	agentDone, serverDone := make(chan error, 1), make(chan error, 1)
+	go func() { agentDone <- p.fromAgent(ctx) }()
+	go func() { serverDone <- p.fromServer(ctx) }()
 	var err error
 	select {
-	case err = <-done:
+	case err = <-agentDone:
+		if err == nil {
+			err = p.drain(serverDone)
+		}
+	case err = <-serverDone:
 	case <-ctx.Done():
 	}
 	p.stopTimers()
 	agent.Close()
 	server.Close()
 	return err
+}
+
+// DrainTimeout is how long Serve still forwards the server's answers to
+// the agent's pending requests after the agent's side ended (a client that
+// wrote its requests and closed its output), before it returns.
+const DrainTimeout = 2 * time.Second
+
+// drain waits until no request is pending, the server's side ends (its
+// error), or DrainTimeout passes (nil).
+func (p *proxy) drain(serverDone <-chan error) error {
+	deadline := time.Now().Add(DrainTimeout)
+	for time.Now().Before(deadline) {
+		p.mu.Lock()
+		n, gone := len(p.pending), p.serverGone
+		p.mu.Unlock()
+		if gone {
+			return <-serverDone
+		}
+		if n == 0 {
+			return nil
+		}
+		select {
+		case err := <-serverDone:
+			return err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return nil
 }
 
 type proxy struct {
@@ -188,6 +222,9 @@ type proxy struct {
 	mu      sync.Mutex
 	pending map[string]*pending // by key(id) of the agent's request
 	warned  map[string]bool     // unlisted tools already logged
+	// serverGone is set when the server's side ended, before its pending
+	// requests are answered.
+	serverGone bool
 
 	schemas sync.Map // *gate.Contract → []byte, the agent schema as outputSchema
 }
@@ -389,6 +426,7 @@ func (p *proxy) fromServer(ctx context.Context) error {
 				return nil
 			}
 			p.mu.Lock()
+			p.serverGone = true
 			all := make([]*pending, 0, len(p.pending))
 			for k, pd := range p.pending {
 				pd.timer.Stop()
