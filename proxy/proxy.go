@@ -423,7 +423,7 @@ func (p *proxy) fromServer(ctx context.Context) error {
 			continue
 		case err != nil:
 			if ctx.Err() != nil {
-				return nil
+				return nil // Serve returned already
 			}
 			p.mu.Lock()
 			p.serverGone = true
@@ -438,6 +438,9 @@ func (p *proxy) fromServer(ctx context.Context) error {
 				p.unavailable(ctx, pd, "closed its connection")
 			}
 			return fmt.Errorf("%w (%v); %d pending requests answered", ErrUpstreamClosed, err, len(all))
+		}
+		if ctx.Err() != nil {
+			continue // Serve returned: read on until the server's side ends, forward nothing
 		}
 		resp, ok := msg.(*jsonrpc.Response)
 		if !ok {

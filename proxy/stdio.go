@@ -45,7 +45,10 @@ func Stdio(ctx context.Context, cmd *exec.Cmd, agentIn io.Reader, agentOut io.Wr
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	limit := MaxMessage(opts.Contracts.Load())
-	server := NewLineConn(stdout, stdin, limit)
+	// The server's stdout stays open until the process exits (Serve's
+	// reader keeps discarding it): a server that writes while it stops
+	// gets no EPIPE.
+	server := NewLineConn(io.NopCloser(stdout), stdin, limit)
 	agent := NewLineConn(io.NopCloser(agentIn), nopWriteCloser{agentOut}, limit)
 	err = Serve(ctx, agent, server, opts)
 	if errors.Is(err, ErrUpstreamClosed) {
