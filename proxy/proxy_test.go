@@ -320,3 +320,25 @@ func TestFaults(t *testing.T) {
 		}
 	})
 }
+
+// TestStopsAServerThatIgnoresStdin: the agent's input closes, the server
+// does not exit on its closed stdin; Stdio signals it (SIGTERM after
+// StopGrace), reaps it and returns nil.
+func TestStopsAServerThatIgnoresStdin(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "exec sleep 60")
+	done := make(chan error, 1)
+	go func() {
+		done <- proxy.Stdio(context.Background(), cmd, strings.NewReader(""), io.Discard, proxy.Options{Contracts: contracts(t)})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("want nil, got %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Stdio did not return")
+	}
+	if cmd.ProcessState == nil || cmd.ProcessState.Success() {
+		t.Errorf("the server was not stopped by a signal: %v", cmd.ProcessState)
+	}
+}
