@@ -16,6 +16,8 @@ import (
 type proxyFlags struct {
 	schemas, mode, config, unlisted string
 	callTimeout                     time.Duration
+	sample                          float64
+	fixtures                        string
 }
 
 func newProxyCmd(e *env) *cobra.Command {
@@ -34,6 +36,9 @@ whose contracted tools advertise the contract's agent-facing schema as outputSch
   --mode off      no checking
   --unlisted      tools without a contract: pass (default; named on stderr), hide, refuse
   --config FILE   YAML: default_mode, unlisted, tools: {NAME: {mode: warn, contract: TOOL}}
+  --record-sample RATE --fixtures DIR
+                  write that share of contracted tools' results, redacted, to
+                  DIR/<tool>/<version>/recorded/ (as airlock record does), for airlock drift
 
 Standard output carries only JSON-RPC; logs go to standard error. A server that exits
 answers every pending call with UPSTREAM_UNAVAILABLE and airlock exits 3; a call the
@@ -50,6 +55,8 @@ closes, the server is stopped and airlock exits 0. See docs/proxy.md.`,
 	f.StringVar(&o.mode, "mode", "", "strict, warn or off for every contracted tool (default strict; --config may set it per tool)")
 	f.StringVar(&o.config, "config", "", "the proxy configuration file (YAML; docs/proxy.md)")
 	f.StringVar(&o.unlisted, "unlisted", "", "tools without a contract: pass, hide or refuse (default pass)")
+	f.Float64Var(&o.sample, "record-sample", 0, "write this share (0 to 1) of contracted tools' results, redacted, as recorded fixtures under --fixtures")
+	f.StringVar(&o.fixtures, "fixtures", "", "the fixture tree --record-sample writes to (<tool>/<version>/recorded/)")
 	f.DurationVar(&o.callTimeout, "call-timeout", proxy.DefaultCallTimeout, "how long a call waits for the server before it is answered with UPSTREAM_UNAVAILABLE")
 	return cmd
 }
@@ -63,6 +70,12 @@ func runProxy(cmd *cobra.Command, e *env, o *proxyFlags, args []string) error {
 	}
 	if o.callTimeout <= 0 {
 		return usageErr("--call-timeout must be positive")
+	}
+	if o.sample < 0 || o.sample > 1 || o.sample != o.sample {
+		return usageErr("--record-sample %v: want a share from 0 to 1", o.sample)
+	}
+	if (o.sample > 0) != (o.fixtures != "") {
+		return usageErr("--record-sample and --fixtures go together")
 	}
 	set, err := proxy.LoadContracts(o.schemas, e.gate)
 	if err != nil {
@@ -95,6 +108,9 @@ func runProxy(cmd *cobra.Command, e *env, o *proxyFlags, args []string) error {
 			return usageErr("--unlisted: %v", err)
 		}
 		opts.Unlisted = u
+	}
+	if o.sample > 0 {
+		opts.Sample = &proxy.Sampling{Rate: o.sample, FixturesDir: o.fixtures, Server: args}
 	}
 	stderr := cmd.ErrOrStderr()
 	opts.Logger = slog.New(slog.NewTextHandler(stderr, nil)).With("component", "airlock proxy")

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	mrand "math/rand/v2"
 	"slices"
 	"strconv"
 	"sync"
@@ -29,6 +30,8 @@ import (
 
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/introspect"
+	"github.com/airlockdev/airlock/record"
+	"github.com/airlockdev/airlock/redact"
 	"github.com/airlockdev/airlock/semantic"
 )
 
@@ -112,9 +115,52 @@ type Options struct {
 	Observe func(Observation)
 	// Source names the server in audit records (gate.Response.Source).
 	Source string
+	// Sample, when set, writes a share of the results of contracted tools
+	// (also refused ones, in any mode but off) as recorded fixtures.
+	Sample *Sampling
 	// Logger receives the proxy's own log (garbage from the server,
 	// timeouts, unlisted tools); nil discards it. Never the agent's stdout.
 	Logger *slog.Logger
+}
+
+// Sampling is airlock proxy --record-sample: each result of a contracted
+// tool is written, with probability Rate, by record.WriteSample under
+// FixturesDir/<tool>/<current version>/recorded/ (redacted by Redactor;
+// the zero value is the default policy). One sample is written at a time,
+// beside the agent's answer; a result that arrives meanwhile is not
+// sampled; Serve returns after the sample being written. A failed write is
+// logged.
+type Sampling struct {
+	Rate        float64
+	FixturesDir string
+	Redactor    redact.Redactor
+	// Server is the server's command line, for the sidecar's source
+	// (redacted).
+	Server []string
+	busy   atomic.Bool
+	wg     sync.WaitGroup // the sample being written; Serve waits for it
+}
+
+// sample writes a sampled result in the background (see Sampling).
+func (p *proxy) sample(pd *pending, reqID string, result []byte, received time.Time, took time.Duration) {
+	sp := p.opts.Sample
+	if sp == nil || sp.Rate <= 0 || (sp.Rate < 1 && mrand.Float64() >= sp.Rate) || !sp.busy.CompareAndSwap(false, true) {
+		return
+	}
+	sp.wg.Add(1)
+	go func() {
+		defer sp.wg.Done()
+		defer sp.busy.Store(false)
+		res, err := record.WriteSample(context.Background(), sp.FixturesDir, pd.contract, sp.Redactor, record.Sample{
+			Result: result, Request: semantic.Request{ID: reqID, Context: pd.args},
+			Server: sp.Server, MCPTool: pd.tool, Received: received, Duration: took,
+		})
+		if err != nil {
+			p.opts.Logger.Warn("a sampled result was not recorded", "tool", pd.tool, "error", err)
+			return
+		}
+		p.opts.Logger.Info("recorded a sampled result", "tool", pd.tool, "fixture", res.Body)
+	}()
 }
 
 // ErrUpstreamClosed is Serve's error when the server's side ended first
@@ -182,6 +228,9 @@ func Serve(ctx context.Context, agent, server mcp.Connection, opts Options) erro
 	p.stopTimers()
 	agent.Close()
 	server.Close()
+	if p.opts.Sample != nil {
+		p.opts.Sample.wg.Wait()
+	}
 	return err
 }
 
@@ -238,6 +287,7 @@ type pending struct {
 	mode     gate.Mode
 	args     map[string]any
 	timer    *time.Timer
+	started  time.Time // when the request was forwarded
 }
 
 func key(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()) }
@@ -332,7 +382,7 @@ func (p *proxy) fromAgentRequest(ctx context.Context, req *jsonrpc.Request) bool
 		}
 		return false
 	}
-	pd := &pending{id: req.ID, method: req.Method}
+	pd := &pending{id: req.ID, method: req.Method, started: time.Now()}
 	if req.Method == "tools/call" {
 		var params struct {
 			Name      string          `json:"name"`
@@ -496,6 +546,7 @@ func (p *proxy) gated(ctx context.Context, pd *pending, resp *jsonrpc.Response) 
 	v, err := pd.contract.Check(ctx, gate.Response{Status: 200, ContentType: "application/json", Body: bytes.NewReader(resp.Result), Source: p.opts.Source},
 		gate.Call{Request: semantic.Request{ID: reqID, Context: pd.args}, Now: start})
 	latency := time.Since(start)
+	p.sample(pd, reqID, resp.Result, start, start.Sub(pd.started))
 	if err != nil {
 		p.opts.Logger.Error("the gate could not check a result", "tool", pd.tool, "error", err)
 		p.observe(Observation{Tool: pd.tool, Mode: pd.mode, Outcome: OutcomeRefused, Reason: "internal.error", Latency: latency, Bytes: len(resp.Result)})
