@@ -342,3 +342,33 @@ func TestStopsAServerThatIgnoresStdin(t *testing.T) {
 		t.Errorf("the server was not stopped by a signal: %v", cmd.ProcessState)
 	}
 }
+
+// TestRecordSample: with rate 1 each result of a contracted tool is
+// written as a recorded fixture, its secrets redacted, the verdict in its
+// sidecar; a passed tool's result is not.
+func TestRecordSample(t *testing.T) {
+	dir := t.TempDir()
+	r := start(t, fakeCmd(), proxy.Options{Sample: &proxy.Sampling{Rate: 1, FixturesDir: dir, Server: []string{"fake", "--token", "hunter2hunter2"}}})
+	failure(t, call(t, r, "weather", map[string]any{"location": "secret"}), gate.InvalidResponse, false)
+	call(t, r, "echo", nil)
+	r.toProxy.Close()
+	if err := r.wait(t); err != nil {
+		t.Fatal(err)
+	}
+	bodies, _ := filepath.Glob(filepath.Join(dir, "weather", "v1", "recorded", "*.json"))
+	metas, _ := filepath.Glob(filepath.Join(dir, "weather", "v1", "recorded", "*.meta.yaml"))
+	if len(bodies) != 1 || len(metas) != 1 {
+		t.Fatalf("want one fixture, got %v %v", bodies, metas)
+	}
+	body, _ := os.ReadFile(bodies[0])
+	meta, _ := os.ReadFile(metas[0])
+	if strings.Contains(string(body), "ghp_0123") || !strings.Contains(string(body), `"temperature":20`) {
+		t.Errorf("body not redacted: %s", body)
+	}
+	if strings.Contains(string(meta), "hunter2") || !strings.Contains(string(meta), `verdict: {outcome: refused, reason: "schema.additionalProperties"`) {
+		t.Errorf("sidecar:\n%s", meta)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("want only weather/ under the fixtures, got %v", entries)
+	}
+}
