@@ -54,6 +54,9 @@ var allowed = map[string][]string{
 	"importer": {"fixture", "gate", "semantic", "redact", "jsonpointer", "internal/fileio", "internal/manifest", "internal/mcpclient", "internal/schema", "internal/strictjson"},
 	// lint reads contracts and fixture trees and reports findings.
 	"lint": {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/manifest", "internal/schema", "internal/schemawalk", "internal/strictjson", "internal/strictyaml", "internal/validator"},
+	// The proxy that gates MCP tool results in production (its
+	// operations: metrics, audit lines, contract reloads).
+	"proxy": {"gate", "internal/sanitize"},
 	// The command line.
 	"cli": {"runner", "mutate", "record", "schemadiff", "drift", "lint", "importer", "reports", "fixture", "gate", "semantic", "jsonpointer", "internal/sanitize",
 		"redact", "internal/fileio", "internal/manifest", "internal/strictyaml", "internal/shard"},
