@@ -183,11 +183,7 @@ func (m *Metrics) Observe(o Observation) {
 	tool := m.toolLabel(o.Tool)
 	t := m.tools[tool]
 	if t == nil {
-		t = &toolMetrics{
-			latency: m.latency.WithLabelValues(tool),
-			bytes:   m.bytes.WithLabelValues(tool),
-			ratio:   m.ratio.WithLabelValues(tool),
-		}
+		t = &toolMetrics{bytes: m.bytes.WithLabelValues(tool)}
 		m.tools[tool] = t
 	}
 	outcome, reason := o.Outcome, ""
@@ -217,6 +213,11 @@ func (m *Metrics) Observe(o Observation) {
 		t.bytes.Observe(float64(o.Bytes))
 	}
 	if outcome == OutcomeAdmitted || outcome == OutcomeRefused {
+		if t.latency == nil {
+			// A tool's latency and ratio series appear with its first
+			// checked result.
+			t.latency, t.ratio = m.latency.WithLabelValues(tool), m.ratio.WithLabelValues(tool)
+		}
 		t.latency.Observe(o.Latency.Seconds())
 		t.ratio.Set(t.add(outcome == OutcomeRefused))
 	}
