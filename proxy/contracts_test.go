@@ -101,6 +101,7 @@ func TestContractsReload(t *testing.T) {
 	if !strings.Contains(err.Error(), "previous ones stay") || !strings.Contains(err.Error(), "contract.yaml:1") {
 		t.Errorf("error %q does not say the old set stays at file:line", err)
 	}
+	t.Logf("broken reload: %v", err)
 	if cs.Load() != second {
 		t.Error("a broken reload replaced the set")
 	}
