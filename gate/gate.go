@@ -25,6 +25,12 @@
 // Verdict.Audit to its operator log. A Contract is immutable and safe for
 // concurrent use.
 //
+// In production a contract runs in a mode (Options.Mode, Contract.WithMode):
+// strict hands the agent Verdict.Output; warn (shadow) judges the same but
+// Verdict.AgentOutput hands the agent the original result; off does not
+// check. Options.Observe (a metrics hook) and Options.Logger (one slog
+// line per verdict) report every verdict to the operator.
+//
 // A refused response is a Verdict, not an error; errors are reserved for
 // configuration problems (*ConfigError), misuse (ErrUsage: an unknown
 // upstream version, a request without an id) and cancellation (the
