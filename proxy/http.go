@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -25,6 +26,9 @@ const (
 	// DefaultMaxMessageBytes is HTTPOptions.MaxMessageBytes when 0: 16
 	// MiB, the go-sdk's own cap on one server-sent event.
 	DefaultMaxMessageBytes = mcp.DefaultMaxEventSize
+	// DefaultSessionIdle is HTTPOptions.SessionIdle when 0: a session
+	// with no request in flight for 30 minutes is ended.
+	DefaultSessionIdle = 30 * time.Minute
 	// MaxRequestBytes is the largest HTTP request body an agent may send
 	// (its JSON-RPC messages: tool arguments, not results), 4 MiB; a
 	// longer one is answered 413.
@@ -61,6 +65,11 @@ type HTTPOptions struct {
 	// proxy.Serve(ctx, agent, server, opts) does. Required. Its
 	// connections are closed after it returns.
 	Serve func(ctx context.Context, agent, server mcp.Connection) error
+	// SessionIdle is how long a session may go without a request in
+	// flight (an open GET stream counts as one) before it is ended, as by
+	// the agent's DELETE; 0 means DefaultSessionIdle. It bounds the slots
+	// of agents that leave without DELETE.
+	SessionIdle time.Duration
 	// OnSessionEnd, when set, is called with the session id ("" for a
 	// stateless exchange) and Serve's error after each ends (for the log).
 	// nil: none.
@@ -85,6 +94,29 @@ type HTTPHandler struct {
 type httpSession struct {
 	transport *mcp.StreamableServerTransport
 	cancel    context.CancelFunc
+	// inFlight counts the session's requests being served (under
+	// HTTPHandler.mu); idle ends the session when it stays 0 for
+	// SessionIdle.
+	inFlight int
+	idle     *time.Timer
+}
+
+// begin and end bracket one request of s: the idle timer runs only while
+// no request is in flight.
+func (h *HTTPHandler) begin(s *httpSession) {
+	h.mu.Lock()
+	s.inFlight++
+	s.idle.Stop()
+	h.mu.Unlock()
+}
+
+func (h *HTTPHandler) end(s *httpSession) {
+	h.mu.Lock()
+	s.inFlight--
+	if s.inFlight == 0 {
+		s.idle.Reset(h.opts.SessionIdle)
+	}
+	h.mu.Unlock()
 }
 
 // NewHTTPHandler returns the handler for opts. An empty Upstream, an
@@ -101,6 +133,9 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 	}
 	if opts.MaxMessageBytes <= 0 {
 		opts.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if opts.SessionIdle <= 0 {
+		opts.SessionIdle = DefaultSessionIdle
 	}
 	base := http.DefaultTransport
 	client := &http.Client{}
@@ -161,6 +196,8 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
+		h.begin(s)
+		defer h.end(s)
 		s.transport.ServeHTTP(w, r)
 		return
 	}
@@ -188,6 +225,10 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		http.Error(w, err.Error(), status)
 		return
+	}
+	if stateful {
+		h.begin(s)
+		defer h.end(s)
 	}
 	s.transport.ServeHTTP(w, r)
 	if !stateful {
@@ -247,7 +288,7 @@ func (h *HTTPHandler) start(stateful bool) (s *httpSession, done chan struct{}, 
 		_ = agent.Close()
 		return nil, nil, http.StatusBadGateway, fmt.Errorf("upstream: %v", err)
 	}
-	s = &httpSession{transport: t, cancel: cancel}
+	s = &httpSession{transport: t, cancel: cancel, idle: time.AfterFunc(h.opts.SessionIdle, cancel)}
 	id := t.SessionID
 	if stateful {
 		h.sessions[id] = s
@@ -260,6 +301,7 @@ func (h *HTTPHandler) start(stateful bool) (s *httpSession, done chan struct{}, 
 		defer close(done)
 		err := h.opts.Serve(ctx, agent, server)
 		cancel()
+		s.idle.Stop()
 		_ = server.Close()
 		_ = agent.Close()
 		h.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -247,6 +248,40 @@ func TestNewHTTPHandlerOptions(t *testing.T) {
 	} {
 		if _, err := proxy.NewHTTPHandler(o); err == nil {
 			t.Errorf("%+v: no error", o.Upstream)
+		}
+	}
+}
+
+// TestHTTPHandlerIdleSession: an agent that leaves without DELETE (and
+// holds no GET stream) frees its slot after SessionIdle.
+func TestHTTPHandlerIdleSession(t *testing.T) {
+	up := upstreamServer(t, 10, true)
+	endc := make(chan string, 8)
+	h, srv := proxyServer(t, proxy.HTTPOptions{Upstream: up.URL, Serve: relay, SessionIdle: 100 * time.Millisecond,
+		OnSessionEnd: func(id string, _ error) { endc <- id }})
+	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1.0.0"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	// A guard against a hang only: the session must end, whenever.
+	guard := time.After(time.Minute)
+	for {
+		select {
+		case id := <-endc:
+			if id == "" {
+				continue // a stateless exchange
+			}
+			if n := h.Sessions(); n != 0 {
+				t.Errorf("%d sessions after the idle end, want 0", n)
+			}
+			if _, err := cs.ListTools(context.Background(), nil); err == nil {
+				t.Error("the ended session still answers")
+			}
+			return
+		case <-guard:
+			t.Fatal("the idle session was never ended")
 		}
 	}
 }
