@@ -1,55 +1,70 @@
 package proxy_test
 
 import (
-	"context"
 	"io"
 	"testing"
+	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/proxy"
 )
 
-// BenchmarkCall: one tools/call of the weather tool (a ~150-byte result)
-// from the go-sdk client, directly to the fake stdio server and through the
-// proxy (Stdio in-process, strict, the gate checking every result). The
-// difference of the two ns/op is the proxy's added latency per call.
-func BenchmarkCall(b *testing.B) {
-	args := &mcp.CallToolParams{Name: "weather", Arguments: map[string]any{"location": "ok"}}
-	run := func(b *testing.B, s *mcp.ClientSession) {
-		ctx := context.Background()
-		b.ResetTimer()
+// The operations' cost per verdict: Metrics.Observe on a series seen
+// before (the steady state) and one audit line, with and without the
+// gate's audit record, to io.Discard. `make bench` may run them beside
+// the proxy's load benchmark.
+
+func BenchmarkMetricsObserve(b *testing.B) {
+	m := proxy.NewMetrics(prometheus.NewRegistry())
+	m.SetTools([]string{"review_status"})
+	admitted := proxy.Observation{Tool: "review_status", Mode: gate.ModeStrict, Outcome: proxy.OutcomeAdmitted, Latency: 40 * time.Microsecond, Bytes: 2048}
+	refused := proxy.Observation{Tool: "review_status", Mode: gate.ModeWarn, Outcome: proxy.OutcomeRefused, Reason: "parse.duplicate_member", Latency: 20 * time.Microsecond, Bytes: 2048}
+	m.Observe(admitted)
+	m.Observe(refused)
+	b.Run("admitted", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
-			res, err := s.CallTool(ctx, args)
-			if err != nil || res.IsError {
-				b.Fatal(err, res)
-			}
+			m.Observe(admitted)
 		}
-	}
-	b.Run("direct", func(b *testing.B) {
-		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-		s, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: fakeCmd()}, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
-		run(b, s)
 	})
-	b.Run("proxy", func(b *testing.B) {
-		set, err := proxy.LoadContracts("testdata/schemas", gate.Options{})
-		if err != nil {
-			b.Fatal(err)
+	b.Run("refused", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m.Observe(refused)
 		}
-		agentIn, toProxy := io.Pipe()
-		fromProxy, agentOut := io.Pipe()
-		go proxy.Stdio(context.Background(), fakeCmd(), agentIn, agentOut, proxy.Options{Contracts: proxy.NewContracts(set)})
-		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-		s, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: fromProxy, Writer: toProxy}, nil)
-		if err != nil {
-			b.Fatal(err)
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				m.Observe(refused)
+			}
+		})
+	})
+}
+
+func BenchmarkAuditLogger(b *testing.B) {
+	log := proxy.NewAuditLogger(io.Discard)
+	rec := &gate.AuditRecord{
+		Time: "2025-07-01T00:00:00Z", Tool: "review_status", ContractVersion: "1.0.0", UpstreamVersion: "v2", RequestID: "req-0001",
+		Status: 200, ContentType: "application/json", Size: 2048, SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		Outcome: "failure", Stage: "parse", Reason: "parse.duplicate_member", ErrorCode: "INVALID_RESPONSE", InstanceLocation: "/status",
+		Message: `duplicate member "status" at offsets 12 and 40`, Offset: 40, OutputSHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", AirlockVersion: gate.Version, DurationMicros: 21,
+	}
+	b.Run("with-audit-record", func(b *testing.B) {
+		o := proxy.Observation{Tool: "review_status", Mode: gate.ModeWarn, Outcome: proxy.OutcomeRefused, Reason: "parse.duplicate_member", Latency: 21 * time.Microsecond, Bytes: 2048, Audit: rec}
+		b.ReportAllocs()
+		for b.Loop() {
+			log(o)
 		}
-		defer s.Close()
-		run(b, s)
+	})
+	b.Run("unavailable", func(b *testing.B) {
+		o := proxy.Observation{Tool: "review_status", Mode: gate.ModeStrict, Outcome: proxy.OutcomeUpstreamUnavailable}
+		b.ReportAllocs()
+		for b.Loop() {
+			log(o)
+		}
 	})
 }

@@ -1,82 +1,121 @@
 package proxy
 
 import (
+	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/airlockdev/airlock/gate"
 )
 
-// ContractSet is one loaded set of contracts, by tool name; immutable.
+// ContractSet is the contracts of one schemas folder, keyed by the MCP
+// tool name each serves: the manifest's tool name (contract.yaml tool,
+// which must equal its folder's name; manifests have no separate MCP
+// tool name). Immutable once loaded, safe for concurrent use.
 type ContractSet struct {
-	byTool map[string]*gate.Contract
+	dir       string
+	contracts map[string]*gate.Contract
+	tools     []string
 }
 
-// LoadContracts loads every contract under schemasDir (gate.LoadAllDir).
-// The error is the gate's (*gate.ConfigError for a broken contract).
+// LoadContracts loads every contract of schemasDir (each subfolder with a
+// contract.yaml, gate.LoadAllDir) with opts. Errors are the gate's
+// *gate.ConfigError, naming the file and line; a folder with no contract
+// is an error too (a proxy that gates nothing is a misconfiguration: use
+// --mode off to pass everything).
 func LoadContracts(schemasDir string, opts gate.Options) (*ContractSet, error) {
-	cs, err := gate.LoadAllDir(schemasDir, opts)
+	all, err := gate.LoadAllDir(schemasDir, opts)
 	if err != nil {
 		return nil, err
 	}
-	set := &ContractSet{byTool: make(map[string]*gate.Contract, len(cs))}
-	for _, c := range cs {
-		set.byTool[c.Tool()] = c
+	if len(all) == 0 {
+		return nil, fmt.Errorf("%s: no contract (no subfolder holds a %s)", schemasDir, gate.ManifestFile)
 	}
-	return set, nil
+	s := &ContractSet{dir: schemasDir, contracts: make(map[string]*gate.Contract, len(all))}
+	for _, c := range all {
+		if _, dup := s.contracts[c.Tool()]; dup {
+			return nil, fmt.Errorf("%s: two contracts serve the tool %q", schemasDir, c.Tool())
+		}
+		s.contracts[c.Tool()] = c
+		s.tools = append(s.tools, c.Tool())
+	}
+	slices.Sort(s.tools)
+	return s, nil
 }
 
-// Get returns the contract of tool (the contract's tool name); false when
-// there is none. A nil set has none.
+// Get returns the contract of the MCP tool named tool; false when none.
+// A nil set has none.
 func (s *ContractSet) Get(tool string) (*gate.Contract, bool) {
 	if s == nil {
 		return nil, false
 	}
-	c, ok := s.byTool[tool]
+	c, ok := s.contracts[tool]
 	return c, ok
 }
 
-// Tools returns the tool names of the set, sorted.
+// Tools returns the tool names of the set, sorted (a copy).
 func (s *ContractSet) Tools() []string {
 	if s == nil {
 		return nil
 	}
-	names := make([]string, 0, len(s.byTool))
-	for t := range s.byTool {
-		names = append(names, t)
+	return slices.Clone(s.tools)
+}
+
+// Dir is the schemas folder the set was loaded from.
+func (s *ContractSet) Dir() string {
+	if s == nil {
+		return ""
 	}
-	slices.Sort(names)
-	return names
+	return s.dir
 }
 
-// Contracts holds the contract set the proxy gates with, swapped whole.
-// The zero value holds none. Safe for concurrent use.
+// Contracts holds the contract set the proxy gates with and swaps it whole
+// on Reload (on SIGHUP, say): a call sees either the old set or the new
+// one, never a mix. The zero value holds no set (Load returns nil). Safe
+// for concurrent use.
 type Contracts struct {
-	set atomic.Pointer[ContractSet]
+	cur atomic.Pointer[ContractSet]
+	// reload serialises Reloads, so that the last to finish is the last
+	// to start.
+	reload sync.Mutex
 }
 
-// NewContracts returns a holder of set.
+// OpenContracts loads schemasDir (LoadContracts) into a new holder.
+func OpenContracts(schemasDir string, opts gate.Options) (*Contracts, error) {
+	c := &Contracts{}
+	if err := c.Reload(schemasDir, opts); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// NewContracts is a holder serving set (loaded by the caller, with
+// LoadContracts) until a Reload.
 func NewContracts(set *ContractSet) *Contracts {
 	c := &Contracts{}
-	c.set.Store(set)
+	c.cur.Store(set)
 	return c
 }
 
-// Load returns the current set (nil: none).
-func (c *Contracts) Load() *ContractSet {
-	if c == nil {
-		return nil
-	}
-	return c.set.Load()
-}
+// Load returns the current set; nil before the first successful Reload.
+// It is one atomic load: cheap on every call.
+func (c *Contracts) Load() *ContractSet { return c.cur.Load() }
 
-// Reload loads schemasDir and swaps the new set in; a set that does not
-// load keeps the old one and returns why.
+// Reload loads schemasDir with opts and, when every contract loads,
+// makes it the current set. When any contract fails to load the current
+// set stays (the old contracts keep serving) and the error says why,
+// naming the file and line (*gate.ConfigError).
 func (c *Contracts) Reload(schemasDir string, opts gate.Options) error {
-	set, err := LoadContracts(schemasDir, opts)
+	c.reload.Lock()
+	defer c.reload.Unlock()
+	s, err := LoadContracts(schemasDir, opts)
 	if err != nil {
+		if c.cur.Load() != nil {
+			return fmt.Errorf("reloading contracts, the previous ones stay: %w", err)
+		}
 		return err
 	}
-	c.set.Store(set)
+	c.cur.Store(s)
 	return nil
 }

@@ -61,14 +61,6 @@ const (
 // has no contract (UnlistedRefuse).
 const ReasonUnlisted = "proxy.unlisted"
 
-// Observation outcomes.
-const (
-	OutcomeAdmitted    = "admitted"
-	OutcomeRefused     = "refused"
-	OutcomePassed      = "passed"
-	OutcomeUnavailable = "upstream_unavailable"
-)
-
 // ParseUnlisted reads "pass", "hide" or "refuse"; "" is UnlistedPass.
 func ParseUnlisted(s string) (Unlisted, error) {
 	switch Unlisted(s) {
@@ -454,7 +446,7 @@ func (p *proxy) unavailable(ctx context.Context, pd *pending, why string) {
 	}
 	env := gate.FailureEnvelope(tool, p.requestID(pd.id), gate.UpstreamUnavailable, true)
 	p.toAgent(ctx, resultResponse(pd.id, failureResult(env)))
-	p.observe(Observation{Tool: pd.tool, Mode: pd.mode, Outcome: OutcomeUnavailable})
+	p.observe(Observation{Tool: pd.tool, Mode: pd.mode, Outcome: OutcomeUpstreamUnavailable})
 }
 
 // fromServer forwards the server's messages until its side ends; then it

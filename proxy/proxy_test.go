@@ -293,7 +293,7 @@ func TestFaults(t *testing.T) {
 		if res := call(t, r, "weather", map[string]any{"location": "ok"}); res.IsError {
 			t.Error("after a timeout: refused")
 		}
-		if obs := r.observations(); obs[0].Outcome != proxy.OutcomeUnavailable {
+		if obs := r.observations(); obs[0].Outcome != proxy.OutcomeUpstreamUnavailable {
 			t.Errorf("observations %+v", obs)
 		}
 	})
