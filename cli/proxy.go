@@ -277,6 +277,7 @@ func serveMetrics(ctx context.Context, addr string, m *proxy.Metrics, stderr io.
 // (proxy.Contracts.Reload: the new set whole, or the old one kept and the
 // error logged with its file and line), counting each in metrics.
 func reloadOnHangup(ctx context.Context, holder *proxy.Contracts, dir string, gopts gate.Options, m *proxy.Metrics, logger *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	done := make(chan struct{})
@@ -305,6 +306,7 @@ func reloadOnHangup(ctx context.Context, holder *proxy.Contracts, dir string, go
 	}()
 	return func() {
 		signal.Stop(hup)
+		cancel()
 		<-done
 	}
 }
