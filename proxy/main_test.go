@@ -26,6 +26,8 @@ func TestMain(m *testing.M) {
 	case "server":
 		fakeServer()
 		os.Exit(0)
+	case "httpfront":
+		os.Exit(runHTTPFront())
 	}
 	os.Exit(m.Run())
 }
