@@ -33,7 +33,20 @@ const (
 	// (its JSON-RPC messages: tool arguments, not results), 4 MiB; a
 	// longer one is answered 413.
 	MaxRequestBytes = 4 << 20
+	// UpstreamIdleConns is how many idle connections to the upstream the
+	// front keeps for reuse when HTTPOptions.Client is nil (Go's default
+	// transport keeps 2 per host: with more sessions calling at once,
+	// every other call would open a new connection).
+	UpstreamIdleConns = 64
 )
+
+// upstreamTransport is the default transport to the upstream: Go's
+// default one with UpstreamIdleConns idle connections per host.
+var upstreamTransport = func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = UpstreamIdleConns
+	return t
+}()
 
 // sessionHeader is the streamable HTTP transport's session header (MCP
 // 2025-06-18, "Session Management").
@@ -137,7 +150,7 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 	if opts.SessionIdle <= 0 {
 		opts.SessionIdle = DefaultSessionIdle
 	}
-	base := http.DefaultTransport
+	var base http.RoundTripper = upstreamTransport
 	client := &http.Client{}
 	if opts.Client != nil {
 		*client = *opts.Client
