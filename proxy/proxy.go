@@ -129,19 +129,25 @@ type Sampling struct {
 	// Server is the server's command line, for the sidecar's source
 	// (redacted).
 	Server []string
-	busy   atomic.Bool
-	wg     sync.WaitGroup // the sample being written; Serve waits for it
+	busy   atomic.Bool // a sample is being written (by any Serve sharing this Sampling)
 }
 
 // sample writes a sampled result in the background (see Sampling).
 func (p *proxy) sample(pd *pending, reqID string, result []byte, received time.Time, took time.Duration) {
 	sp := p.opts.Sample
-	if sp == nil || sp.Rate <= 0 || (sp.Rate < 1 && mrand.Float64() >= sp.Rate) || !sp.busy.CompareAndSwap(false, true) {
+	if sp == nil || sp.Rate <= 0 || (sp.Rate < 1 && mrand.Float64() >= sp.Rate) {
 		return
 	}
-	sp.wg.Add(1)
+	// Serve's end sets sampleStop and then waits for sampleWG: an Add
+	// after that would race with the Wait (and outlive Serve).
+	p.sampleMu.Lock()
+	defer p.sampleMu.Unlock()
+	if p.sampleStop || !sp.busy.CompareAndSwap(false, true) {
+		return
+	}
+	p.sampleWG.Add(1)
 	go func() {
-		defer sp.wg.Done()
+		defer p.sampleWG.Done()
 		defer sp.busy.Store(false)
 		res, err := record.WriteSample(context.Background(), sp.FixturesDir, pd.contract, sp.Redactor, record.Sample{
 			Result: result, Request: semantic.Request{ID: reqID, Context: pd.args},
@@ -220,9 +226,10 @@ func Serve(ctx context.Context, agent, server mcp.Connection, opts Options) erro
 	p.stopTimers()
 	agent.Close()
 	server.Close()
-	if p.opts.Sample != nil {
-		p.opts.Sample.wg.Wait()
-	}
+	p.sampleMu.Lock()
+	p.sampleStop = true
+	p.sampleMu.Unlock()
+	p.sampleWG.Wait()
 	return err
 }
 
@@ -268,6 +275,12 @@ type proxy struct {
 	serverGone bool
 
 	schemas sync.Map // *gate.Contract → []byte, the agent schema as outputSchema
+
+	// The sample this Serve is writing (Options.Sample): Serve waits for
+	// it before it returns, and starts none once it is returning.
+	sampleMu   sync.Mutex
+	sampleStop bool
+	sampleWG   sync.WaitGroup
 }
 
 // pending is one request of the agent the server has not answered.
