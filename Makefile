@@ -176,7 +176,15 @@ openapi-descriptions:
 # (BenchmarkSelfDiffLarge in ./schemadiff), and two real versions at that
 # size, the components of GitHub Enterprise Server 3.17 and 3.19 (time,
 # peak heap, changes by level; BenchmarkDiffLargeVersions); each skipped
-# with a message without the descriptions.
+# with a message without the descriptions. Last, airlock proxy's load
+# (BenchmarkProxyLoad in ./proxy): 8 go-sdk clients over loopback
+# streamable HTTP, PROXYLOADTIME rounds of 200 calls each per client
+# returning a ~2 KB result, directly and through the proxy's HTTP front (a
+# process of its own) in turns: p50/p99 of both sides and the proxy's added
+# latency against added p99 <= 2 ms; then 128 hostile 1 MiB results through
+# the proxy (8 at once), its peak RSS against <= 64 MiB + 8 x 8 MiB = 128
+# MiB; each printed as holds or MISSED.
+PROXYLOADTIME ?= 3x
 WORSTTIME    ?= 1x
 WORSTCOUNT   ?= 3
 BENCH_INPUTS := out/bench
@@ -211,6 +219,7 @@ bench: bench-deps
 	  $(GO) run ./scripts/importbench -bin $(BIN) -spec $(OPENAPI_DIR)/octokit-openapi-23.0.2/generated/api.github.com.json; \
 	else echo "make: GitHub's OpenAPI description is not installed (no npm): the import benchmark is skipped"; fi
 	$(GO) test -run '^$$' -bench '^Benchmark(SelfDiffLarge|DiffLargeVersions)$$' -benchtime 1x -count 3 ./schemadiff
+	$(GO) test -run '^$$' -bench '^BenchmarkProxyLoad$$' -benchtime $(PROXYLOADTIME) ./proxy
 
 # The baseline of the runner comparison: bin/airlock-base built from
 # BENCH_BASE (git archive into a temporary folder; the same module). In a

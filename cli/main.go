@@ -68,7 +68,7 @@ func Main(ctx context.Context, args []string, stdio Stdio, opts Options) int {
 	root.AddCommand(newCheckCmd(env), newRunCmd(env), newMutateCmd(env), withToolsSchema(newSchemaCmd()), newReasonsCmd())
 	root.AddCommand(newRecordCmd(env), newPromoteCmd(env), newToolsCmd(env))
 	root.AddCommand(newDiffCmd(env), newDriftCmd(env), newLintCmd(env), newVersionCmd(), newMergeCmd(env))
-	root.AddCommand(newImportCmd(env), newInferCmd(env))
+	root.AddCommand(newImportCmd(env), newInferCmd(env), newProxyCmd(env))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	markRuns(root, env)
 

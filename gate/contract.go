@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"os"
 	"path"
@@ -45,6 +46,26 @@ type Options struct {
 	// record's instance_location), skipping the walk of the validator's
 	// causes.
 	InstanceLocations int
+	// Mode is what the contract's callers do with its verdicts (see Mode):
+	// "" means ModeStrict. In ModeWarn, Check runs every stage and returns
+	// the verdict as in ModeStrict, with Verdict.Mode ModeWarn, so that
+	// Verdict.AgentOutput gives the original result; in ModeOff, Check
+	// reads nothing and returns a verdict with Mode ModeOff, no Output and
+	// an audit record with outcome "passed". A mode ParseMode does not
+	// accept is a *ConfigError. Contract.WithMode changes it per contract.
+	Mode Mode
+	// Observe, when set, is called once per verdict Check returns (not for
+	// an error), after the verdict is complete, on Check's goroutine: with
+	// the tool, mode, outcome, reason, latency and bytes (Observation) —
+	// a metrics hook that keeps the gate free of any metrics library. It
+	// must be safe for concurrent use and return quickly. nil: none.
+	Observe func(Observation)
+	// Logger, when set, gets one structured line per verdict Check
+	// returns: message AuditMessage, level Info (Warn when refused), the
+	// attributes mode, outcome, latency_us and audit (the AuditRecord,
+	// already redacted; with slog.JSONHandler its JSON form). nil: nothing
+	// is logged.
+	Logger *slog.Logger
 }
 
 // Contract is one tool's compiled contract: immutable once loaded and safe
@@ -76,6 +97,11 @@ type Contract struct {
 	// componentsShown.
 	components      fs.FS
 	componentsShown string
+	// mode, observeFn and logger are Options.Mode (never ""),
+	// Options.Observe and Options.Logger.
+	mode      Mode
+	observeFn func(Observation)
+	logger    *slog.Logger
 }
 
 type upstream struct {
@@ -303,6 +329,10 @@ func load(fsys fs.FS, dir, shown, folder string, comp fs.FS, compShown string, o
 		return filepath.Join(shown, name)
 	}
 	file := show(ManifestFile)
+	mode, err := ParseMode(string(opts.Mode))
+	if err != nil {
+		return nil, &ConfigError{File: shown, Key: "Options.Mode", Msg: err.Error(), Err: err}
+	}
 	data, err := fileio.ReadFS(fsys, path.Join(dir, ManifestFile), MaxConfigFile)
 	if err != nil {
 		return nil, &ConfigError{File: file, Msg: "cannot read manifest: " + err.Error(), Err: err}
@@ -322,6 +352,7 @@ func load(fsys fs.FS, dir, shown, folder string, comp fs.FS, compShown string, o
 		locations:    instanceLocations(opts.InstanceLocations),
 		fsys:         fsys, dir: dir, shown: shown,
 		components: comp, componentsShown: compShown,
+		mode: mode, observeFn: opts.Observe, logger: opts.Logger,
 	}
 	if c.protocol == "" {
 		c.protocol = ProtocolJSON

@@ -117,3 +117,42 @@ func ExampleOptions_customRules() {
 	fmt.Println(v.Admitted, v.Reason, v.Audit.InstanceLocation, v.Audit.Message)
 	// Output: false semantic.not_cancelled_twice /cancellations cancelled more than once
 }
+
+// Shadow mode: in ModeWarn the gate judges as in strict mode, the
+// verdict is counted (Options.Observe) and logged, and AgentOutput hands
+// the agent the original result; WithMode switches one contract to strict.
+func ExampleVerdict_AgentOutput() {
+	var refused int
+	opts := exampleOptions
+	opts.Mode = gate.ModeWarn
+	opts.Observe = func(o gate.Observation) {
+		if o.Outcome == gate.OutcomeRefused {
+			refused++
+		}
+	}
+	warn, err := gate.Load(contracts, "testdata/contracts/order_status", opts)
+	if err != nil {
+		panic(err)
+	}
+	strict, err := warn.WithMode(gate.ModeStrict)
+	if err != nil {
+		panic(err)
+	}
+	call := gate.Call{
+		Request: semantic.Request{ID: "req-1", Context: map[string]any{"order": "ord_42"}},
+		Now:     time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC),
+	}
+	original := []byte(`{"order_id":"ord_42","state":"lost"}`)
+	for _, c := range []*gate.Contract{warn, strict} {
+		v, err := c.Check(context.Background(), gate.Response{Status: 200, ContentType: "application/json", Body: strings.NewReader(string(original))}, call)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(v.Mode, v.Reason, string(v.AgentOutput(original)))
+	}
+	fmt.Println("refusals counted:", refused)
+	// Output:
+	// warn schema.enum {"order_id":"ord_42","state":"lost"}
+	// strict schema.enum {"tool":"order_status","request_id":"req-1","outcome":"failure","error":{"code":"INVALID_RESPONSE","retryable":false}}
+	// refusals counted: 2
+}

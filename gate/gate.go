@@ -25,6 +25,12 @@
 // Verdict.Audit to its operator log. A Contract is immutable and safe for
 // concurrent use.
 //
+// In production a contract runs in a mode (Options.Mode, Contract.WithMode):
+// strict hands the agent Verdict.Output; warn (shadow) judges the same but
+// Verdict.AgentOutput hands the agent the original result; off does not
+// check. Options.Observe (a metrics hook) and Options.Logger (one slog
+// line per verdict) report every verdict to the operator.
+//
 // A refused response is a Verdict, not an error; errors are reserved for
 // configuration problems (*ConfigError), misuse (ErrUsage: an unknown
 // upstream version, a request without an id) and cancellation (the
@@ -99,6 +105,11 @@ type Verdict struct {
 	// did not decide the verdict (copied into Audit.Warnings, capped at
 	// MaxWarnings); never part of the agent output.
 	Warnings []Warning
+	// Mode is the contract's mode when it judged (Contract.Mode): in
+	// ModeWarn the verdict is complete but the agent gets the original
+	// result; in ModeOff nothing was read or checked (Admitted false, Output
+	// nil, Audit.Outcome "passed"). Verdict.AgentOutput applies it.
+	Mode Mode
 
 	// value is what the schema stage saw (see introspect.Value), built
 	// from tape at first use (valueOf); hasValue is false when the
@@ -152,6 +163,11 @@ type refusal struct {
 // cancelled check yields no verdict). Every problem with the response is a
 // refused Verdict. Check reads resp.Body at most once, up to the byte limit
 // plus one byte, and does not close it.
+//
+// The contract's mode (Options.Mode) sets Verdict.Mode: in ModeWarn the
+// verdict is the same as in ModeStrict; in ModeOff Check reads nothing and
+// returns a verdict with outcome "passed" (see Verdict.Mode). Each verdict
+// is then reported to Options.Observe and Options.Logger when set.
 func (c *Contract) Check(ctx context.Context, resp Response, call Call) (*Verdict, error) {
 	start := time.Now()
 	name := call.UpstreamVersion
@@ -172,13 +188,18 @@ func (c *Contract) Check(ctx context.Context, resp Response, call Call) (*Verdic
 	if now.IsZero() {
 		now = start
 	}
+	if c.mode == ModeOff {
+		v := c.passed(call, name, now)
+		c.observe(ctx, v, 0)
+		return v, nil
+	}
 
 	status := resp.Status
 	if status == 0 {
 		status = 200
 	}
 	body, r := c.transport(resp, u)
-	v := &Verdict{Body: body}
+	v := &Verdict{Body: body, Mode: c.mode}
 	if r != nil && (r.reason == ReasonStatus || r.reason == ReasonNotModified) {
 		retryAfter(v, resp.Header, now)
 	}
@@ -198,7 +219,9 @@ func (c *Contract) Check(ctx context.Context, resp Response, call Call) (*Verdic
 		}
 	}
 	c.finish(v, r, data, resp, call, name, now)
-	v.Audit.DurationMicros = time.Since(start).Microseconds()
+	took := time.Since(start)
+	v.Audit.DurationMicros = took.Microseconds()
+	c.observe(ctx, v, took)
 	return v, nil
 }
 

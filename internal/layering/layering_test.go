@@ -54,8 +54,11 @@ var allowed = map[string][]string{
 	"importer": {"fixture", "gate", "semantic", "redact", "jsonpointer", "internal/fileio", "internal/manifest", "internal/mcpclient", "internal/schema", "internal/strictjson"},
 	// lint reads contracts and fixture trees and reports findings.
 	"lint": {"fixture", "gate", "reports", "jsonpointer", "internal/fileio", "internal/introspect", "internal/manifest", "internal/schema", "internal/schemawalk", "internal/strictjson", "internal/strictyaml", "internal/validator"},
+	// The MCP proxy that gates tool results in production, and its
+	// operations (metrics, audit lines, contract reloads).
+	"proxy": {"gate", "semantic", "record", "fixture", "redact", "jsonpointer", "internal/config", "internal/introspect", "internal/mcpclient", "internal/sanitize", "internal/strictyaml"},
 	// The command line.
-	"cli": {"runner", "mutate", "record", "schemadiff", "drift", "lint", "importer", "reports", "fixture", "gate", "semantic", "jsonpointer", "internal/sanitize",
+	"cli": {"proxy", "runner", "mutate", "record", "schemadiff", "drift", "lint", "importer", "reports", "fixture", "gate", "semantic", "jsonpointer", "internal/sanitize",
 		"redact", "internal/fileio", "internal/manifest", "internal/strictyaml", "internal/shard"},
 	"cmd/airlock": {"cli"},
 	// Test support and tools: only tests and generators import them.
