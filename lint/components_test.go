@@ -53,7 +53,7 @@ var _ = Describe("lint.ignore over a folder of shared components", func() {
 
 	It("accepts every rule's findings in the files a glob names, counted as ignored, and nothing outside them", func() {
 		dir := vendorContract("lint:\n  ignore:\n" +
-			"    - {rule: \"*\", file: \"../_components/github/**\", reason: the vendor's components stay as imported}\n" +
+			"    - {rule: \"*\", file: \"../_components/github/v1/**\", reason: the vendor's components stay as imported}\n" +
 			"    - {rule: open-object, file: \"../_components/gitlab/*.schema.json\", reason: a glob that matches nothing}\n")
 		l := lintTree(dir, "")
 		var inComponent, ownIgnored, unused []reports.LintFinding
@@ -95,6 +95,34 @@ var _ = Describe("lint.ignore over a folder of shared components", func() {
 			Expect(set.Broken[0].Err.Key).To(HavePrefix("/lint/ignore/0"), "%s: %v", ignore, set.Broken[0].Err)
 		}
 	})
+
+	It("refuses at load a wildcard rule over the contract's own files or over every API or version, with the line and why", func() {
+		for _, file := range []string{"*", "**", "?*", "*.*", "*.schema.json", "contract.yaml",
+			"../_components/**", "../_components/*/v1/*", "../_components/github/**", "../_components/github/*/*",
+			"../_components/git?ub/v1/*", "../_components/github/v?/*"} {
+			ignore := "    - {rule: open-object, file: \"*.json\", reason: a named rule may glob}\n" +
+				"    - {rule: \"*\", file: \"" + file + "\", reason: everything}\n"
+			dir := vendorContract("lint:\n  ignore:\n" + ignore)
+			set, err := fixture.Open(dir, "", fixture.Filter{}, gate.Options{})
+			Expect(err).NotTo(HaveOccurred(), file)
+			Expect(set.Broken).To(HaveLen(1), file)
+			e := set.Broken[0].Err
+			Expect(e.Key).To(Equal("/lint/ignore/1/file"), file)
+			Expect(e.Line).To(BeNumerically(">", 1), file)
+			Expect(e.File).To(HaveSuffix(gate.ManifestFile), file)
+			Expect(e.Msg).To(ContainSubstring("../_components/<api>/<version>/"), file)
+			Expect(e.Msg).To(ContainSubstring("name the rule"), file)
+		}
+	})
+
+	It("loads the entries the importer writes, and a wildcard rule below one API version's folder", func() {
+		for _, file := range []string{"../_components/github/v1/*", "../_components/github/v1/**", "../_components/github/v1/pull.schema.json"} {
+			dir := vendorContract("lint:\n  ignore:\n    - {rule: \"*\", file: \"" + file + "\", reason: vendor components}\n")
+			set, err := fixture.Open(dir, "", fixture.Filter{}, gate.Options{})
+			Expect(err).NotTo(HaveOccurred(), file)
+			Expect(set.Broken).To(BeEmpty(), file)
+		}
+	})
 })
 
 var _ = Describe("lint.ignore of a component two contracts share", func() {
@@ -115,7 +143,7 @@ var _ = Describe("lint.ignore of a component two contracts share", func() {
 		}
 		return dir
 	}
-	const entry = "lint:\n  ignore:\n    - {rule: \"*\", file: \"../_components/github/**\", reason: vendor components}\n"
+	const entry = "lint:\n  ignore:\n    - {rule: \"*\", file: \"../_components/github/v1/*\", reason: vendor components}\n"
 
 	It("reports the component's finding once, accepted, and the second contract's entry is not unused", func() {
 		l := lintTree(twoContracts(entry, entry), "")

@@ -268,7 +268,7 @@ func (k *contract) applyIgnores(e *emitter, fixtures bool) {
 
 // AnyRule is the rule of a lint.ignore entry that accepts the findings of
 // every rule in the files it names (its file is then required).
-const AnyRule = "*"
+const AnyRule = manifest.AnyRule
 
 // ignoreMatches reports whether lint.ignore entry ig accepts finding f,
 // whose file the contract folder names name (hasName false when no file

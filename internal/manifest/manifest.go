@@ -6,14 +6,17 @@ package manifest
 
 import (
 	_ "embed"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/airlockdev/airlock/internal/config"
 	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/strictjson"
 	"github.com/airlockdev/airlock/internal/strictyaml"
@@ -48,11 +51,54 @@ var compiled = sync.OnceValue(func() *jsonschema.Schema {
 var compiles atomic.Int32
 
 // Decode decodes a contract.yaml strictly (strictyaml.Decode against the
-// published schema); errors are *config.Error values naming file and line.
+// published schema), then checks what the schema cannot say
+// (CheckLintIgnore); errors are *config.Error values naming file and line.
 func Decode(file string, data []byte) (Manifest, error) {
 	var m Manifest
-	err := strictyaml.Decode(file, data, compiled(), &m)
-	return m, err
+	if err := strictyaml.Decode(file, data, compiled(), &m); err != nil {
+		return m, err
+	}
+	if i, msg := CheckLintIgnore(m.Lint.Ignore); msg != "" {
+		key := fmt.Sprintf("/lint/ignore/%d/file", i)
+		line, col := strictyaml.Position(data, key)
+		return m, &config.Error{File: file, Line: line, Column: col, Key: key, Msg: msg}
+	}
+	return m, nil
+}
+
+// AnyRule is the rule of a lint.ignore entry that accepts every rule's
+// findings in the files its file names.
+const AnyRule = "*"
+
+// componentsPrefix is how a contract's $refs name the shared components
+// folder (schemas/_components), and so how lint.ignore's file names it.
+const componentsPrefix = "../_components/"
+
+// CheckLintIgnore returns the index of the first lint.ignore entry that
+// accepts too much, and why ("" when none does). An AnyRule entry may only
+// name the vendor's shared components that airlock import wrote: its file
+// must start with ../_components/<api>/<version>/ with <api> and <version>
+// written out (no *, ? or **) and name something below it. A glob over
+// the contract's own files ("*", "**", "?*", "*.*") or over every
+// component ("../_components/**") with rule "*" would accept every finding
+// of the contract, and turn off run --strict with one line: such an entry
+// must name its rule (docs/lint.md, Accepting a finding).
+func CheckLintIgnore(ignore []LintIgnore) (int, string) {
+	for i, ig := range ignore {
+		if ig.Rule != AnyRule {
+			continue
+		}
+		rest, ok := strings.CutPrefix(ig.File, componentsPrefix)
+		segs := strings.Split(rest, "/")
+		ok = ok && len(segs) >= 3 && segs[len(segs)-1] != ""
+		for j := 0; ok && j < 2; j++ {
+			ok = segs[j] != "" && !strings.ContainsAny(segs[j], "*?")
+		}
+		if !ok {
+			return i, fmt.Sprintf(`lint.ignore with rule "*" names file %q: an entry for every rule may only name the vendor's components under ../_components/<api>/<version>/, both written out (the importer writes ../_components/<api>/<version>/*); for the contract's own files, or across APIs and versions, name the rule the entry accepts (docs/lint.md, Accepting a finding)`, ig.File)
+		}
+	}
+	return 0, ""
 }
 
 // Manifest is the decoded contract.yaml; schemas/contract.schema.json
