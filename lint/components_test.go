@@ -1,6 +1,7 @@
 package lint_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/airlockdev/airlock/fixture"
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/lint"
 	"github.com/airlockdev/airlock/reports"
 )
 
@@ -156,6 +158,42 @@ var _ = Describe("lint.ignore of a component two contracts share", func() {
 			}
 		}
 		Expect(n).To(BeNumerically(">", 0))
+	})
+
+	// componentFindings lints dir's contracts (only tool's when tool is
+	// set) and returns the findings in the component, with their tool and
+	// whether they are ignored.
+	componentFindings := func(dir, tool string) []string {
+		set, err := fixture.Open(dir, "", fixture.Filter{Tools: []string{tool}}, gate.Options{})
+		if tool == "" {
+			set, err = fixture.Open(dir, "", fixture.Filter{}, gate.Options{})
+		}
+		Expect(err).NotTo(HaveOccurred())
+		l, err := lint.Lint(context.Background(), lint.Input{Contracts: set.List, Broken: set.Broken})
+		Expect(err).NotTo(HaveOccurred())
+		var out []string
+		for _, f := range l.Findings {
+			Expect(f.Rule).NotTo(Equal("lint-ignore-unused"), f.Message)
+			if strings.Contains(f.File, "_components") {
+				out = append(out, fmt.Sprintf("%s %s %s ignored=%t", f.Rule, f.Pointer, f.Tool, f.Ignored != ""))
+			}
+		}
+		return out
+	}
+
+	It("counts a component finding for a contract that does not accept it, whichever contracts are linted beside it", func() {
+		// issues (linted first) accepts the component's findings, pulls
+		// does not: they count for pulls, as when pulls is linted alone.
+		dir := twoContracts("", entry)
+		alone := componentFindings(dir, "pulls")
+		Expect(alone).NotTo(BeEmpty())
+		for _, f := range alone {
+			Expect(f).To(HaveSuffix(" pulls ignored=false"))
+		}
+		Expect(componentFindings(dir, "")).To(Equal(alone))
+		for _, f := range componentFindings(dir, "issues") {
+			Expect(f).To(HaveSuffix(" issues ignored=true"))
+		}
 	})
 
 	It("leaves the finding counted for the contract it is reported for when only the other accepts it", func() {

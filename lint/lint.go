@@ -78,7 +78,7 @@ func Lint(ctx context.Context, in Input) (*reports.Lint, error) {
 	if in.Set == nil {
 		out.Skipped = append(out.Skipped, "the fixture rules (version-without-fixtures, near-miss-stage-uncovered): no fixtures folder")
 	}
-	e := &emitter{seen: map[string]int{}, unplaced: map[int]string{}, names: map[int]string{}, triedSet: map[int]bool{}}
+	e := &emitter{seen: map[string]int{}, unplaced: map[int]string{}, names: map[int]string{}, triedSet: map[int]bool{}, counted: map[int]bool{}}
 	for _, b := range in.Broken {
 		e.findings = append(e.findings, reports.LintFinding{
 			Rule: contractLoad.ID, Level: contractLoad.Level, Tool: b.Tool,
@@ -167,6 +167,10 @@ type emitter struct {
 	// (triedSet).
 	tried    []int
 	triedSet map[int]bool
+	// counted holds the indexes of the findings some contract that reached
+	// them does not accept (applyIgnores): they stay counted, whatever the
+	// other contracts' lint.ignore says.
+	counted map[int]bool
 }
 
 // add records a finding of rule r; false when the same finding was
@@ -227,10 +231,15 @@ func versionKey(v string) string { return "/upstream_versions/" + jsonpointer.Es
 // lint.ignore accepts (ignoreMatches), and reports each entry that accepts
 // none (lint-ignore-unused) — unless it names a fixture rule and the
 // fixture rules did not run (fixtures false). A finding in a shared
-// component that an earlier contract reached first is reported for that
-// contract: an entry of this one that matches it is used, but accepts it
-// only for the contract it is reported for, which must accept it itself.
+// component several contracts reach is reported once (emitter.add): it is
+// ignored only when every one of them accepts it, and otherwise counted,
+// for the first contract (in the order linted) that does not accept it.
+// So whether a contract's finding counts does not depend on which other
+// contracts are linted with it: a selection counts every finding that one
+// of its contracts does not accept.
 func (k *contract) applyIgnores(e *emitter, fixtures bool) {
+	tried := len(e.tried)
+	accepted := make(map[int]string, tried)
 	for i, ig := range k.m.Lint.Ignore {
 		used := false
 		for _, j := range e.tried {
@@ -240,8 +249,8 @@ func (k *contract) applyIgnores(e *emitter, fixtures bool) {
 				continue
 			}
 			used = true
-			if f.Ignored == "" && f.Tool == k.c.Tool() {
-				f.Ignored = ig.Reason
+			if _, ok := accepted[j]; !ok {
+				accepted[j] = ig.Reason
 			}
 		}
 		if used {
@@ -262,6 +271,20 @@ func (k *contract) applyIgnores(e *emitter, fixtures bool) {
 				rule = "any rule's"
 			}
 			e.atManifest(ignoreUnused, key, "", "", "lint.ignore accepts %s findings%s, and there are none: remove the entry", rule, ignoreWhere(ig.File, ig.Pointer))
+		}
+	}
+	// Each finding this contract reached (not the lint-ignore-unused
+	// findings just added) is ignored while every contract that reached it
+	// accepts it, and counted from the first that does not, for that one.
+	for _, j := range e.tried[:tried] {
+		f := &e.findings[j]
+		switch reason, ok := accepted[j]; {
+		case e.counted[j]:
+		case !ok:
+			e.counted[j] = true
+			f.Ignored, f.Tool = "", k.c.Tool()
+		case f.Ignored == "":
+			f.Ignored = reason
 		}
 	}
 }
