@@ -83,3 +83,35 @@ func printWritten(out, errw io.Writer, w *importer.Written) {
 		fmt.Fprintf(out, "review: %s\n", reports.Line(n))
 	}
 }
+
+// printNextSteps lints the contract of tool just written (with the fixtures
+// of fixturesDir, as airlock lint does) and prints each finding that
+// counts — one in the contract's own files, which its lint.ignore does not
+// accept: an upstream integer the description gives no bounds
+// (number-unbounded), a stage no near-miss refuses
+// (near-miss-stage-uncovered) — as a "next:" line: lint --strict and run
+// --strict fail on it until it is fixed or accepted (docs/import.md, "What
+// run --strict still asks"). The import succeeded either way: a lint that
+// fails is reported in one line, never as the import's error.
+func printNextSteps(ctx context.Context, out io.Writer, e *env, schemasDir, fixturesDir, tool string) {
+	l, broken, err := lintContracts(ctx, e, schemasDir, fixturesDir, false, []string{tool})
+	if err != nil || len(broken) > 0 {
+		fmt.Fprintf(out, "next: airlock lint --tool %s could not run here; run it to see what run --strict asks\n", tool)
+		return
+	}
+	n := l.Active()
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(out, "next: lint --strict and run --strict fail on %d finding(s) in the contract's own files until you fix them or accept them in lint.ignore with a reason (docs/import.md):\n", n)
+	for _, f := range l.Findings {
+		if f.Ignored != "" {
+			continue
+		}
+		where := reports.Line(f.File)
+		if f.Line > 0 {
+			where += fmt.Sprintf(":%d:%d", f.Line, f.Column)
+		}
+		fmt.Fprintf(out, "  %s: %s: %s [%s]\n", where, f.Level, reports.Line(f.Message), f.Rule)
+	}
+}

@@ -139,6 +139,7 @@ func runImportMCP(cmd *cobra.Command, e *env, o *importMCPFlags, args []string) 
 	if len(w.Fixtures) == 0 {
 		fmt.Fprintf(cmd.OutOrStdout(), "review: no call was recorded; give --arguments to keep one as a fixture, or record calls with airlock record\n")
 	}
+	printNextSteps(cmd.Context(), cmd.OutOrStdout(), e, o.schemas, o.fixtures, o.tool)
 	return nil
 }
 

@@ -79,6 +79,7 @@ written. See docs/import.md.`,
 				return importErr(err)
 			}
 			printWritten(cmd.OutOrStdout(), cmd.ErrOrStderr(), w)
+			printNextSteps(cmd.Context(), cmd.OutOrStdout(), e, schemasDir, fixturesDir, o.Tool)
 			if w.Added {
 				printVersionDiff(cmd, e, schemasDir, o.Tool, w.Previous, d.Version.Name)
 			}
