@@ -147,8 +147,9 @@ func newContract(c *gate.Contract) (*contract, error) {
 func (k *contract) versions() []string { return k.c.UpstreamVersions() }
 
 // emitter collects findings, each (rule, file, pointer, message) once: a
-// schema file shared by two upstream versions, or a shared component two
-// contracts reach, is reported for the first.
+// schema file shared by two upstream versions is reported for the first; a
+// shared component two contracts reach, for the first that does not accept
+// it in its lint.ignore (applyIgnores).
 type emitter struct {
 	c        *contract
 	findings []reports.LintFinding
