@@ -42,11 +42,12 @@ const (
 
 // upstreamTransport is the default transport to the upstream: Go's
 // default one with UpstreamIdleConns idle connections per host.
-var upstreamTransport = func() http.RoundTripper {
+// It is made at first use, not at start-up.
+var upstreamTransport = sync.OnceValue(func() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = UpstreamIdleConns
 	return t
-}()
+})
 
 // sessionHeader is the streamable HTTP transport's session header (MCP
 // 2025-06-18, "Session Management").
@@ -150,7 +151,7 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 	if opts.SessionIdle <= 0 {
 		opts.SessionIdle = DefaultSessionIdle
 	}
-	var base http.RoundTripper = upstreamTransport
+	var base = upstreamTransport()
 	client := &http.Client{}
 	if opts.Client != nil {
 		*client = *opts.Client

@@ -3,7 +3,7 @@ package proxy
 import (
 	"errors"
 	"net/http"
-	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/airlockdev/airlock/gate"
+	"github.com/airlockdev/airlock/semantic"
 )
 
 // Label bounds: every label value of the proxy's metrics comes from a
@@ -35,19 +36,34 @@ const (
 	RateWindow = 1024
 )
 
-// toolName is DESIGN.md's tool name pattern.
-var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
-
-// reasonName is the shape of a reason code, stage.name.
-var reasonName = regexp.MustCompile(`^[a-z]+\.[A-Za-z0-9_.-]{1,128}$`)
+// reasonName reports whether reason has the shape of a reason code,
+// stage.name: ^[a-z]+\.[A-Za-z0-9_.-]{1,128}$ (checked by hand: a
+// package-level regexp would compile at start-up).
+func reasonName(reason string) bool {
+	stage, name, ok := strings.Cut(reason, ".")
+	if !ok || stage == "" || len(name) < 1 || len(name) > 128 {
+		return false
+	}
+	for _, c := range []byte(stage) {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // latencyBuckets are the gate latency histogram's upper bounds, in
 // seconds: 10 µs to about 2.6 s, doubling.
-var latencyBuckets = prometheus.ExponentialBuckets(10e-6, 2, 19)
+func latencyBuckets() []float64 { return prometheus.ExponentialBuckets(10e-6, 2, 19) }
 
 // bytesBuckets are the result size histogram's upper bounds, in bytes:
 // 256 B to 64 MiB, by fours.
-var bytesBuckets = prometheus.ExponentialBuckets(256, 4, 10)
+func bytesBuckets() []float64 { return prometheus.ExponentialBuckets(256, 4, 10) }
 
 // Metrics turns Observations into Prometheus metrics. Its methods are safe
 // for concurrent use. The metrics, all labelled by tool:
@@ -124,12 +140,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.latency = register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "airlock_proxy_gate_latency_seconds",
 		Help:    "Time inside the gate per checked tool result, in seconds.",
-		Buckets: latencyBuckets,
+		Buckets: latencyBuckets(),
 	}, []string{"tool"}))
 	m.bytes = register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "airlock_proxy_result_bytes",
 		Help:    "Upstream tool result sizes, in bytes.",
-		Buckets: bytesBuckets,
+		Buckets: bytesBuckets(),
 	}, []string{"tool"}))
 	m.ratio = register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "airlock_proxy_invalid_output_ratio",
@@ -250,7 +266,7 @@ func (m *Metrics) toolLabel(name string) string {
 	if _, ok := m.tools[name]; ok && (m.known == nil || m.known[name]) {
 		return name
 	}
-	if m.known != nil && !m.known[name] || !toolName.MatchString(name) || len(m.tools) >= MaxToolLabels {
+	if m.known != nil && !m.known[name] || !semantic.ValidName(name) || len(m.tools) >= MaxToolLabels {
 		return UnlistedTool
 	}
 	return name
@@ -263,7 +279,7 @@ func (m *Metrics) reasonLabel(reason string) string {
 	if m.reasons[reason] {
 		return reason
 	}
-	if !reasonName.MatchString(reason) || len(m.reasons) >= MaxReasonLabels {
+	if !reasonName(reason) || len(m.reasons) >= MaxReasonLabels {
 		return OtherLabel
 	}
 	m.reasons[reason] = true
