@@ -31,7 +31,7 @@ lint:
 # tree and a failing one, the workflows checked, the release build run for
 # this platform; needs git and bash), and the MCP record specs
 # against real servers (installed first when npm is here); then the
-# hostile-config battery and the YAML pre-scan's comparison with the parser
+# hostile-config battery, the YAML pre-scan's comparison with the parser and the gate's hook allocation count (gate/mode_alloc_test.go)
 # without -race (the race detector's sync.Pool drops items, so allocation
 # bounds do not hold under it, and these tests have no goroutines); then the example
 # connector, a module of its own that requires airlock by its path. FuzzText
@@ -48,6 +48,7 @@ lint:
 test: lint test-deps build
 	AIRLOCK_BIN=$(abspath $(BIN)) $(GO) test -race -count=1 $(PKGS)
 	$(GO) test -count=1 -run 'TestStrictYAML|TestPrescan' ./internal/strictyaml
+	$(GO) test -count=1 -run 'TestCheckHooksAllocations' ./gate
 	$(GO) test -run '^$$' -fuzz '^FuzzText$$' -fuzztime 10000x -fuzzminimizetime 100x ./redact
 	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime 2000x ./internal/validator
 	$(GO) test -run '^$$' -fuzz '^FuzzPattern$$' -fuzztime 5000x ./internal/validator
