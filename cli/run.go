@@ -288,7 +288,27 @@ func (o *runOptions) results(ctx context.Context, e *env) (*runner.Result, error
 	}
 	res.Run.Duration = time.Since(start)
 	res.Run.Command = reports.CommandRun
+	res.Run.Shard = res.Run.Shard.Variant(o.variant())
 	return res, nil
+}
+
+// variant names what the run checks of each fixture, for the shard's set
+// digest (shard.Shard.Variant): "" for every suite without --mutate;
+// otherwise the selected suites, sorted, joined by ",", then "+mutate"
+// with --mutate and "+strict" with --mutate --strict (which fails
+// unseen mutants). Shards run with different checks record different
+// sets, and airlock merge refuses them.
+func (o *runOptions) variant() string {
+	suites := slices.Clone(o.opts.Suites)
+	slices.Sort(suites)
+	v := strings.Join(slices.Compact(suites), ",")
+	if o.withMutants {
+		v += "+mutate"
+		if o.strict {
+			v += "+strict"
+		}
+	}
+	return v
 }
 
 // checkReportPaths refuses, before any work, report paths that cannot

@@ -159,6 +159,29 @@ func CheckSet(kind string, inputs []MergeInput) error {
 	return nil
 }
 
+// CheckKinds returns a *SetError unless every input agrees with the
+// first on the command (Command), the shard count N (Shard.Count) and the
+// fixture-set digest (Shard.Set): the reports of several kinds given to one
+// airlock merge (JUnit, JSON results, SARIF; each kind already a whole set,
+// CheckSet) must be the shards of one run, so that the merged JUnit,
+// JSON, summary and SARIF tell of the same testcases. The message names
+// two disagreeing files and what differs. Inputs are one per kind (any
+// shard of it); fewer than two pass.
+func CheckKinds(inputs []MergeInput) error {
+	for _, in := range inputs[min(1, len(inputs)):] {
+		first := inputs[0]
+		switch {
+		case in.Command != first.Command:
+			return &SetError{Msg: fmt.Sprintf("%s is a report of %s but %s of %s: every report merged in one call must be of one run", Ident(first.Name), commandText(first.Command), Ident(in.Name), commandText(in.Command))}
+		case in.Shard.Count != first.Shard.Count:
+			return &SetError{Msg: fmt.Sprintf("%s is shard %s but %s is shard %s: every report merged in one call must be of one run", Ident(first.Name), first.Shard, Ident(in.Name), in.Shard)}
+		case in.Shard.Set != first.Shard.Set:
+			return &SetError{Msg: fmt.Sprintf("%s (set %s) and %s (set %s) are shards of different fixture sets or checks: every report merged in one call must be of one run", Ident(first.Name), first.Shard.Set, Ident(in.Name), in.Shard.Set)}
+		}
+	}
+	return nil
+}
+
 // commandText names a command in a message: "airlock run", or "an
 // unnamed command" for "".
 func commandText(command string) string {

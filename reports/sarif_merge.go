@@ -39,8 +39,25 @@ import (
 // or columnKind that differs from the first input's. Work and memory are
 // linear in the inputs' size.
 func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
+	b, _, err := MergeSARIFSet(names, inputs)
+	return b, err
+}
+
+// MergeSARIFSet is MergeSARIF that also returns each input's shard and
+// command as CheckSet saw them (MergeInput; Command is the <command> of
+// automationDetails.id "airlock/<command>/", "" when the id is not so
+// spelled), for CheckKinds.
+func MergeSARIFSet(names []string, inputs [][]byte) ([]byte, []MergeInput, error) {
+	b, set, err := mergeSARIF(names, inputs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, set, nil
+}
+
+func mergeSARIF(names []string, inputs [][]byte) ([]byte, []MergeInput, error) {
 	if len(inputs) == 0 || len(names) != len(inputs) {
-		return nil, errors.New("merge sarif: no input, or not one name per input")
+		return nil, nil, errors.New("merge sarif: no input, or not one name per input")
 	}
 	var first *sarifRun
 	results := []*sarifResult{} // never null: SARIF's results is an array
@@ -52,35 +69,40 @@ func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
 		dec := json.NewDecoder(bytes.NewReader(in))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&log); err != nil {
-			return nil, fmt.Errorf("%s is not an airlock SARIF log: %v", name, err)
+			return nil, nil, fmt.Errorf("%s is not an airlock SARIF log: %v", name, err)
 		}
 		if dec.More() {
-			return nil, fmt.Errorf("%s: data after the SARIF log", name)
+			return nil, nil, fmt.Errorf("%s: data after the SARIF log", name)
 		}
 		if log.Version != SARIFVersion || len(log.Runs) != 1 || log.Runs[0] == nil {
-			return nil, fmt.Errorf("%s: want one SARIF %s run, got version %q with %d run(s)", name, SARIFVersion, log.Version, len(log.Runs))
+			return nil, nil, fmt.Errorf("%s: want one SARIF %s run, got version %q with %d run(s)", name, SARIFVersion, log.Version, len(log.Runs))
 		}
 		run := log.Runs[0]
 		if spec, _ := run.Properties[sarifShardProperty].(string); spec != "" {
 			sh, err := shard.Parse(spec)
 			if err != nil {
-				return nil, fmt.Errorf("%s: run.properties %q: %v", name, sarifShardProperty, err)
+				return nil, nil, fmt.Errorf("%s: run.properties %q: %v", name, sarifShardProperty, err)
 			}
 			if sh.Set, _ = run.Properties[sarifShardSetProperty].(string); sh.Set != "" && !shard.ValidSet(sh.Set) {
-				return nil, fmt.Errorf("%s: run.properties %q: want %d lower-case hex digits", name, sarifShardSetProperty, shard.SetLen)
+				return nil, nil, fmt.Errorf("%s: run.properties %q: want %d lower-case hex digits", name, sarifShardSetProperty, shard.SetLen)
 			}
 			set[i] = MergeInput{Name: names[i], Shard: sh}
 		} else {
 			set[i] = MergeInput{Name: names[i]}
 		}
+		if ad := run.AutomationDetails; ad != nil {
+			if c, ok := strings.CutPrefix(ad.ID, "airlock/"); ok && strings.HasSuffix(c, "/") && strings.Count(c, "/") == 1 {
+				set[i].Command = strings.TrimSuffix(c, "/")
+			}
+		}
 		if first == nil {
 			first = run
 		} else if err := sameSARIFRun(first, run); err != nil {
-			return nil, &SetError{Msg: fmt.Sprintf("%s: %v than %s", name, err, Ident(names[0]))}
+			return nil, nil, &SetError{Msg: fmt.Sprintf("%s: %v than %s", name, err, Ident(names[0]))}
 		}
 		for j, r := range run.Results {
 			if err := checkMergedResult(r); err != nil {
-				return nil, fmt.Errorf("%s: result %d: %v", name, j, err)
+				return nil, nil, fmt.Errorf("%s: result %d: %v", name, j, err)
 			}
 		}
 		if x, ok := run.Properties[sarifOmittedProperty].(float64); ok && x > 0 && x < 1<<31 {
@@ -89,7 +111,7 @@ func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
 		results = append(results, run.Results...)
 	}
 	if err := CheckSet(KindSARIF, set); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	index := map[string]int{}
 	for i, r := range first.Tool.Driver.Rules {
@@ -99,11 +121,11 @@ func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
 	}
 	for _, r := range results {
 		if r == nil {
-			return nil, errors.New("merge sarif: a result is null")
+			return nil, nil, errors.New("merge sarif: a result is null")
 		}
 		i, ok := index[r.RuleID]
 		if !ok {
-			return nil, fmt.Errorf("merge sarif: result of rule %q, which the driver does not list", r.RuleID)
+			return nil, nil, fmt.Errorf("merge sarif: result of rule %q, which the driver does not list", r.RuleID)
 		}
 		r.RuleIndex = i
 	}
@@ -114,9 +136,9 @@ func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
 	delete(run.Properties, sarifOmittedProperty)
 	var buf bytes.Buffer
 	if err := writeSARIFRun(&buf, run, omitted); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), set, nil
 }
 
 // checkMergedResult refuses a result an airlock SARIF writer would not
