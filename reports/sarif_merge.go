@@ -101,7 +101,7 @@ func mergeSARIF(names []string, inputs [][]byte) ([]byte, []MergeInput, error) {
 			return nil, nil, &SetError{Msg: fmt.Sprintf("%s: %v than %s", name, err, Ident(names[0]))}
 		}
 		for j, r := range run.Results {
-			if err := checkMergedResult(r); err != nil {
+			if err := checkMergedResult(r, set[i].Command); err != nil {
 				return nil, nil, fmt.Errorf("%s: result %d: %v", name, j, err)
 			}
 		}
@@ -150,16 +150,26 @@ func mergeSARIF(names []string, inputs [][]byte) ([]byte, []MergeInput, error) {
 // writes — a relative reference (RFC 3986 §4.2) with no scheme, no
 // authority, no leading "/", no "." or ".." segment, valid
 // percent-encoding (§2.1) and every segment encoded as sarifURI encodes
-// it. (A message with Markdown or HTML is written as is by the writers
+// it; suppressions other than lint's (checkSuppressions: a suppression
+// would hide an alert), result.properties keys or values the command's
+// writer does not set (checkResultProperties), and logical locations
+// not as the writers spell them (checkLogicalLocations). command is the
+// <command> of the log's automationDetails.id. (A message with Markdown or HTML is written as is by the writers
 // too: SARIF's message.text is plain text, §3.11.3; message.markdown,
 // which viewers render, is an unknown member and refused when the log is
 // decoded.)
-func checkMergedResult(r *sarifResult) error {
+func checkMergedResult(r *sarifResult, command string) error {
 	if r == nil {
 		return errors.New("null")
 	}
 	if exactText(r.Message.Text, maxSARIFText) != r.Message.Text {
 		return fmt.Errorf("rule %s: a message text of %d bytes, longer than any airlock writes (%d)", Line(r.RuleID), len(r.Message.Text), maxSARIFText)
+	}
+	if err := checkSuppressions(r.Suppressions, command); err != nil {
+		return fmt.Errorf("rule %s: %v", Line(r.RuleID), err)
+	}
+	if err := checkResultProperties(r.Properties, command); err != nil {
+		return fmt.Errorf("rule %s: %v", Line(r.RuleID), err)
 	}
 	for _, set := range []struct {
 		what string
@@ -169,6 +179,9 @@ func checkMergedResult(r *sarifResult) error {
 		for i, l := range set.locs {
 			if l == nil {
 				return fmt.Errorf("rule %s: %s[%d] is null", Line(r.RuleID), what, i)
+			}
+			if err := checkLogicalLocations(l.LogicalLocations); err != nil {
+				return fmt.Errorf("rule %s: %s[%d]: %v", Line(r.RuleID), what, i, err)
 			}
 			p := l.PhysicalLocation
 			if p == nil {
@@ -180,6 +193,75 @@ func checkMergedResult(r *sarifResult) error {
 			if err := airlockURI(p.ArtifactLocation.URI); err != nil {
 				return fmt.Errorf("rule %s: %s[%d]: artifactLocation.uri %q: %v", Line(r.RuleID), what, i, Line(p.ArtifactLocation.URI), err)
 			}
+		}
+	}
+	return nil
+}
+
+// sarifResultProperties are the result.properties keys each command's
+// SARIF writer sets (WriteRunSARIF; addChange for diff and drift; lint
+// sets none), every value a string.
+var sarifResultProperties = map[string][]string{
+	"run":   {"suite", "expected", "actual"},
+	"diff":  {"level", "oldPointer", "newPointer"},
+	"drift": {"level", "oldPointer", "newPointer"},
+}
+
+// checkSuppressions refuses suppressions airlock's writers do not write
+// for command: only lint writes one, a single suppression of kind
+// "inSource", status "accepted" and a non-empty justification that
+// exactText leaves unchanged (SARIF §3.35). A suppression from anywhere
+// else would hide an alert in code scanning.
+func checkSuppressions(sups []*sarifSuppression, command string) error {
+	if len(sups) == 0 {
+		return nil
+	}
+	if command != "lint" {
+		return fmt.Errorf("suppressions, which airlock %s never writes", Line(command))
+	}
+	if len(sups) != 1 || sups[0] == nil {
+		return fmt.Errorf("%d suppressions; airlock lint writes one", len(sups))
+	}
+	s := sups[0]
+	if s.Kind != "inSource" || s.Status != "accepted" || s.Justification == "" || exactText(s.Justification, maxSARIFText) != s.Justification {
+		return fmt.Errorf("a suppression of kind %q, status %q; airlock lint writes kind inSource, status accepted and a justification", Line(s.Kind), Line(s.Status))
+	}
+	return nil
+}
+
+// checkResultProperties refuses result.properties keys command's writer
+// does not set (sarifResultProperties), and values that are not strings
+// exactText(v, maxSARIFName) leaves unchanged.
+func checkResultProperties(props map[string]any, command string) error {
+	allowed := sarifResultProperties[command]
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		if !slices.Contains(allowed, k) {
+			return fmt.Errorf("result.properties %q, which airlock %s never writes", Line(k), Line(command))
+		}
+		v, ok := props[k].(string)
+		if !ok || exactText(v, maxSARIFName) != v {
+			return fmt.Errorf("result.properties %q: not a string of at most %d bytes", Line(k), maxSARIFName)
+		}
+	}
+	return nil
+}
+
+// checkLogicalLocations refuses logical locations airlock's writers do not
+// write: more than one per location, a null one, a kind other than
+// object, resource or module, or a name or fully qualified name that
+// logicalText changes.
+func checkLogicalLocations(ls []*sarifLogicalLocation) error {
+	if len(ls) > 1 {
+		return fmt.Errorf("%d logical locations; airlock writes at most one", len(ls))
+	}
+	for _, l := range ls {
+		switch {
+		case l == nil:
+			return errors.New("a null logical location")
+		case l.Kind != "object" && l.Kind != "resource" && l.Kind != "module":
+			return fmt.Errorf("a logical location of kind %q; airlock writes object, resource or module", Line(l.Kind))
+		case logicalText(l.Name) != l.Name || logicalText(l.FullyQualifiedName) != l.FullyQualifiedName:
+			return fmt.Errorf("a logical location name %q not spelled as airlock writes it (control characters, \"<!\", over %d bytes)", Line(l.Name+" "+l.FullyQualifiedName), maxSARIFName)
 		}
 	}
 	return nil
