@@ -43,7 +43,8 @@ time is the largest of the shards' wall times (they ran side by side). Without a
 flag, merge checks the set and prints the merged counts.
 
 A drift JSON report is refused: drift reports are aggregates, and sharded drift findings are
-merged through SARIF. Inputs are capped at 64 MiB each and 512 MiB in all.
+merged through SARIF. Inputs are capped at 64 MiB each and 512 MiB in all; JUnit inputs at 64 MiB in all
+(reports.MaxMergeJUnitTotal: a JUnit merge takes about 12 times its inputs in memory).
 
 The outputs are written all or none: each goes to a temporary file beside it, and all are
 renamed into place only once all are written; a failed write leaves no new output.
@@ -81,7 +82,7 @@ func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error 
 	}
 	byKind := map[string][]string{}
 	data := map[string][]byte{}
-	var total int64
+	var total, junitTotal int64
 	for _, name := range args {
 		if err := e.namedFile("INPUT", name); err != nil {
 			return err
@@ -102,6 +103,11 @@ func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error 
 		kind, err := reports.DetectKind(b)
 		if err != nil {
 			return usageErr("%s: %v", reports.Ident(name), err)
+		}
+		if kind == reports.KindJUnit {
+			if junitTotal += int64(len(b)); junitTotal > reports.MaxMergeJUnitTotal {
+				return usageErr("the JUnit inputs add up to more than %d bytes (%d MiB), more than merge reads of JUnit reports", reports.MaxMergeJUnitTotal, reports.MaxMergeJUnitTotal>>20)
+			}
 		}
 		switch {
 		case kind == reports.KindDrift:
@@ -133,6 +139,7 @@ func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error 
 				return usageErr("%s: %v", reports.Ident(n), err)
 			}
 			reps[i] = r
+			delete(data, n) // decoded: its bytes are no longer needed
 		}
 		var buf bytes.Buffer
 		if err := reports.MergeJUnit(&buf, names, reps); err != nil {

@@ -20,12 +20,21 @@ import (
 // input is one shard's report; the output is the report the unsharded run
 // writes, times aside.
 
-// Merge bounds: an input longer than MaxMergeInput bytes, or inputs that
-// add up to more than MaxMergeTotal bytes, are refused before they are
-// decoded; at most shard.MaxCount inputs of one kind can form a set.
+// Merge bounds: an input longer than MaxMergeInput bytes, inputs that add
+// up to more than MaxMergeTotal bytes, or JUnit inputs that add up to more
+// than MaxMergeJUnitTotal bytes, are refused before they are decoded; at
+// most shard.MaxCount inputs of one kind can form a set.
+//
+// MaxMergeJUnitTotal is lower because a JUnit merge's peak memory is
+// about 12 times its inputs (encoding/xml's tokens, the decoded
+// testcases, the merged report rendered in memory; measured: two 31 MiB
+// inputs of 353k minimal testcases each, peak RSS 739 MiB): 64 MiB of
+// JUnit keeps it under 1 GiB, and a real 10k-fixture run with six suites
+// writes about 6 MB.
 const (
-	MaxMergeInput = 64 << 20
-	MaxMergeTotal = 512 << 20
+	MaxMergeInput      = 64 << 20
+	MaxMergeTotal      = 512 << 20
+	MaxMergeJUnitTotal = 64 << 20
 )
 
 // Report kinds DetectKind tells apart, by content (never by file name).
