@@ -151,6 +151,7 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 		lintRes, _, lintErr = lintContracts(cmd.Context(), e, o.opts.SchemasDir, o.opts.FixturesDir, true, o.opts.Filter.Tools)
 	}
 	lint := reports.RunLint{Lint: lintRes, Strict: o.strict, Command: o.lintCommand()}
+	res.Run.Lint = lint.Record() // the JSON results carry it, for merge's summary
 	useColor := colorOn(o.color, isTerminal(out), os.Getenv("NO_COLOR"))
 	if err := reports.WriteConsole(out, &res.Run, reports.ConsoleOptions{Color: useColor}); err != nil {
 		return internalErr(err)

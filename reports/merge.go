@@ -237,7 +237,19 @@ func ReadResults(data []byte) (*Run, error) {
 	} else if doc.Shard.Set != "" {
 		return nil, errors.New("a shard set without a shard count")
 	}
-	run := &Run{Cases: doc.Cases, Duration: time.Duration(max(doc.Duration, 0)), Shard: doc.Shard, Command: doc.Command, written: true}
+	if l := doc.Lint; l != nil {
+		if l.Errors < 0 || l.Warnings < 0 || l.Notes < 0 || l.Ignored < 0 || l.Active() < 0 {
+			return nil, errors.New("lint: a negative count")
+		}
+		if l.StrictFailed != (l.Strict && l.Active() > 0) {
+			return nil, errors.New("lint: strict_failed disagrees with strict and the counts")
+		}
+		if !doc.Shard.ReportsContract() {
+			return nil, fmt.Errorf("lint in shard %s; only shard 1 reports it", doc.Shard)
+		}
+		l.Command = Line(l.Command)
+	}
+	run := &Run{Cases: doc.Cases, Duration: time.Duration(max(doc.Duration, 0)), Shard: doc.Shard, Command: doc.Command, Lint: doc.Lint, written: true}
 	for i := range run.Cases {
 		c := &run.Cases[i]
 		c.Tool, c.UpstreamVersion, c.Kind, c.Suite = rewritten(c.Tool), rewritten(c.UpstreamVersion), rewritten(c.Kind), rewritten(c.Suite)
@@ -259,6 +271,7 @@ func rewritten(s string) string { return Clean(s, 4*MaxIdent, false) }
 // MergeRuns joins the runs of shards 1..N of one run (CheckSet on names
 // and their Shard and Command) into the unsharded run's: its cases in the
 // order the unsharded run has them (see caseOrder), the shards' Command,
+// shard 1's Lint,
 // Shard zero, and Duration the
 // largest of the shards' Durations (the shards ran side by side; the sum
 // would be the machine time, not the wall time). A testcase present in two
@@ -276,6 +289,9 @@ func MergeRuns(names []string, runs []*Run) (*Run, error) {
 	seen := map[[5]string]string{}
 	for i, r := range runs {
 		out.Duration = max(out.Duration, r.Duration)
+		if r.Lint != nil {
+			out.Lint = r.Lint // shard 1's alone (ReadResults refuses another's)
+		}
 		for _, c := range r.Cases {
 			k := [5]string{c.Tool, c.UpstreamVersion, c.Kind, c.Suite, c.Name}
 			if other, dup := seen[k]; dup && other != names[i] {
