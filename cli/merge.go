@@ -35,12 +35,16 @@ JSON results. Each INPUT's kind is told by its content, not its name, and each r
 which command wrote it, which shard it is and the digest of the fixture set the shards
 partition; every kind given must be shards 1..N of one N of one command, each exactly once,
 all of one fixture set (shards run on different checkouts or with different filters may
-split the fixtures differently, and are refused). Testcases are in the unsharded run's order, counts add up, and the run's
+split the fixtures differently, and are refused). The kinds given together must agree too:
+JUnit, JSON and SARIF inputs of one call must record one command, one N and one fixture set
+(run's set digest also records --suite and --mutate, so shards run with different checks are
+refused). Testcases are in the unsharded run's order, counts add up, and the run's
 time is the largest of the shards' wall times (they ran side by side). Without an output
 flag, merge checks the set and prints the merged counts.
 
 A drift JSON report is refused: drift reports are aggregates, and sharded drift findings are
-merged through SARIF. Inputs are capped at 64 MiB each and 512 MiB in all.
+merged through SARIF. Inputs are capped at 64 MiB each and 512 MiB in all; JUnit inputs at 64 MiB in all
+(reports.MaxMergeJUnitTotal: a JUnit merge takes about 12 times its inputs in memory).
 
 The outputs are written all or none: each goes to a temporary file beside it, and all are
 renamed into place only once all are written; a failed write leaves no new output.
@@ -52,7 +56,8 @@ Exit codes: 0 merged, also when the merged reports hold failed or errored testca
 judges the set of reports, not the results in them: the shards' own exit codes, or the
 merged reports, fail the pipeline), 2 usage error (no input, an unreadable, hostile or
 unknown input, a missing, duplicated or unsharded shard, shards of different N, of
-different fixture sets or of different commands, an output for a kind no input holds, an
+different fixture sets or of different commands, inputs of two kinds that disagree on
+the command, N or fixture set, an output for a kind no input holds, an
 output that is one of the inputs), 3 internal error (a write failed; nothing written).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -77,7 +82,7 @@ func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error 
 	}
 	byKind := map[string][]string{}
 	data := map[string][]byte{}
-	var total int64
+	var total, junitTotal int64
 	for _, name := range args {
 		if err := e.namedFile("INPUT", name); err != nil {
 			return err
@@ -98,6 +103,11 @@ func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error 
 		kind, err := reports.DetectKind(b)
 		if err != nil {
 			return usageErr("%s: %v", reports.Ident(name), err)
+		}
+		if kind == reports.KindJUnit {
+			if junitTotal += int64(len(b)); junitTotal > reports.MaxMergeJUnitTotal {
+				return usageErr("the JUnit inputs add up to more than %d bytes (%d MiB), more than merge reads of JUnit reports", reports.MaxMergeJUnitTotal, reports.MaxMergeJUnitTotal>>20)
+			}
 		}
 		switch {
 		case kind == reports.KindDrift:
@@ -120,6 +130,7 @@ func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error 
 	}
 	var outs []output
 	var lines []string
+	var kinds []reports.MergeInput // one input of each kind, for CheckKinds
 	if names := byKind[reports.KindJUnit]; len(names) > 0 {
 		reps := make([]*reports.JUnitReport, len(names))
 		for i, n := range names {
@@ -128,11 +139,13 @@ func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error 
 				return usageErr("%s: %v", reports.Ident(n), err)
 			}
 			reps[i] = r
+			delete(data, n) // decoded: its bytes are no longer needed
 		}
 		var buf bytes.Buffer
 		if err := reports.MergeJUnit(&buf, names, reps); err != nil {
 			return mergeErr(err)
 		}
+		kinds = append(kinds, reports.MergeInput{Name: names[0], Shard: reps[0].Shard, Command: reps[0].Command})
 		outs = append(outs, output{"--junit", o.junitFile, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }})
 		lines = append(lines, fmt.Sprintf("merged %d JUnit reports", len(names)))
 	}
@@ -149,6 +162,7 @@ func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error 
 		if err != nil {
 			return mergeErr(err)
 		}
+		kinds = append(kinds, reports.MergeInput{Name: names[0], Shard: runs[0].Shard, Command: runs[0].Command})
 		summary := reports.WriteRunSummary
 		if merged.Command == reports.CommandMutate {
 			summary = reports.WriteMutateSummary
@@ -163,12 +177,18 @@ func runMerge(cmd *cobra.Command, e *env, o *mergeOptions, args []string) error 
 		for i, n := range names {
 			logs[i] = data[n]
 		}
-		merged, err := reports.MergeSARIF(names, logs)
+		merged, set, err := reports.MergeSARIFSet(names, logs)
 		if err != nil {
 			return usage(err)
 		}
+		kinds = append(kinds, set[0])
 		outs = append(outs, output{"--sarif", o.sarifFile, func(w io.Writer) error { _, err := w.Write(merged); return err }})
 		lines = append(lines, fmt.Sprintf("merged %d SARIF logs", len(names)))
+	}
+	// The kinds together must be the shards of one run: one command, one
+	// N, one fixture set (and the checks salted into it).
+	if err := reports.CheckKinds(kinds); err != nil {
+		return usage(err)
 	}
 	// All outputs or none: a failed write leaves no new file.
 	var files []reportFile

@@ -9,9 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/airlockdev/airlock/reports"
 )
 
 // TestShardMergeHostile runs the hostile fixture tree (names with control
@@ -141,5 +144,36 @@ func TestMergeRefusesTwoCheckouts(t *testing.T) {
 		if _, err := os.Stat(p("merged." + kind.ext)); !os.IsNotExist(err) {
 			t.Errorf("merge %s wrote merged.%s (%v)", kind.flag, kind.ext, err)
 		}
+	}
+}
+
+// TestMergeJUnitTotalCap checks that JUnit inputs adding up to more than
+// reports.MaxMergeJUnitTotal bytes are refused (exit 2) before they are
+// decoded, though each is under MaxMergeInput and all under
+// MaxMergeTotal, and that no output is written.
+func TestMergeJUnitTotalCap(t *testing.T) {
+	dir := t.TempDir()
+	var args []string
+	for k := 1; k <= 2; k++ {
+		head := fmt.Sprintf(`<testsuites name="airlock run shard %d/2 set 0123456789abcdef0123456789abcdef">`, k)
+		b := append([]byte(head), bytes.Repeat([]byte(" "), reports.MaxMergeJUnitTotal/2)...)
+		name := filepath.Join(dir, fmt.Sprintf("s%d.xml", k))
+		if err := os.WriteFile(name, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, name)
+	}
+	out := filepath.Join(dir, "m.xml")
+	var stdout, stderr bytes.Buffer
+	got := Main(context.Background(), append([]string{"merge", "--junit", out}, args...), Stdio{Out: &stdout, Err: &stderr}, Options{})
+	if got != ExitUsage {
+		t.Fatalf("exit %d, want %d\n%s", got, ExitUsage, stderr.String())
+	}
+	want := fmt.Sprintf("the JUnit inputs add up to more than %d bytes", reports.MaxMergeJUnitTotal)
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s written", out)
 	}
 }

@@ -25,7 +25,9 @@ type reportFile struct {
 // renamed only once all are written), creating missing folders. A path
 // that exists and is not a regular file (/dev/stdout, a pipe) is opened
 // before anything is written and written to as it is, never replaced,
-// after the files are in place; a symbolic link (allowed by
+// after every regular file's temporary is written and before any is
+// renamed into place (a failed device write leaves no regular target
+// created or changed; bytes already written to a device stay written); a symbolic link (allowed by
 // --follow-symlinks only, see checkReportPaths) is followed. On any
 // failure no temporary file remains, no target is created or changed
 // (folders created for them are removed again), and the error names the
@@ -80,13 +82,15 @@ func writeReports(ctx context.Context, files []reportFile) (err error) {
 		paths = append(paths, path)
 		data = append(data, buf.Bytes())
 	}
-	if err := fileio.WriteFilesAtomic(ctx, paths, data); err != nil {
-		return err
-	}
-	for _, d := range devices {
-		if _, err := d.f.Write(d.data); err != nil {
-			return &os.PathError{Op: "write", Path: d.f.Name(), Err: err}
+	// The devices are written once every temporary file is, before any
+	// is renamed into place: a device that fails (/dev/full) leaves no
+	// regular-file target created or changed.
+	return fileio.WriteFilesAtomicBefore(ctx, paths, data, func() error {
+		for _, d := range devices {
+			if _, err := d.f.Write(d.data); err != nil {
+				return &os.PathError{Op: "write", Path: d.f.Name(), Err: err}
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }

@@ -151,6 +151,7 @@ func runRun(cmd *cobra.Command, e *env, o *runOptions) error {
 		lintRes, _, lintErr = lintContracts(cmd.Context(), e, o.opts.SchemasDir, o.opts.FixturesDir, true, o.opts.Filter.Tools)
 	}
 	lint := reports.RunLint{Lint: lintRes, Strict: o.strict, Command: o.lintCommand()}
+	res.Run.Lint = lint.Record() // the JSON results carry it, for merge's summary
 	useColor := colorOn(o.color, isTerminal(out), os.Getenv("NO_COLOR"))
 	if err := reports.WriteConsole(out, &res.Run, reports.ConsoleOptions{Color: useColor}); err != nil {
 		return internalErr(err)
@@ -288,7 +289,27 @@ func (o *runOptions) results(ctx context.Context, e *env) (*runner.Result, error
 	}
 	res.Run.Duration = time.Since(start)
 	res.Run.Command = reports.CommandRun
+	res.Run.Shard = res.Run.Shard.Variant(o.variant())
 	return res, nil
+}
+
+// variant names what the run checks of each fixture, for the shard's set
+// digest (shard.Shard.Variant): "" for every suite without --mutate;
+// otherwise the selected suites, sorted, joined by ",", then "+mutate"
+// with --mutate and "+strict" with --mutate --strict (which fails
+// unseen mutants). Shards run with different checks record different
+// sets, and airlock merge refuses them.
+func (o *runOptions) variant() string {
+	suites := slices.Clone(o.opts.Suites)
+	slices.Sort(suites)
+	v := strings.Join(slices.Compact(suites), ",")
+	if o.withMutants {
+		v += "+mutate"
+		if o.strict {
+			v += "+strict"
+		}
+	}
+	return v
 }
 
 // checkReportPaths refuses, before any work, report paths that cannot

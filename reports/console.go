@@ -108,20 +108,22 @@ const resultsVersion = 1
 
 // resultsDoc is the JSON results document (schemas/results.schema.json).
 type resultsDoc struct {
-	Version   int         `json:"version"`
-	Command   string      `json:"command,omitempty"`
-	Passed    int         `json:"passed"`
-	Failed    int         `json:"failed"`
-	Unchecked int         `json:"unchecked"`
-	Errored   int         `json:"errored"`
-	Duration  int64       `json:"duration_ns"`
-	Shard     shard.Shard `json:"shard,omitzero"`
-	Cases     []Case      `json:"cases"`
+	Version   int            `json:"version"`
+	Command   string         `json:"command,omitempty"`
+	Passed    int            `json:"passed"`
+	Failed    int            `json:"failed"`
+	Unchecked int            `json:"unchecked"`
+	Errored   int            `json:"errored"`
+	Duration  int64          `json:"duration_ns"`
+	Shard     shard.Shard    `json:"shard,omitzero"`
+	Lint      *RunLintRecord `json:"lint,omitempty"`
+	Cases     []Case         `json:"cases"`
 }
 
 // WriteJSON writes the run as JSON per schemas/results.schema.json:
 // Run.Command as "command" (absent when ""), and for a shard's run
-// (Run.Shard not zero) "shard": {"index": K, "count": N, "set": digest}.
+// (Run.Shard not zero) "shard": {"index": K, "count": N, "set": digest};
+// Run.Lint as "lint" (absent when nil).
 func WriteJSON(w io.Writer, run *Run) error {
 	p, f, u := run.Counts()
 	cases := make([]Case, len(run.Cases))
@@ -135,7 +137,13 @@ func WriteJSON(w io.Writer, run *Run) error {
 		c.Expected, c.Actual, c.Detail = Line(c.Expected), Line(c.Actual), Block(c.Detail)
 		cases[i] = c
 	}
-	doc := resultsDoc{resultsVersion, run.Command, p, f, u, run.Errored(), run.Duration.Nanoseconds(), run.Shard, cases}
+	var lint *RunLintRecord
+	if run.Lint != nil {
+		l := *run.Lint
+		l.Command = Line(l.Command)
+		lint = &l
+	}
+	doc := resultsDoc{resultsVersion, run.Command, p, f, u, run.Errored(), run.Duration.Nanoseconds(), run.Shard, lint, cases}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)

@@ -93,10 +93,32 @@ func (l *Lint) Active() int {
 
 // Summary is the one-line count of findings: "2 errors, 5 warnings, 0
 // notes", then ", 3 ignored" when the contracts accepted some.
-func (l *Lint) Summary() string {
-	s := fmt.Sprintf("%s, %s, %s", plural(l.Count(SeverityError), "error"), plural(l.Count(SeverityWarning), "warning"), plural(l.Count(SeverityNote), "note"))
-	if n := len(l.Findings) - l.Active(); n > 0 {
-		s += fmt.Sprintf(", %d ignored", n)
+func (l *Lint) Summary() string { return l.Counts().Summary() }
+
+// Counts returns l's findings counted by level (those that count) and
+// ignored.
+func (l *Lint) Counts() LintCounts {
+	return LintCounts{Errors: l.Count(SeverityError), Warnings: l.Count(SeverityWarning), Notes: l.Count(SeverityNote), Ignored: len(l.Findings) - l.Active()}
+}
+
+// LintCounts is a lint's findings counted: Errors, Warnings and Notes
+// those that count at each level, Ignored those the contracts' lint.ignore
+// accepts (listed, never counted). Every count is ≥ 0.
+type LintCounts struct {
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Notes    int `json:"notes"`
+	Ignored  int `json:"ignored"`
+}
+
+// Active is how many findings count: Errors + Warnings + Notes.
+func (c LintCounts) Active() int { return c.Errors + c.Warnings + c.Notes }
+
+// Summary is Lint.Summary's line for these counts.
+func (c LintCounts) Summary() string {
+	s := fmt.Sprintf("%s, %s, %s", plural(c.Errors, "error"), plural(c.Warnings, "warning"), plural(c.Notes, "note"))
+	if c.Ignored > 0 {
+		s += fmt.Sprintf(", %d ignored", c.Ignored)
 	}
 	return s
 }

@@ -20,12 +20,21 @@ import (
 // input is one shard's report; the output is the report the unsharded run
 // writes, times aside.
 
-// Merge bounds: an input longer than MaxMergeInput bytes, or inputs that
-// add up to more than MaxMergeTotal bytes, are refused before they are
-// decoded; at most shard.MaxCount inputs of one kind can form a set.
+// Merge bounds: an input longer than MaxMergeInput bytes, inputs that add
+// up to more than MaxMergeTotal bytes, or JUnit inputs that add up to more
+// than MaxMergeJUnitTotal bytes, are refused before they are decoded; at
+// most shard.MaxCount inputs of one kind can form a set.
+//
+// MaxMergeJUnitTotal is lower because a JUnit merge's peak memory is
+// about 12 times its inputs (encoding/xml's tokens, the decoded
+// testcases, the merged report rendered in memory; measured: two 31 MiB
+// inputs of 353k minimal testcases each, peak RSS 739 MiB): 64 MiB of
+// JUnit keeps it under 1 GiB, and a real 10k-fixture run with six suites
+// writes about 6 MB.
 const (
-	MaxMergeInput = 64 << 20
-	MaxMergeTotal = 512 << 20
+	MaxMergeInput      = 64 << 20
+	MaxMergeTotal      = 512 << 20
+	MaxMergeJUnitTotal = 64 << 20
 )
 
 // Report kinds DetectKind tells apart, by content (never by file name).
@@ -159,6 +168,29 @@ func CheckSet(kind string, inputs []MergeInput) error {
 	return nil
 }
 
+// CheckKinds returns a *SetError unless every input agrees with the
+// first on the command (Command), the shard count N (Shard.Count) and the
+// fixture-set digest (Shard.Set): the reports of several kinds given to one
+// airlock merge (JUnit, JSON results, SARIF; each kind already a whole set,
+// CheckSet) must be the shards of one run, so that the merged JUnit,
+// JSON, summary and SARIF tell of the same testcases. The message names
+// two disagreeing files and what differs. Inputs are one per kind (any
+// shard of it); fewer than two pass.
+func CheckKinds(inputs []MergeInput) error {
+	for _, in := range inputs[min(1, len(inputs)):] {
+		first := inputs[0]
+		switch {
+		case in.Command != first.Command:
+			return &SetError{Msg: fmt.Sprintf("%s is a report of %s but %s of %s: every report merged in one call must be of one run", Ident(first.Name), commandText(first.Command), Ident(in.Name), commandText(in.Command))}
+		case in.Shard.Count != first.Shard.Count:
+			return &SetError{Msg: fmt.Sprintf("%s is shard %s but %s is shard %s: every report merged in one call must be of one run", Ident(first.Name), first.Shard, Ident(in.Name), in.Shard)}
+		case in.Shard.Set != first.Shard.Set:
+			return &SetError{Msg: fmt.Sprintf("%s (set %s) and %s (set %s) are shards of different fixture sets or checks: every report merged in one call must be of one run", Ident(first.Name), first.Shard.Set, Ident(in.Name), in.Shard.Set)}
+		}
+	}
+	return nil
+}
+
 // commandText names a command in a message: "airlock run", or "an
 // unnamed command" for "".
 func commandText(command string) string {
@@ -205,7 +237,19 @@ func ReadResults(data []byte) (*Run, error) {
 	} else if doc.Shard.Set != "" {
 		return nil, errors.New("a shard set without a shard count")
 	}
-	run := &Run{Cases: doc.Cases, Duration: time.Duration(max(doc.Duration, 0)), Shard: doc.Shard, Command: doc.Command, written: true}
+	if l := doc.Lint; l != nil {
+		if l.Errors < 0 || l.Warnings < 0 || l.Notes < 0 || l.Ignored < 0 || l.Active() < 0 {
+			return nil, errors.New("lint: a negative count")
+		}
+		if l.StrictFailed != (l.Strict && l.Active() > 0) {
+			return nil, errors.New("lint: strict_failed disagrees with strict and the counts")
+		}
+		if !doc.Shard.ReportsContract() {
+			return nil, fmt.Errorf("lint in shard %s; only shard 1 reports it", doc.Shard)
+		}
+		l.Command = Line(l.Command)
+	}
+	run := &Run{Cases: doc.Cases, Duration: time.Duration(max(doc.Duration, 0)), Shard: doc.Shard, Command: doc.Command, Lint: doc.Lint, written: true}
 	for i := range run.Cases {
 		c := &run.Cases[i]
 		c.Tool, c.UpstreamVersion, c.Kind, c.Suite = rewritten(c.Tool), rewritten(c.UpstreamVersion), rewritten(c.Kind), rewritten(c.Suite)
@@ -227,6 +271,7 @@ func rewritten(s string) string { return Clean(s, 4*MaxIdent, false) }
 // MergeRuns joins the runs of shards 1..N of one run (CheckSet on names
 // and their Shard and Command) into the unsharded run's: its cases in the
 // order the unsharded run has them (see caseOrder), the shards' Command,
+// shard 1's Lint,
 // Shard zero, and Duration the
 // largest of the shards' Durations (the shards ran side by side; the sum
 // would be the machine time, not the wall time). A testcase present in two
@@ -244,6 +289,9 @@ func MergeRuns(names []string, runs []*Run) (*Run, error) {
 	seen := map[[5]string]string{}
 	for i, r := range runs {
 		out.Duration = max(out.Duration, r.Duration)
+		if r.Lint != nil {
+			out.Lint = r.Lint // shard 1's alone (ReadResults refuses another's)
+		}
 		for _, c := range r.Cases {
 			k := [5]string{c.Tool, c.UpstreamVersion, c.Kind, c.Suite, c.Name}
 			if other, dup := seen[k]; dup && other != names[i] {

@@ -39,6 +39,25 @@ func readBack(run *reports.Run) *reports.Run {
 }
 
 var _ = Describe("merging shard reports", func() {
+	It("carries shard 1's lint line to the merged results and summary, as the unsharded run's", func() {
+		lint := &reports.RunLintRecord{LintCounts: reports.LintCounts{Warnings: 5, Ignored: 1}, Strict: true, StrictFailed: true, Command: "airlock lint --schemas p"}
+		s1, s2 := shardRun(1, 2, "a.json"), shardRun(2, 2, "b.json")
+		s1.Lint = lint
+		merged, err := reports.MergeRuns([]string{"s2.json", "s1.json"}, []*reports.Run{readBack(s2), readBack(s1)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(merged.Lint).To(Equal(lint))
+		full := shardRun(1, 2, "a.json", "b.json")
+		full.Shard, full.Lint = shard.Shard{}, lint
+		var got, want bytes.Buffer
+		Expect(reports.WriteRunSummary(&got, merged)).To(Succeed())
+		Expect(reports.WriteRunSummaryLint(&want, full, reports.RunLint{Lint: &reports.Lint{Findings: []reports.LintFinding{
+			{Level: reports.SeverityWarning}, {Level: reports.SeverityWarning}, {Level: reports.SeverityWarning}, {Level: reports.SeverityWarning}, {Level: reports.SeverityWarning},
+			{Level: reports.SeverityWarning, Ignored: "known"}}}, Strict: true, Command: "airlock lint --schemas p"})).To(Succeed())
+		Expect(got.String()).To(ContainSubstring("**❌ The run fails: `--strict` and 5 lint findings (0 errors, 5 warnings, 0 notes, 1 ignored).**"))
+		Expect(got.String()).To(ContainSubstring("❌ lint: 0 errors, 5 warnings, 0 notes, 1 ignored; these fail the run"))
+		Expect(got.String()).To(Equal(want.String()))
+	})
+
 	It("tells report kinds apart by content", func() {
 		for text, kind := range map[string]string{
 			"\ufeff  <?xml version=\"1.0\"?>\n<testsuites name=\"airlock\"/>": reports.KindJUnit,
@@ -72,6 +91,9 @@ var _ = Describe("merging shard reports", func() {
 			`{"version": 1, "cases": [], "shard": {"index": 1, "count": 2, "set": "ABC"}}`:             "shard set \"ABC\": want 32 lower-case hex digits",
 			`{"version": 1, "cases": [], "shard": {"index": 0, "count": 0, "set": "` + testSet + `"}}`: "a shard set without a shard count",
 			`{"version": 1, "cases": [], "command": "lint"}`:                                           `command "lint"; want "run" or "mutate"`,
+			`{"version": 1, "cases": [], "lint": {"errors": -1, "warnings": 0, "notes": 0, "ignored": 0, "strict": false, "strict_failed": false, "command": ""}}`:                                                             "lint: a negative count",
+			`{"version": 1, "cases": [], "lint": {"errors": 0, "warnings": 2, "notes": 0, "ignored": 0, "strict": true, "strict_failed": false, "command": ""}}`:                                                               "strict_failed disagrees",
+			`{"version": 1, "cases": [], "shard": {"index": 2, "count": 2, "set": "` + testSet + `"}, "lint": {"errors": 0, "warnings": 0, "notes": 0, "ignored": 0, "strict": false, "strict_failed": false, "command": ""}}`: "lint in shard 2/2",
 		} {
 			_, err := reports.ReadResults([]byte(text))
 			Expect(err).To(MatchError(ContainSubstring(msg)), text)

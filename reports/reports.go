@@ -111,6 +111,11 @@ type Run struct {
 	// one (a library caller), written without a command. airlock merge
 	// joins only the shards of one command.
 	Command string `json:"command,omitempty"`
+	// Lint is the run's lint line (airlock run: the unsharded run and
+	// shard 1 set it; nil otherwise, and for mutate): written to the JSON
+	// results as "lint", read back and carried by airlock merge, shown by
+	// WriteRunSummary.
+	Lint *RunLintRecord `json:"lint,omitempty"`
 	// written marks a run read back from a report (ReadResults,
 	// MergeRuns): its names are printed already, and WriteJSON does not
 	// escape them again.

@@ -51,7 +51,7 @@ var _ = Describe("run's lint line in its summary and annotations (--strict)", fu
 		Expect(buf.String()).To(ContainSubstring("\n✅ lint: 0 errors, 0 warnings, 0 notes, 1 ignored\n"))
 	})
 
-	It("leaves lint to shard 1, and WriteRunSummary (merge) writes no lint line", func() {
+	It("leaves lint to shard 1, and WriteRunSummary (merge) writes no lint line for results without one", func() {
 		r := passingRun()
 		r.Shard = shard.Shard{Index: 2, Count: 3}
 		var buf bytes.Buffer

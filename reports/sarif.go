@@ -271,6 +271,14 @@ func exactText(s string, max int) string {
 	return s[:cut] + "…"
 }
 
+// logicalText is a logical location's name or fully qualified name as
+// every airlock SARIF writer spells it: Clean to one line of at most
+// maxSARIFName bytes (control characters, bidirectional controls and
+// "<!" made visible text), so a hostile fixture name or pointer reads as
+// what it is in a code-scanning view; MergeSARIF accepts only names it
+// leaves unchanged.
+func logicalText(s string) string { return Clean(s, maxSARIFName, false) }
+
 // sarifPlace is where a result is: a file (as the report names it, made a
 // relative URI reference by sarifURI) with a 1-based line and column in
 // Unicode code points (0 when unknown), and a logical location.
@@ -297,7 +305,7 @@ func (p sarifPlace) location() *sarifLocation {
 	}
 	if p.Name != "" || p.FullName != "" {
 		loc.LogicalLocations = []*sarifLogicalLocation{{
-			Name: exactText(p.Name, maxSARIFName), FullyQualifiedName: exactText(p.FullName, maxSARIFName), Kind: p.Kind,
+			Name: logicalText(p.Name), FullyQualifiedName: logicalText(p.FullName), Kind: p.Kind,
 		}}
 	}
 	return loc

@@ -39,8 +39,25 @@ import (
 // or columnKind that differs from the first input's. Work and memory are
 // linear in the inputs' size.
 func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
+	b, _, err := MergeSARIFSet(names, inputs)
+	return b, err
+}
+
+// MergeSARIFSet is MergeSARIF that also returns each input's shard and
+// command as CheckSet saw them (MergeInput; Command is the <command> of
+// automationDetails.id "airlock/<command>/", "" when the id is not so
+// spelled), for CheckKinds.
+func MergeSARIFSet(names []string, inputs [][]byte) ([]byte, []MergeInput, error) {
+	b, set, err := mergeSARIF(names, inputs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, set, nil
+}
+
+func mergeSARIF(names []string, inputs [][]byte) ([]byte, []MergeInput, error) {
 	if len(inputs) == 0 || len(names) != len(inputs) {
-		return nil, errors.New("merge sarif: no input, or not one name per input")
+		return nil, nil, errors.New("merge sarif: no input, or not one name per input")
 	}
 	var first *sarifRun
 	results := []*sarifResult{} // never null: SARIF's results is an array
@@ -52,35 +69,40 @@ func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
 		dec := json.NewDecoder(bytes.NewReader(in))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&log); err != nil {
-			return nil, fmt.Errorf("%s is not an airlock SARIF log: %v", name, err)
+			return nil, nil, fmt.Errorf("%s is not an airlock SARIF log: %v", name, err)
 		}
 		if dec.More() {
-			return nil, fmt.Errorf("%s: data after the SARIF log", name)
+			return nil, nil, fmt.Errorf("%s: data after the SARIF log", name)
 		}
 		if log.Version != SARIFVersion || len(log.Runs) != 1 || log.Runs[0] == nil {
-			return nil, fmt.Errorf("%s: want one SARIF %s run, got version %q with %d run(s)", name, SARIFVersion, log.Version, len(log.Runs))
+			return nil, nil, fmt.Errorf("%s: want one SARIF %s run, got version %q with %d run(s)", name, SARIFVersion, log.Version, len(log.Runs))
 		}
 		run := log.Runs[0]
 		if spec, _ := run.Properties[sarifShardProperty].(string); spec != "" {
 			sh, err := shard.Parse(spec)
 			if err != nil {
-				return nil, fmt.Errorf("%s: run.properties %q: %v", name, sarifShardProperty, err)
+				return nil, nil, fmt.Errorf("%s: run.properties %q: %v", name, sarifShardProperty, err)
 			}
 			if sh.Set, _ = run.Properties[sarifShardSetProperty].(string); sh.Set != "" && !shard.ValidSet(sh.Set) {
-				return nil, fmt.Errorf("%s: run.properties %q: want %d lower-case hex digits", name, sarifShardSetProperty, shard.SetLen)
+				return nil, nil, fmt.Errorf("%s: run.properties %q: want %d lower-case hex digits", name, sarifShardSetProperty, shard.SetLen)
 			}
 			set[i] = MergeInput{Name: names[i], Shard: sh}
 		} else {
 			set[i] = MergeInput{Name: names[i]}
 		}
+		if ad := run.AutomationDetails; ad != nil {
+			if c, ok := strings.CutPrefix(ad.ID, "airlock/"); ok && strings.HasSuffix(c, "/") && strings.Count(c, "/") == 1 {
+				set[i].Command = strings.TrimSuffix(c, "/")
+			}
+		}
 		if first == nil {
 			first = run
 		} else if err := sameSARIFRun(first, run); err != nil {
-			return nil, &SetError{Msg: fmt.Sprintf("%s: %v than %s", name, err, Ident(names[0]))}
+			return nil, nil, &SetError{Msg: fmt.Sprintf("%s: %v than %s", name, err, Ident(names[0]))}
 		}
 		for j, r := range run.Results {
-			if err := checkMergedResult(r); err != nil {
-				return nil, fmt.Errorf("%s: result %d: %v", name, j, err)
+			if err := checkMergedResult(r, set[i].Command); err != nil {
+				return nil, nil, fmt.Errorf("%s: result %d: %v", name, j, err)
 			}
 		}
 		if x, ok := run.Properties[sarifOmittedProperty].(float64); ok && x > 0 && x < 1<<31 {
@@ -89,7 +111,7 @@ func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
 		results = append(results, run.Results...)
 	}
 	if err := CheckSet(KindSARIF, set); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	index := map[string]int{}
 	for i, r := range first.Tool.Driver.Rules {
@@ -99,11 +121,11 @@ func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
 	}
 	for _, r := range results {
 		if r == nil {
-			return nil, errors.New("merge sarif: a result is null")
+			return nil, nil, errors.New("merge sarif: a result is null")
 		}
 		i, ok := index[r.RuleID]
 		if !ok {
-			return nil, fmt.Errorf("merge sarif: result of rule %q, which the driver does not list", r.RuleID)
+			return nil, nil, fmt.Errorf("merge sarif: result of rule %q, which the driver does not list", r.RuleID)
 		}
 		r.RuleIndex = i
 	}
@@ -114,9 +136,9 @@ func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
 	delete(run.Properties, sarifOmittedProperty)
 	var buf bytes.Buffer
 	if err := writeSARIFRun(&buf, run, omitted); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), set, nil
 }
 
 // checkMergedResult refuses a result an airlock SARIF writer would not
@@ -128,16 +150,26 @@ func MergeSARIF(names []string, inputs [][]byte) ([]byte, error) {
 // writes — a relative reference (RFC 3986 §4.2) with no scheme, no
 // authority, no leading "/", no "." or ".." segment, valid
 // percent-encoding (§2.1) and every segment encoded as sarifURI encodes
-// it. (A message with Markdown or HTML is written as is by the writers
+// it; suppressions other than lint's (checkSuppressions: a suppression
+// would hide an alert), result.properties keys or values the command's
+// writer does not set (checkResultProperties), and logical locations
+// not as the writers spell them (checkLogicalLocations). command is the
+// <command> of the log's automationDetails.id. (A message with Markdown or HTML is written as is by the writers
 // too: SARIF's message.text is plain text, §3.11.3; message.markdown,
 // which viewers render, is an unknown member and refused when the log is
 // decoded.)
-func checkMergedResult(r *sarifResult) error {
+func checkMergedResult(r *sarifResult, command string) error {
 	if r == nil {
 		return errors.New("null")
 	}
 	if exactText(r.Message.Text, maxSARIFText) != r.Message.Text {
 		return fmt.Errorf("rule %s: a message text of %d bytes, longer than any airlock writes (%d)", Line(r.RuleID), len(r.Message.Text), maxSARIFText)
+	}
+	if err := checkSuppressions(r.Suppressions, command); err != nil {
+		return fmt.Errorf("rule %s: %v", Line(r.RuleID), err)
+	}
+	if err := checkResultProperties(r.Properties, command); err != nil {
+		return fmt.Errorf("rule %s: %v", Line(r.RuleID), err)
 	}
 	for _, set := range []struct {
 		what string
@@ -147,6 +179,9 @@ func checkMergedResult(r *sarifResult) error {
 		for i, l := range set.locs {
 			if l == nil {
 				return fmt.Errorf("rule %s: %s[%d] is null", Line(r.RuleID), what, i)
+			}
+			if err := checkLogicalLocations(l.LogicalLocations); err != nil {
+				return fmt.Errorf("rule %s: %s[%d]: %v", Line(r.RuleID), what, i, err)
 			}
 			p := l.PhysicalLocation
 			if p == nil {
@@ -158,6 +193,75 @@ func checkMergedResult(r *sarifResult) error {
 			if err := airlockURI(p.ArtifactLocation.URI); err != nil {
 				return fmt.Errorf("rule %s: %s[%d]: artifactLocation.uri %q: %v", Line(r.RuleID), what, i, Line(p.ArtifactLocation.URI), err)
 			}
+		}
+	}
+	return nil
+}
+
+// sarifResultProperties are the result.properties keys each command's
+// SARIF writer sets (WriteRunSARIF; addChange for diff and drift; lint
+// sets none), every value a string.
+var sarifResultProperties = map[string][]string{
+	"run":   {"suite", "expected", "actual"},
+	"diff":  {"level", "oldPointer", "newPointer"},
+	"drift": {"level", "oldPointer", "newPointer"},
+}
+
+// checkSuppressions refuses suppressions airlock's writers do not write
+// for command: only lint writes one, a single suppression of kind
+// "inSource", status "accepted" and a non-empty justification that
+// exactText leaves unchanged (SARIF §3.35). A suppression from anywhere
+// else would hide an alert in code scanning.
+func checkSuppressions(sups []*sarifSuppression, command string) error {
+	if len(sups) == 0 {
+		return nil
+	}
+	if command != "lint" {
+		return fmt.Errorf("suppressions, which airlock %s never writes", Line(command))
+	}
+	if len(sups) != 1 || sups[0] == nil {
+		return fmt.Errorf("%d suppressions; airlock lint writes one", len(sups))
+	}
+	s := sups[0]
+	if s.Kind != "inSource" || s.Status != "accepted" || s.Justification == "" || exactText(s.Justification, maxSARIFText) != s.Justification {
+		return fmt.Errorf("a suppression of kind %q, status %q; airlock lint writes kind inSource, status accepted and a justification", Line(s.Kind), Line(s.Status))
+	}
+	return nil
+}
+
+// checkResultProperties refuses result.properties keys command's writer
+// does not set (sarifResultProperties), and values that are not strings
+// exactText(v, maxSARIFName) leaves unchanged.
+func checkResultProperties(props map[string]any, command string) error {
+	allowed := sarifResultProperties[command]
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		if !slices.Contains(allowed, k) {
+			return fmt.Errorf("result.properties %q, which airlock %s never writes", Line(k), Line(command))
+		}
+		v, ok := props[k].(string)
+		if !ok || exactText(v, maxSARIFName) != v {
+			return fmt.Errorf("result.properties %q: not a string of at most %d bytes", Line(k), maxSARIFName)
+		}
+	}
+	return nil
+}
+
+// checkLogicalLocations refuses logical locations airlock's writers do not
+// write: more than one per location, a null one, a kind other than
+// object, resource or module, or a name or fully qualified name that
+// logicalText changes.
+func checkLogicalLocations(ls []*sarifLogicalLocation) error {
+	if len(ls) > 1 {
+		return fmt.Errorf("%d logical locations; airlock writes at most one", len(ls))
+	}
+	for _, l := range ls {
+		switch {
+		case l == nil:
+			return errors.New("a null logical location")
+		case l.Kind != "object" && l.Kind != "resource" && l.Kind != "module":
+			return fmt.Errorf("a logical location of kind %q; airlock writes object, resource or module", Line(l.Kind))
+		case logicalText(l.Name) != l.Name || logicalText(l.FullyQualifiedName) != l.FullyQualifiedName:
+			return fmt.Errorf("a logical location name %q not spelled as airlock writes it (control characters, \"<!\", over %d bytes)", Line(l.Name+" "+l.FullyQualifiedName), maxSARIFName)
 		}
 	}
 	return nil

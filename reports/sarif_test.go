@@ -340,6 +340,25 @@ var _ = Describe("SARIF logs", func() {
 			"a negative line or column": func(res map[string]any) {
 				res["locations"].([]any)[0].(map[string]any)["physicalLocation"].(map[string]any)["region"] = map[string]any{"startLine": -1}
 			},
+			"suppressions, which airlock run never writes": func(res map[string]any) {
+				res["suppressions"] = []any{map[string]any{"kind": "external", "status": "accepted"}}
+			},
+			"result.properties \"security-severity\", which airlock run never writes": func(res map[string]any) {
+				res["properties"] = map[string]any{"suite": "parse", "security-severity": "10.0"}
+			},
+			"result.properties \"suite\": not a string": func(res map[string]any) {
+				res["properties"] = map[string]any{"suite": 10.0}
+			},
+			"not spelled as airlock writes it (control characters": func(res map[string]any) {
+				res["locations"].([]any)[0].(map[string]any)["logicalLocations"] = []any{map[string]any{"name": "a\u001b[31m<!--x", "fullyQualifiedName": "t/v1/accepted/a", "kind": "resource"}}
+			},
+			"a logical location of kind \"function\"": func(res map[string]any) {
+				res["locations"].([]any)[0].(map[string]any)["logicalLocations"] = []any{map[string]any{"name": "a", "kind": "function"}}
+			},
+			"2 logical locations": func(res map[string]any) {
+				ll := map[string]any{"name": "a", "kind": "resource"}
+				res["locations"].([]any)[0].(map[string]any)["logicalLocations"] = []any{ll, ll}
+			},
 		} {
 			_, err := reports.MergeSARIF([]string{"s1.sarif", "s2.sarif"}, [][]byte{logs[0], edit(f)})
 			Expect(err).To(MatchError(ContainSubstring("s2.sarif")), what)

@@ -94,10 +94,34 @@ func verdictMark(ok bool) string {
 // "<script>" or a newline neither breaks a table nor reaches the page as
 // HTML. The whole is at most MaxSummary bytes.
 //
-// It has no lint line: airlock merge writes it from JSON results, which
-// carry no lint. airlock run writes WriteRunSummaryLint.
+// Its lint line, and the line saying --strict fails the run on it, are
+// those of run.Lint (as WriteRunSummaryLint writes them) when the results
+// carry one (the unsharded run's, or shard 1's, read back and merged by
+// airlock merge); without it there is no lint line.
 func WriteRunSummary(w io.Writer, run *Run) error {
 	return writeRunSummary(w, run, "airlock run", nil)
+}
+
+// RunLintRecord is the lint line a run's JSON results carry ("lint",
+// schemas/results.schema.json): the counts of the lint of the selected
+// contracts and fixtures, whether the run had --strict, whether --strict
+// failed the run on them (Strict and a finding that counts), and the
+// command line that lists them. Written by the unsharded run and by
+// shard 1 (shard.Shard.ReportsContract), so that airlock merge's summary
+// says what the unsharded run's says.
+type RunLintRecord struct {
+	LintCounts
+	Strict       bool   `json:"strict"`
+	StrictFailed bool   `json:"strict_failed"`
+	Command      string `json:"command"`
+}
+
+// Record is l as JSON results carry it; nil when l.Lint is nil.
+func (l RunLint) Record() *RunLintRecord {
+	if l.Lint == nil {
+		return nil
+	}
+	return &RunLintRecord{LintCounts: l.Lint.Counts(), Strict: l.Strict, StrictFailed: l.Fails(), Command: l.command()}
 }
 
 // RunLint is what airlock run's lint line says (the lint of the run's
@@ -155,6 +179,10 @@ func lintFindings(n int) string {
 }
 
 func writeRunSummary(w io.Writer, run *Run, title string, lint *RunLint) error {
+	rec, hasLine := run.Lint, run.Lint != nil
+	if lint != nil {
+		rec, hasLine = lint.Record(), true
+	}
 	s := newSummary()
 	p, f, u := run.Counts()
 	e := run.Errored()
@@ -163,23 +191,23 @@ func writeRunSummary(w io.Writer, run *Run, title string, lint *RunLint) error {
 		s.printf(0, " (shard %s)", run.Shard.String())
 	}
 	s.add(0, "\n")
-	if lint != nil && lint.Fails() {
+	if rec != nil && rec.StrictFailed {
 		s.printf(0, "\n**❌ The run fails: `--strict` and %s (%s).** %s lists them.\n",
-			lintFindings(lint.Lint.Active()), mdText(lint.Lint.Summary()), mdCode(lint.command()))
+			lintFindings(rec.Active()), mdText(rec.Summary()), mdCode(Line(rec.Command)))
 	}
 	s.printf(0, "\n%s %d testcases: %d passed, %d failed, %d unchecked, %d contract errors (%.2fs)\n",
 		verdictMark(f == 0 && e == 0), len(run.Cases), p, f, u, e, run.Duration.Seconds())
-	if lint != nil {
+	if hasLine {
 		switch {
-		case lint.Lint == nil && !run.Shard.ReportsContract():
+		case rec == nil && !run.Shard.ReportsContract():
 			s.printf(0, "\nlint: reported by shard 1/%d\n", run.Shard.Count)
-		case lint.Lint == nil:
-		case lint.Lint.Active() == 0:
-			s.printf(0, "\n✅ lint: %s\n", mdText(lint.Lint.Summary()))
-		case lint.Fails():
-			s.printf(0, "\n❌ lint: %s; these fail the run (`--strict`); %s lists them\n", mdText(lint.Lint.Summary()), mdCode(lint.command()))
+		case rec == nil:
+		case rec.Active() == 0:
+			s.printf(0, "\n✅ lint: %s\n", mdText(rec.Summary()))
+		case rec.StrictFailed:
+			s.printf(0, "\n❌ lint: %s; these fail the run (`--strict`); %s lists them\n", mdText(rec.Summary()), mdCode(Line(rec.Command)))
 		default:
-			s.printf(0, "\n⚠️ lint: %s; these do not fail the run (without `--strict`); %s lists them\n", mdText(lint.Lint.Summary()), mdCode(lint.command()))
+			s.printf(0, "\n⚠️ lint: %s; these do not fail the run (without `--strict`); %s lists them\n", mdText(rec.Summary()), mdCode(Line(rec.Command)))
 		}
 	}
 	groups := run.Groups()

@@ -100,6 +100,17 @@ func WriteFileAtomic(ctx context.Context, path string, data []byte) error {
 // the path that failed. Targets must be distinct, regular-file paths
 // (the caller resolves symbolic links).
 func WriteFilesAtomic(ctx context.Context, paths []string, data [][]byte) (err error) {
+	return WriteFilesAtomicBefore(ctx, paths, data, nil)
+}
+
+// WriteFilesAtomicBefore is WriteFilesAtomic with a step run between the
+// temporary files and the renames: once every temporary file is written,
+// before any target is renamed into place, it calls before (when not
+// nil); an error from it is returned as it is, with every temporary file
+// removed and every target left as it was. Callers use it for outputs
+// that cannot be renamed (a device such as /dev/stdout), so that a failed
+// device write leaves no regular-file target created or changed.
+func WriteFilesAtomicBefore(ctx context.Context, paths []string, data [][]byte, before func() error) (err error) {
 	if len(paths) != len(data) {
 		return errors.New("write files: not one content per path")
 	}
@@ -129,6 +140,11 @@ func WriteFilesAtomic(ctx context.Context, paths []string, data [][]byte) (err e
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if before != nil {
+		if err := before(); err != nil {
+			return err
+		}
 	}
 	existed := make([]bool, len(paths))
 	for i, p := range paths {

@@ -204,6 +204,23 @@ func (s Shard) Of(items []Item) Shard {
 	return s
 }
 
+// Variant returns s with v mixed into Set: the first SetLen hex digits
+// of the SHA-256 (FIPS 180-4) of "airlock shard variant 1\n", Set, "\n"
+// and v. v names what the shards check of their fixtures (airlock run
+// writes the selected suites and "+mutate" for --mutate), so that shards
+// of one fixture set run with different checks record different sets
+// and airlock merge refuses to join them. The zero Shard, a Shard
+// without a Set, and v == "" (every suite, no variant) are returned
+// unchanged, so that a plain run's Set stays SetDigest's.
+func (s Shard) Variant(v string) Shard {
+	if s.IsZero() || s.Set == "" || v == "" {
+		return s
+	}
+	sum := sha256.Sum256([]byte("airlock shard variant 1\n" + s.Set + "\n" + v))
+	s.Set = hex.EncodeToString(sum[:])[:SetLen]
+	return s
+}
+
 // Select returns the indices of items that fall in s (all of them for the
 // zero Shard), in order.
 func (s Shard) Select(items []Item) []int {

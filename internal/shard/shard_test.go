@@ -208,3 +208,28 @@ func TestSetDigest(t *testing.T) {
 		}
 	}
 }
+
+// TestVariant checks that a variant changes the set digest (to another
+// valid one, the same in every shard), and that "", the zero Shard and a
+// Shard without a set are left as they are.
+func TestVariant(t *testing.T) {
+	items := randomItems(3, 20, 100)
+	s1 := Shard{Index: 1, Count: 2}.Of(items)
+	s2 := Shard{Index: 2, Count: 2}.Of(items)
+	if got := s1.Variant(""); got != s1 {
+		t.Errorf("Variant(\"\") = %+v, want %+v", got, s1)
+	}
+	m1, m2 := s1.Variant("+mutate"), s2.Variant("+mutate")
+	if m1.Set == s1.Set || !ValidSet(m1.Set) || m1.Set != m2.Set || m1.Index != 1 || m1.Count != 2 {
+		t.Errorf("Variant(+mutate) = %+v and %+v from %+v", m1, m2, s1)
+	}
+	if p := s1.Variant("parse"); p.Set == m1.Set || p.Set == s1.Set {
+		t.Errorf("Variant(parse) = %+v, want a set of its own", p)
+	}
+	if z := (Shard{}).Variant("+mutate"); !z.IsZero() || z.Set != "" {
+		t.Errorf("zero Shard's Variant = %+v", z)
+	}
+	if n := (Shard{Index: 1, Count: 2}).Variant("+mutate"); n.Set != "" {
+		t.Errorf("Variant without a set = %+v", n)
+	}
+}
