@@ -173,7 +173,7 @@ func runProxy(cmd *cobra.Command, e *env, o *proxyFlags, args []string) error {
 	var metrics *proxy.Metrics
 	if o.metrics != "" {
 		metrics = proxy.NewMetrics(nil)
-		metrics.SetTools(set.Tools())
+		metrics.SetTools(proxy.MetricTools(set, opts.Tools))
 		stop, err := serveMetrics(ctx, o.metrics, metrics, stderr)
 		if err != nil {
 			return err
@@ -183,7 +183,7 @@ func runProxy(cmd *cobra.Command, e *env, o *proxyFlags, args []string) error {
 	}
 	opts.Observe = fanOut(observers)
 
-	stopReload := reloadOnHangup(ctx, holder, o.schemas, e.gate, metrics, logger)
+	stopReload := reloadOnHangup(ctx, holder, o.schemas, e.gate, metrics, opts.Tools, logger)
 	defer stopReload()
 
 	if o.listen != "" {
@@ -276,7 +276,7 @@ func serveMetrics(ctx context.Context, addr string, m *proxy.Metrics, stderr io.
 // reloadOnHangup reloads the contracts on every SIGHUP until ctx ends
 // (proxy.Contracts.Reload: the new set whole, or the old one kept and the
 // error logged with its file and line), counting each in metrics.
-func reloadOnHangup(ctx context.Context, holder *proxy.Contracts, dir string, gopts gate.Options, m *proxy.Metrics, logger *slog.Logger) (stop func()) {
+func reloadOnHangup(ctx context.Context, holder *proxy.Contracts, dir string, gopts gate.Options, m *proxy.Metrics, mapped map[string]proxy.ToolConfig, logger *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -299,7 +299,7 @@ func reloadOnHangup(ctx context.Context, holder *proxy.Contracts, dir string, go
 			}
 			tools := holder.Load().Tools()
 			if m != nil {
-				m.SetTools(tools)
+				m.SetTools(proxy.MetricTools(holder.Load(), mapped))
 			}
 			logger.Info("SIGHUP: contracts reloaded", "schemas", dir, "tools", tools)
 		}
