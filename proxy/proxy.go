@@ -130,16 +130,24 @@ type Options struct {
 // the zero value is the default policy). One sample is written at a time,
 // beside the agent's answer; a result that arrives meanwhile is not
 // sampled; Serve returns after the sample being written. A failed write is
-// logged.
+// logged. At most Max samples are written (0: DefaultRecordMax), counted
+// over every Serve sharing this Sampling; then sampling stops, with one
+// log line.
 type Sampling struct {
 	Rate        float64
 	FixturesDir string
 	Redactor    redact.Redactor
+	Max         int
 	// Server is the server's command line, for the sidecar's source
 	// (redacted).
 	Server []string
 	busy   atomic.Bool // a sample is being written (by any Serve sharing this Sampling)
+	taken  int         // samples started, under busy
 }
+
+// DefaultRecordMax is Sampling.Max when 0 (airlock proxy --record-max):
+// the most sampled fixtures one proxy run writes.
+const DefaultRecordMax = 1000
 
 // sample writes a sampled result in the background (see Sampling).
 func (p *proxy) sample(pd *pending, reqID string, result []byte, received time.Time, took time.Duration) {
@@ -153,6 +161,18 @@ func (p *proxy) sample(pd *pending, reqID string, result []byte, received time.T
 	defer p.sampleMu.Unlock()
 	if p.sampleStop || !sp.busy.CompareAndSwap(false, true) {
 		return
+	}
+	limit := sp.Max
+	if limit <= 0 {
+		limit = DefaultRecordMax
+	}
+	if sp.taken >= limit {
+		sp.busy.Store(false)
+		return
+	}
+	sp.taken++
+	if sp.taken == limit {
+		p.opts.Logger.Warn("sampling stops: the most sampled results a run records were taken", "max", limit)
 	}
 	p.sampleWG.Add(1)
 	go func() {
