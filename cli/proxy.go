@@ -345,7 +345,10 @@ func serveProxyHTTP(ctx context.Context, o *proxyFlags, opts proxy.Options, logg
 		return usageErr("--listen %s: %v", o.listen, err)
 	}
 	fmt.Fprintf(stderr, "airlock proxy: listening on http://%s (upstream %s)\n", ln.Addr(), o.upstream)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// No ReadTimeout or WriteTimeout: either would cut a streamed (SSE)
+	// response; the handler bounds each request body by
+	// proxy.RequestReadTimeout instead.
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: proxy.IdleConnTimeout}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
