@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -288,5 +289,84 @@ func TestConfigEmptyToolRefused(t *testing.T) {
 	_, err := proxy.LoadConfig(file)
 	if err == nil || !strings.Contains(err.Error(), "empty tool name") || !strings.Contains(err.Error(), ":2") {
 		t.Errorf("an empty tool key: %v", err)
+	}
+}
+
+// TestServerLimitFollowsReload: the server's line limit is the contracts'
+// after a reload (Stdio once computed it at start): a 3 MiB answer is
+// discarded as too large under max_bytes 8192, and reaches the gate once
+// a reload raised max_bytes to 4 MiB.
+func TestServerLimitFollowsReload(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/schemas")); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := proxy.LoadContracts(dir, gate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder := proxy.NewContracts(cs)
+	r := start(t, fakeCmd(), proxy.Options{Contracts: holder})
+	call(t, r, "weather", map[string]any{"location": "huge"})
+	if last := nthObservation(t, r, 1); last.Reason != gate.ReasonTooLarge || last.Audit != nil {
+		t.Fatalf("before the reload: %+v, want the proxy's too-large refusal", last)
+	}
+	file := dir + "/weather/contract.yaml"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(strings.Replace(string(data), "max_bytes: 8192", "max_bytes: 4194304", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Reload(dir, gate.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	call(t, r, "weather", map[string]any{"location": "ok"}) // the line limit is read as a line starts
+	call(t, r, "weather", map[string]any{"location": "huge"})
+	if last := nthObservation(t, r, 3); last.Audit == nil {
+		t.Errorf("after the reload: %+v, want the gate's verdict", last)
+	}
+}
+
+// TestStdioAgentLimitOwn: a request of 2 MiB (arguments over any result
+// limit) is forwarded, not refused as too large.
+func TestStdioAgentLimitOwn(t *testing.T) {
+	cmd := exec.Command("sh", "-c", `read -r line; echo '{"jsonrpc":"2.0","id":1,"result":{}}'; cat >/dev/null`)
+	in, toProxy := io.Pipe()
+	fromProxy, out := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- proxy.Stdio(context.Background(), cmd, in, out, proxy.Options{Contracts: contracts(t)})
+		out.Close()
+	}()
+	go func() {
+		_, _ = io.WriteString(toProxy, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", 2<<20)+`"}}`+"\n")
+	}()
+	got := readLine(t, bufio.NewReader(fromProxy))
+	if got != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Errorf("a 2 MiB request got %s", got)
+	}
+	toProxy.Close()
+	go func() { _, _ = io.Copy(io.Discard, fromProxy) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Error("Stdio did not return")
+	}
+}
+
+// nthObservation waits for r's n-th observation (the proxy observes a
+// verdict after it answered the agent) and returns it; it fails after 20 s
+// (a hang guard).
+func nthObservation(t *testing.T, r *running, n int) proxy.Observation {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if obs := r.observations(); len(obs) >= n {
+			return obs[n-1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no observation %d within 20 s", n)
+		}
 	}
 }

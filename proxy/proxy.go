@@ -636,8 +636,8 @@ func (p *proxy) unreadable(ctx context.Context, id jsonrpc.ID, cause error) {
 		tool = pd.contract.Tool()
 	}
 	env := gate.FailureEnvelope(tool, p.requestID(pd.id), gate.InvalidResponse, false)
-	p.toAgent(ctx, resultResponse(pd.id, failureResult(env)))
 	p.observe(Observation{Tool: pd.tool, Mode: pd.mode, Outcome: OutcomeRefused, Reason: ReasonUnreadable})
+	p.toAgent(ctx, resultResponse(pd.id, failureResult(env)))
 }
 
 // tooLarge answers the call an oversized server line named.
