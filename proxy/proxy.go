@@ -111,7 +111,9 @@ type Options struct {
 	// with a JSON-RPC error (-32603). A late answer is dropped.
 	CallTimeout time.Duration
 	// Observe is called once per tools/call result of a contracted tool
-	// (not in mode off) and per call answered as unavailable; nil: none.
+	// (not in mode off), per JSON-RPC error or unreadable line answering
+	// one (reasons ReasonUpstreamError, ReasonUnreadable) and per call
+	// answered as unavailable; nil: none.
 	// It is called from the proxy's goroutines and must not block long.
 	Observe func(Observation)
 	// Source names the server in audit records (gate.Response.Source).
