@@ -27,6 +27,7 @@ type proxyFlags struct {
 	schemas, mode, config, unlisted  string
 	callTimeout                      time.Duration
 	sample                           float64
+	recordMax                        int
 	fixtures                         string
 	audit, metrics, listen, upstream string
 }
@@ -51,6 +52,7 @@ whose contracted tools advertise the contract's agent-facing schema as outputSch
   --record-sample RATE --fixtures DIR
                   write that share of contracted tools' results, redacted, to
                   DIR/<tool>/<version>/recorded/ (as airlock record does), for airlock drift
+  --record-max N  at most N sampled fixtures per run (default 1000), then sampling stops
   --audit FILE    one JSON line per verdict (the audit record), appended; - is stderr
   --metrics ADDR  Prometheus /metrics and /healthz on ADDR (:0 picks a port, printed)
 
@@ -74,6 +76,7 @@ closes, the server is stopped and airlock exits 0. See docs/proxy.md.`,
 	f.StringVar(&o.config, "config", "", "the proxy configuration file (YAML; docs/proxy.md)")
 	f.StringVar(&o.unlisted, "unlisted", "", "tools without a contract: pass, hide or refuse (default pass)")
 	f.Float64Var(&o.sample, "record-sample", 0, "write this share (0 to 1) of contracted tools' results, redacted, as recorded fixtures under --fixtures")
+	f.IntVar(&o.recordMax, "record-max", proxy.DefaultRecordMax, "the most fixtures --record-sample writes in one proxy run; then sampling stops")
 	f.StringVar(&o.fixtures, "fixtures", "", "the fixture tree --record-sample writes to (<tool>/<version>/recorded/)")
 	f.StringVar(&o.audit, "audit", "", "append one JSON line per verdict (the audit record) to this file; - is standard error (default: none)")
 	f.StringVar(&o.metrics, "metrics", "", "serve Prometheus /metrics and /healthz on this address (host:port; :0 picks a port, printed on stderr)")
@@ -108,6 +111,9 @@ func runProxy(cmd *cobra.Command, e *env, o *proxyFlags, args []string) error {
 	}
 	if o.sample < 0 || o.sample > 1 || o.sample != o.sample {
 		return usageErr("--record-sample %v: want a share from 0 to 1", o.sample)
+	}
+	if o.recordMax <= 0 {
+		return usageErr("--record-max %d: want a positive number of fixtures", o.recordMax)
 	}
 	if (o.sample > 0) != (o.fixtures != "") {
 		return usageErr("--record-sample and --fixtures go together")
@@ -150,7 +156,7 @@ func runProxy(cmd *cobra.Command, e *env, o *proxyFlags, args []string) error {
 		source = []string{o.upstream}
 	}
 	if o.sample > 0 {
-		opts.Sample = &proxy.Sampling{Rate: o.sample, FixturesDir: o.fixtures, Server: source}
+		opts.Sample = &proxy.Sampling{Rate: o.sample, FixturesDir: o.fixtures, Server: source, Max: o.recordMax}
 	}
 	stderr := cmd.ErrOrStderr()
 	logger := slog.New(slog.NewTextHandler(stderr, nil)).With("component", "airlock proxy")
@@ -173,7 +179,7 @@ func runProxy(cmd *cobra.Command, e *env, o *proxyFlags, args []string) error {
 	var metrics *proxy.Metrics
 	if o.metrics != "" {
 		metrics = proxy.NewMetrics(nil)
-		metrics.SetTools(set.Tools())
+		metrics.SetTools(proxy.MetricTools(set, opts.Tools))
 		stop, err := serveMetrics(ctx, o.metrics, metrics, stderr)
 		if err != nil {
 			return err
@@ -183,7 +189,7 @@ func runProxy(cmd *cobra.Command, e *env, o *proxyFlags, args []string) error {
 	}
 	opts.Observe = fanOut(observers)
 
-	stopReload := reloadOnHangup(ctx, holder, o.schemas, e.gate, metrics, logger)
+	stopReload := reloadOnHangup(ctx, holder, o.schemas, e.gate, metrics, opts.Tools, logger)
 	defer stopReload()
 
 	if o.listen != "" {
@@ -276,7 +282,7 @@ func serveMetrics(ctx context.Context, addr string, m *proxy.Metrics, stderr io.
 // reloadOnHangup reloads the contracts on every SIGHUP until ctx ends
 // (proxy.Contracts.Reload: the new set whole, or the old one kept and the
 // error logged with its file and line), counting each in metrics.
-func reloadOnHangup(ctx context.Context, holder *proxy.Contracts, dir string, gopts gate.Options, m *proxy.Metrics, logger *slog.Logger) (stop func()) {
+func reloadOnHangup(ctx context.Context, holder *proxy.Contracts, dir string, gopts gate.Options, m *proxy.Metrics, mapped map[string]proxy.ToolConfig, logger *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -299,7 +305,7 @@ func reloadOnHangup(ctx context.Context, holder *proxy.Contracts, dir string, go
 			}
 			tools := holder.Load().Tools()
 			if m != nil {
-				m.SetTools(tools)
+				m.SetTools(proxy.MetricTools(holder.Load(), mapped))
 			}
 			logger.Info("SIGHUP: contracts reloaded", "schemas", dir, "tools", tools)
 		}
@@ -339,7 +345,10 @@ func serveProxyHTTP(ctx context.Context, o *proxyFlags, opts proxy.Options, logg
 		return usageErr("--listen %s: %v", o.listen, err)
 	}
 	fmt.Fprintf(stderr, "airlock proxy: listening on http://%s (upstream %s)\n", ln.Addr(), o.upstream)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// No ReadTimeout or WriteTimeout: either would cut a streamed (SSE)
+	// response; the handler bounds each request body by
+	// proxy.RequestReadTimeout instead.
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: proxy.IdleConnTimeout}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

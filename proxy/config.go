@@ -19,7 +19,7 @@ import (
 //	  get-weather: {mode: warn, contract: weather}
 //
 // tools are by MCP tool name; contract names the contract when the MCP
-// name is not the contract's tool name. Decoded strictly (an unknown or
+// name is not the contract's tool name; an empty tool name is an error. Decoded strictly (an unknown or
 // duplicate key is an error with its file and line), at most
 // config.MaxFile bytes.
 type Config struct {
@@ -61,6 +61,9 @@ func LoadConfig(file string) (*Config, error) {
 		return nil, c.errAt(jsonpointer.Pointer{"unlisted"}, err)
 	}
 	for _, name := range c.toolNames() {
+		if name == "" {
+			return nil, c.errAt(jsonpointer.Pointer{"tools", name}, fmt.Errorf("an empty tool name"))
+		}
 		if _, err := gate.ParseMode(c.Tools[name].Mode); err != nil {
 			return nil, c.errAt(jsonpointer.Pointer{"tools", name, "mode"}, err)
 		}

@@ -29,6 +29,23 @@ const (
 	// DefaultSessionIdle is HTTPOptions.SessionIdle when 0: a session
 	// with no request in flight for 30 minutes is ended.
 	DefaultSessionIdle = 30 * time.Minute
+	// DefaultFreshSessionIdle is HTTPOptions.FreshSessionIdle when 0: a
+	// session that has served at most FreshRequests requests (its
+	// initialize and notifications/initialized) and has none in flight
+	// for 30 seconds is ended, so initialize requests alone cannot hold
+	// the MaxSessions slots for SessionIdle.
+	DefaultFreshSessionIdle = 30 * time.Second
+	// FreshRequests is how many requests a session serves before
+	// SessionIdle replaces FreshSessionIdle.
+	FreshRequests = 2
+	// RequestReadTimeout is how long the front waits for a POST's body
+	// (the request, not the response stream, which has no deadline: SSE
+	// responses last as long as the call); a slower body fails the
+	// request.
+	RequestReadTimeout = 30 * time.Second
+	// IdleConnTimeout is the HTTP server's keep-alive idle timeout
+	// (http.Server.IdleTimeout) airlock proxy --listen sets.
+	IdleConnTimeout = 2 * time.Minute
 	// MaxRequestBytes is the largest HTTP request body an agent may send
 	// (its JSON-RPC messages: tool arguments, not results), 4 MiB; a
 	// longer one is answered 413.
@@ -84,6 +101,9 @@ type HTTPOptions struct {
 	// the agent's DELETE; 0 means DefaultSessionIdle. It bounds the slots
 	// of agents that leave without DELETE.
 	SessionIdle time.Duration
+	// FreshSessionIdle is SessionIdle for a session that has served at
+	// most FreshRequests requests; 0 means DefaultFreshSessionIdle.
+	FreshSessionIdle time.Duration
 	// OnSessionEnd, when set, is called with the session id ("" for a
 	// stateless exchange) and Serve's error after each ends (for the log).
 	// nil: none.
@@ -112,6 +132,7 @@ type httpSession struct {
 	// HTTPHandler.mu); idle ends the session when it stays 0 for
 	// SessionIdle.
 	inFlight int
+	served   int // requests begun
 	idle     *time.Timer
 }
 
@@ -120,6 +141,7 @@ type httpSession struct {
 func (h *HTTPHandler) begin(s *httpSession) {
 	h.mu.Lock()
 	s.inFlight++
+	s.served++
 	s.idle.Stop()
 	h.mu.Unlock()
 }
@@ -128,7 +150,11 @@ func (h *HTTPHandler) end(s *httpSession) {
 	h.mu.Lock()
 	s.inFlight--
 	if s.inFlight == 0 {
-		s.idle.Reset(h.opts.SessionIdle)
+		if s.served <= FreshRequests {
+			s.idle.Reset(h.opts.FreshSessionIdle)
+		} else {
+			s.idle.Reset(h.opts.SessionIdle)
+		}
 	}
 	h.mu.Unlock()
 }
@@ -150,6 +176,9 @@ func NewHTTPHandler(opts HTTPOptions) (*HTTPHandler, error) {
 	}
 	if opts.SessionIdle <= 0 {
 		opts.SessionIdle = DefaultSessionIdle
+	}
+	if opts.FreshSessionIdle <= 0 {
+		opts.FreshSessionIdle = DefaultFreshSessionIdle
 	}
 	var base = upstreamTransport()
 	client := &http.Client{}
@@ -196,6 +225,22 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost {
 		r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBytes)
+		// The body is read whole under RequestReadTimeout, then the
+		// deadline is lifted for the response stream.
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Now().Add(RequestReadTimeout))
+		body, err := io.ReadAll(r.Body)
+		_ = rc.SetReadDeadline(time.Time{})
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				http.Error(w, fmt.Sprintf("request body larger than %d bytes", MaxRequestBytes), http.StatusRequestEntityTooLarge)
+				return
+			}
+			http.Error(w, "cannot read the request body", http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	if id != "" {
 		h.mu.Lock()
@@ -223,16 +268,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Content-Type must be application/json", http.StatusUnsupportedMediaType)
 		return
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			http.Error(w, fmt.Sprintf("request body larger than %d bytes", MaxRequestBytes), http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "cannot read the request body", http.StatusBadRequest)
-		return
-	}
+	body, _ := io.ReadAll(r.Body) // in memory already
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	stateful := initializes(body)
 	s, done, status, err := h.start(stateful)
@@ -302,7 +338,7 @@ func (h *HTTPHandler) start(stateful bool) (s *httpSession, done chan struct{}, 
 		_ = agent.Close()
 		return nil, nil, http.StatusBadGateway, fmt.Errorf("upstream: %v", err)
 	}
-	s = &httpSession{transport: t, cancel: cancel, idle: time.AfterFunc(h.opts.SessionIdle, cancel)}
+	s = &httpSession{transport: t, cancel: cancel, idle: time.AfterFunc(h.opts.FreshSessionIdle, cancel)}
 	id := t.SessionID
 	if stateful {
 		h.sessions[id] = s

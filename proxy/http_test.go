@@ -257,7 +257,7 @@ func TestNewHTTPHandlerOptions(t *testing.T) {
 func TestHTTPHandlerIdleSession(t *testing.T) {
 	up := upstreamServer(t, 10, true)
 	endc := make(chan string, 8)
-	h, srv := proxyServer(t, proxy.HTTPOptions{Upstream: up.URL, Serve: relay, SessionIdle: 100 * time.Millisecond,
+	h, srv := proxyServer(t, proxy.HTTPOptions{Upstream: up.URL, Serve: relay, SessionIdle: 100 * time.Millisecond, FreshSessionIdle: time.Hour,
 		OnSessionEnd: func(id string, _ error) { endc <- id }})
 	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1.0.0"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
@@ -265,6 +265,10 @@ func TestHTTPHandlerIdleSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
+	// A request past initialize: the session is no longer fresh.
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
 	// A guard against a hang only: the session must end, whenever.
 	guard := time.After(time.Minute)
 	for {
@@ -282,6 +286,32 @@ func TestHTTPHandlerIdleSession(t *testing.T) {
 			return
 		case <-guard:
 			t.Fatal("the idle session was never ended")
+		}
+	}
+}
+
+// TestHTTPHandlerFreshSessionIdle: a session that only initialized ends
+// after FreshSessionIdle, not SessionIdle (an hour here).
+func TestHTTPHandlerFreshSessionIdle(t *testing.T) {
+	up := upstreamServer(t, 10, true)
+	endc := make(chan string, 8)
+	_, srv := proxyServer(t, proxy.HTTPOptions{Upstream: up.URL, Serve: relay, SessionIdle: time.Hour, FreshSessionIdle: 100 * time.Millisecond,
+		OnSessionEnd: func(id string, _ error) { endc <- id }})
+	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1.0.0"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	guard := time.After(time.Minute) // a hang guard only
+	for {
+		select {
+		case id := <-endc:
+			if id != "" {
+				return
+			}
+		case <-guard:
+			t.Fatal("the session that only initialized was not ended")
 		}
 	}
 }

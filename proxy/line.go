@@ -62,10 +62,16 @@ func (e *TooLargeError) Error() string {
 
 // BadMessageError is a Read of a line that is not a JSON-RPC 2.0 message
 // (garbage on a server's stdout). The line is skipped; the connection keeps
-// serving. Line is its first 200 bytes.
+// serving. Line is its first 200 bytes; ID is the line's top-level "id"
+// member as an oversized line's is found (TooLargeError), not valid when
+// none was: valid JSON nested deeper than the decoder reads still names
+// the call it answers. Batch is set when the line is a JSON array (a
+// JSON-RPC batch, which MCP 2025-06-18 removed).
 type BadMessageError struct {
-	Line []byte
-	Err  error
+	Line  []byte
+	Err   error
+	ID    jsonrpc.ID
+	Batch bool
 }
 
 func (e *BadMessageError) Error() string {
@@ -84,6 +90,7 @@ type LineConn struct {
 	rc, wc io.Closer
 	w      io.Writer
 	max    int64
+	limit  func() int64 // when set, the limit of each line (SetLimit)
 	wmu    sync.Mutex
 	once   sync.Once
 }
@@ -100,6 +107,11 @@ func NewLineConn(r io.Reader, w io.Writer, max int64) *LineConn {
 	return c
 }
 
+// SetLimit makes f give the longest line, read before each line (0 or
+// less: the limit NewLineConn set): Stdio's server side follows the
+// contracts of a reload. Call it before the first Read.
+func (c *LineConn) SetLimit(f func() int64) { c.limit = f }
+
 // Read returns the next message. Errors other than *TooLargeError and
 // *BadMessageError end the connection (io.EOF when r ended).
 func (c *LineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -113,7 +125,10 @@ func (c *LineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		msg, err := jsonrpc.DecodeMessage(line)
 		if err != nil {
-			return nil, &BadMessageError{Line: line[:min(len(line), 200)], Err: err}
+			var sc idScanner
+			sc.feed(line)
+			t := trimSpace(line)
+			return nil, &BadMessageError{Line: line[:min(len(line), 200)], Err: err, ID: sc.id(), Batch: t[0] == '['}
 		}
 		return msg, nil
 	}
@@ -123,10 +138,16 @@ func (c *LineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // last line without a newline counts.
 func (c *LineConn) readLine() ([]byte, error) {
 	var buf []byte
+	limit := c.max
+	if c.limit != nil {
+		if l := c.limit(); l > 0 {
+			limit = l
+		}
+	}
 	for {
 		frag, err := c.r.ReadSlice('\n')
-		if int64(len(buf))+int64(len(frag)) > c.max+1 { // +1: the newline
-			return nil, c.discard(buf, frag, err)
+		if int64(len(buf))+int64(len(frag)) > limit+1 { // +1: the newline
+			return nil, c.discard(buf, frag, err, limit)
 		}
 		buf = append(buf, frag...)
 		switch {
@@ -142,7 +163,7 @@ func (c *LineConn) readLine() ([]byte, error) {
 }
 
 // discard reads the rest of an oversized line, scanning it for its id.
-func (c *LineConn) discard(buf, frag []byte, err error) error {
+func (c *LineConn) discard(buf, frag []byte, err error, limit int64) error {
 	var sc idScanner
 	sc.feed(buf)
 	sc.feed(frag)
@@ -157,7 +178,7 @@ func (c *LineConn) discard(buf, frag []byte, err error) error {
 	} else if err != io.EOF {
 		return err
 	}
-	return &TooLargeError{Size: size, Limit: c.max, ID: sc.id()}
+	return &TooLargeError{Size: size, Limit: limit, ID: sc.id()}
 }
 
 // Write writes msg as one line.
@@ -169,6 +190,14 @@ func (c *LineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_, err = c.w.Write(append(data, '\n'))
+	return err
+}
+
+// writeLine writes data and a newline as one line.
+func (c *LineConn) writeLine(data []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err := c.w.Write(append(data, '\n'))
 	return err
 }
 

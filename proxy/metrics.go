@@ -3,6 +3,7 @@ package proxy
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -175,10 +176,26 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 	panic("proxy: registering metrics: " + err.Error())
 }
 
+// MetricTools returns the tool names SetTools needs for set and tools
+// (Options.Tools): the contracts' tool names and the MCP tool names of
+// tools, sorted, each once. Observations carry the MCP tool name, so a
+// tool mapped to a contract by the configuration (get-weather: {contract:
+// weather}) is counted under get-weather.
+func MetricTools(set *ContractSet, tools map[string]ToolConfig) []string {
+	names := append([]string(nil), set.Tools()...)
+	for n := range tools {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
 // SetTools sets the tool names that get their own label (the contracts'
 // tools, ContractSet.Tools, after each load); any other name is counted
-// as UnlistedTool. Until the first call any tool name gets its own label,
-// up to MaxToolLabels. Series of tools no longer listed stay.
+// as UnlistedTool. The names are the operator's (MetricTools: contract
+// and configured MCP names), so they need not match the contract tool
+// name pattern. Until the first call any tool name of that pattern gets
+// its own label, up to MaxToolLabels. Series of tools no longer listed stay.
 func (m *Metrics) SetTools(tools []string) {
 	known := make(map[string]bool, len(tools))
 	for _, t := range tools {
@@ -266,7 +283,9 @@ func (m *Metrics) toolLabel(name string) string {
 	if _, ok := m.tools[name]; ok && (m.known == nil || m.known[name]) {
 		return name
 	}
-	if m.known != nil && !m.known[name] || !semantic.ValidName(name) || len(m.tools) >= MaxToolLabels {
+	// A name SetTools gave (the operator's contracts and configuration:
+	// an MCP name such as get-weather) needs no contract tool name shape.
+	if m.known != nil && !m.known[name] || m.known == nil && !semantic.ValidName(name) || len(m.tools) >= MaxToolLabels {
 		return UnlistedTool
 	}
 	return name

@@ -5,12 +5,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/airlockdev/airlock/gate"
@@ -256,5 +258,24 @@ func TestMetricsConcurrent(t *testing.T) {
 	wg.Wait()
 	if n := testutil.CollectAndCount(reg, "airlock_proxy_verdicts_total"); n != 2 {
 		t.Errorf("%d series, want 2", n)
+	}
+}
+
+// TestMetricsMappedTool: an MCP tool mapped to a contract by the
+// configuration is counted under its MCP name, not as unlisted.
+func TestMetricsMappedTool(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := proxy.NewMetrics(reg)
+	set, err := proxy.LoadContracts(filepath.Join("testdata", "schemas"), gate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SetTools(proxy.MetricTools(set, map[string]proxy.ToolConfig{"get-weather": {Contract: "weather"}}))
+	m.Observe(proxy.Observation{Tool: "get-weather", Outcome: proxy.OutcomeAdmitted, Mode: gate.ModeStrict})
+	rec := httptest.NewRecorder()
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	want := `airlock_proxy_verdicts_total{mode="strict",outcome="admitted",reason="",tool="get-weather"} 1`
+	if !strings.Contains(rec.Body.String(), want) {
+		t.Errorf("/metrics lacks %s:\n%s", want, rec.Body.String())
 	}
 }

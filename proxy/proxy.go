@@ -61,6 +61,15 @@ const (
 // has no contract (UnlistedRefuse).
 const ReasonUnlisted = "proxy.unlisted"
 
+// ReasonUnreadable is Observation.Reason of a call whose answer was not a
+// JSON-RPC message the proxy could read (valid JSON nested deeper than the
+// decoder reads, say) but named the call's id.
+const ReasonUnreadable = "proxy.unreadable"
+
+// ReasonUpstreamError is Observation.Reason of a contracted tool's call
+// answered by a JSON-RPC error.
+const ReasonUpstreamError = "proxy.upstream_error"
+
 // ParseUnlisted reads "pass", "hide" or "refuse"; "" is UnlistedPass.
 func ParseUnlisted(s string) (Unlisted, error) {
 	switch Unlisted(s) {
@@ -102,7 +111,9 @@ type Options struct {
 	// with a JSON-RPC error (-32603). A late answer is dropped.
 	CallTimeout time.Duration
 	// Observe is called once per tools/call result of a contracted tool
-	// (not in mode off) and per call answered as unavailable; nil: none.
+	// (not in mode off), per JSON-RPC error or unreadable line answering
+	// one (reasons ReasonUpstreamError, ReasonUnreadable) and per call
+	// answered as unavailable; nil: none.
 	// It is called from the proxy's goroutines and must not block long.
 	Observe func(Observation)
 	// Source names the server in audit records (gate.Response.Source).
@@ -121,16 +132,24 @@ type Options struct {
 // the zero value is the default policy). One sample is written at a time,
 // beside the agent's answer; a result that arrives meanwhile is not
 // sampled; Serve returns after the sample being written. A failed write is
-// logged.
+// logged. At most Max samples are written (0: DefaultRecordMax), counted
+// over every Serve sharing this Sampling; then sampling stops, with one
+// log line.
 type Sampling struct {
 	Rate        float64
 	FixturesDir string
 	Redactor    redact.Redactor
+	Max         int
 	// Server is the server's command line, for the sidecar's source
 	// (redacted).
 	Server []string
 	busy   atomic.Bool // a sample is being written (by any Serve sharing this Sampling)
+	taken  int         // samples started, under busy
 }
+
+// DefaultRecordMax is Sampling.Max when 0 (airlock proxy --record-max):
+// the most sampled fixtures one proxy run writes.
+const DefaultRecordMax = 1000
 
 // sample writes a sampled result in the background (see Sampling).
 func (p *proxy) sample(pd *pending, reqID string, result []byte, received time.Time, took time.Duration) {
@@ -144,6 +163,18 @@ func (p *proxy) sample(pd *pending, reqID string, result []byte, received time.T
 	defer p.sampleMu.Unlock()
 	if p.sampleStop || !sp.busy.CompareAndSwap(false, true) {
 		return
+	}
+	limit := sp.Max
+	if limit <= 0 {
+		limit = DefaultRecordMax
+	}
+	if sp.taken >= limit {
+		sp.busy.Store(false)
+		return
+	}
+	sp.taken++
+	if sp.taken == limit {
+		p.opts.Logger.Warn("sampling stops: the most sampled results a run records were taken", "max", limit)
 	}
 	p.sampleWG.Add(1)
 	go func() {
@@ -190,11 +221,21 @@ var ErrUpstreamClosed = errors.New("the MCP server closed its connection")
 //     "$schema"); tools without one are kept or dropped per Unlisted;
 //   - calls to tools without a contract under UnlistedHide or
 //     UnlistedRefuse are answered by the proxy (see Unlisted);
-//   - a JSON-RPC error answering a tools/call passes through unchanged.
+//   - a JSON-RPC error answering a contracted tool's tools/call (not in
+//     mode off) is observed; in mode strict the agent gets the failure
+//     envelope (UPSTREAM_UNAVAILABLE, not retryable) instead;
+//   - a tools/call whose params are not read strictly (readCallParams),
+//     a request reusing a pending id, and requests past MaxPending or
+//     MaxPendingArgBytes are answered with a JSON-RPC error, unforwarded;
+//     the server gets a tools/call's params re-encoded from what the
+//     proxy read.
 //
 // A server line longer than the limit (*TooLargeError) answers the call it
 // names with the failure envelope of transport.too_large; one that is not
-// JSON-RPC (*BadMessageError) is logged and skipped.
+// JSON-RPC (*BadMessageError) is logged and skipped, and answers at once
+// the call whose id it names (failure envelope, INVALID_RESPONSE, not
+// retryable). An agent line that is a batch is answered with a JSON-RPC
+// error (id null, -32600).
 func Serve(ctx context.Context, agent, server mcp.Connection, opts Options) error {
 	p := &proxy{
 		opts: opts, agent: agent, server: server,
@@ -269,7 +310,9 @@ type proxy struct {
 
 	mu      sync.Mutex
 	pending map[string]*pending // by key(id) of the agent's request
-	warned  map[string]bool     // unlisted tools already logged
+	// argBytes is the sum of the pending requests' argBytes.
+	argBytes int
+	warned   map[string]bool // unlisted tools already logged
 	// serverGone is set when the server's side ended, before its pending
 	// requests are answered.
 	serverGone bool
@@ -291,6 +334,7 @@ type pending struct {
 	contract *gate.Contract // tools/call of a contracted tool
 	mode     gate.Mode
 	args     map[string]any
+	argBytes int // what args holds, in bytes (argBytes)
 	timer    *time.Timer
 	started  time.Time // when the request was forwarded
 }
@@ -355,6 +399,12 @@ func (p *proxy) fromAgent(ctx context.Context) error {
 			continue
 		case errors.As(err, &bad):
 			p.opts.Logger.Warn("agent message skipped", "error", err)
+			switch {
+			case bad.Batch:
+				p.answerNullID(ctx, jsonrpc.CodeInvalidRequest, "batches are not supported")
+			case bad.ID.IsValid():
+				p.toAgent(ctx, errorResponse(bad.ID, jsonrpc.CodeInvalidRequest, "airlock proxy: not a JSON-RPC message it can read"))
+			}
 			continue
 		case err != nil:
 			if errors.Is(err, io.EOF) || ctx.Err() != nil {
@@ -387,30 +437,46 @@ func (p *proxy) fromAgentRequest(ctx context.Context, req *jsonrpc.Request) bool
 		}
 		return false
 	}
+	k := key(req.ID)
+	p.mu.Lock()
+	_, inUse := p.pending[k]
+	full := len(p.pending) >= MaxPending
+	p.mu.Unlock()
+	if inUse {
+		p.toAgent(ctx, errorResponse(req.ID, jsonrpc.CodeInvalidRequest, "id already in use by a pending request"))
+		return true
+	}
+	if full {
+		p.toAgent(ctx, errorResponse(req.ID, jsonrpc.CodeInternalError, fmt.Sprintf("airlock proxy: %d requests pending, the most a session may have", MaxPending)))
+		return true
+	}
 	pd := &pending{id: req.ID, method: req.Method, started: time.Now()}
 	if req.Method == "tools/call" {
-		var params struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
+		params, err := readCallParams(req.Params)
+		if err != nil {
+			p.opts.Logger.Warn("refused a tools/call", "id", idText(req.ID), "error", err)
+			p.toAgent(ctx, errorResponse(req.ID, jsonrpc.CodeInvalidParams, "airlock proxy: "+err.Error()))
+			return true
 		}
-		_ = json.Unmarshal(req.Params, &params)
-		pd.tool = params.Name
-		pd.contract, pd.mode = p.route(params.Name)
+		// The server gets the params the proxy judged, re-encoded.
+		req.Params = params.raw
+		pd.tool = params.name
+		pd.contract, pd.mode = p.route(params.name)
 		if pd.contract == nil {
 			switch p.opts.Unlisted {
 			case UnlistedHide:
-				p.toAgent(ctx, errorResponse(req.ID, jsonrpc.CodeInvalidParams, "Unknown tool: "+params.Name))
+				p.toAgent(ctx, errorResponse(req.ID, jsonrpc.CodeInvalidParams, "Unknown tool: "+params.name))
 				return true
 			case UnlistedRefuse:
-				env := gate.FailureEnvelope(params.Name, p.requestID(req.ID), gate.InvalidResponse, false)
+				env := gate.FailureEnvelope(params.name, p.requestID(req.ID), gate.InvalidResponse, false)
 				p.toAgent(ctx, resultResponse(req.ID, failureResult(env)))
-				p.observe(Observation{Tool: params.Name, Mode: gate.ModeStrict, Outcome: OutcomeRefused, Reason: ReasonUnlisted})
+				p.observe(Observation{Tool: params.name, Mode: gate.ModeStrict, Outcome: OutcomeRefused, Reason: ReasonUnlisted})
 				return true
 			}
 		}
-		pd.args = contextOf(params.Arguments)
+		pd.args = contextOf(params.arguments)
+		pd.argBytes = argBytes(pd.args)
 	}
-	k := key(req.ID)
 	pd.timer = time.AfterFunc(p.opts.CallTimeout, func() {
 		if p.take(pd.id) == nil {
 			return
@@ -419,7 +485,21 @@ func (p *proxy) fromAgentRequest(ctx context.Context, req *jsonrpc.Request) bool
 		p.unavailable(context.Background(), pd, "timed out")
 	})
 	p.mu.Lock()
+	_, inUse = p.pending[k]
+	switch {
+	case inUse: // another goroutine cannot add: fromAgent is the only writer
+		p.mu.Unlock()
+		pd.timer.Stop()
+		p.toAgent(ctx, errorResponse(req.ID, jsonrpc.CodeInvalidRequest, "id already in use by a pending request"))
+		return true
+	case p.argBytes+pd.argBytes > MaxPendingArgBytes:
+		p.mu.Unlock()
+		pd.timer.Stop()
+		p.toAgent(ctx, errorResponse(req.ID, jsonrpc.CodeInternalError, fmt.Sprintf("airlock proxy: the pending calls' arguments would hold more than %d bytes", MaxPendingArgBytes)))
+		return true
+	}
 	p.pending[k] = pd
+	p.argBytes += pd.argBytes
 	p.mu.Unlock()
 	return false
 }
@@ -432,6 +512,7 @@ func (p *proxy) take(id jsonrpc.ID) *pending {
 	pd := p.pending[k]
 	if pd != nil {
 		delete(p.pending, k)
+		p.argBytes -= pd.argBytes
 		pd.timer.Stop()
 	}
 	return pd
@@ -475,6 +556,9 @@ func (p *proxy) fromServer(ctx context.Context) error {
 			continue
 		case errors.As(err, &bad):
 			p.opts.Logger.Warn("skipped a line from the MCP server", "error", err)
+			if bad.ID.IsValid() {
+				p.unreadable(ctx, bad.ID, err)
+			}
 			continue
 		case err != nil:
 			if ctx.Err() != nil {
@@ -487,6 +571,7 @@ func (p *proxy) fromServer(ctx context.Context) error {
 				pd.timer.Stop()
 				all = append(all, pd)
 				delete(p.pending, k)
+				p.argBytes -= pd.argBytes
 			}
 			p.mu.Unlock()
 			for _, pd := range all {
@@ -509,6 +594,9 @@ func (p *proxy) fromServer(ctx context.Context) error {
 		}
 		switch {
 		case resp.Error != nil:
+			if pd.method == "tools/call" && pd.contract != nil && pd.mode != gate.ModeOff {
+				msg = p.upstreamError(ctx, pd, resp)
+			}
 		case pd.method == "tools/call" && pd.contract != nil && pd.mode != gate.ModeOff:
 			msg = p.gated(ctx, pd, resp)
 		case pd.method == "tools/list":
@@ -516,6 +604,42 @@ func (p *proxy) fromServer(ctx context.Context) error {
 		}
 		p.toAgent(ctx, msg)
 	}
+}
+
+// answerNullID writes a JSON-RPC error with id null to the agent (the SDK
+// cannot encode a null id; a LineConn writes the line itself, other
+// connections get nothing).
+func (p *proxy) answerNullID(ctx context.Context, code int64, message string) {
+	lc, ok := p.agent.(*LineConn)
+	if !ok {
+		return
+	}
+	data, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": message}})
+	if err := lc.writeLine(data); err != nil {
+		p.opts.Logger.Warn("writing to the agent failed", "error", err)
+	}
+}
+
+// unreadable answers at once the call a server line that is not JSON-RPC
+// (valid JSON nested too deep, say) names: a tools/call with the failure
+// envelope (INVALID_RESPONSE, not retryable), another request with a
+// JSON-RPC error.
+func (p *proxy) unreadable(ctx context.Context, id jsonrpc.ID, cause error) {
+	pd := p.take(id)
+	if pd == nil {
+		return
+	}
+	if pd.method != "tools/call" {
+		p.toAgent(ctx, errorResponse(pd.id, jsonrpc.CodeInternalError, "airlock proxy: the MCP server's answer is not a JSON-RPC message"))
+		return
+	}
+	tool := pd.tool
+	if pd.contract != nil {
+		tool = pd.contract.Tool()
+	}
+	env := gate.FailureEnvelope(tool, p.requestID(pd.id), gate.InvalidResponse, false)
+	p.observe(Observation{Tool: pd.tool, Mode: pd.mode, Outcome: OutcomeRefused, Reason: ReasonUnreadable})
+	p.toAgent(ctx, resultResponse(pd.id, failureResult(env)))
 }
 
 // tooLarge answers the call an oversized server line named.
@@ -541,6 +665,20 @@ func (p *proxy) tooLarge(ctx context.Context, e *TooLargeError) {
 	env := gate.FailureEnvelope(tool, p.requestID(pd.id), info.ErrorCode, info.Retryable)
 	p.toAgent(ctx, resultResponse(pd.id, failureResult(env)))
 	p.observe(Observation{Tool: pd.tool, Mode: pd.mode, Outcome: OutcomeRefused, Reason: gate.ReasonTooLarge, Bytes: int(min(e.Size, 1<<62))})
+}
+
+// upstreamError handles a JSON-RPC error answering a contracted tool's
+// call: observed (OutcomeUpstreamUnavailable, reason ReasonUpstreamError);
+// in mode strict the agent gets the failure envelope (UPSTREAM_UNAVAILABLE,
+// not retryable) instead of the server's text, in mode warn the error.
+func (p *proxy) upstreamError(ctx context.Context, pd *pending, resp *jsonrpc.Response) jsonrpc.Message {
+	p.opts.Logger.Warn("the MCP server answered a contracted tool's call with a JSON-RPC error", "tool", pd.tool, "id", idText(pd.id))
+	p.observe(Observation{Tool: pd.tool, Mode: pd.mode, Outcome: OutcomeUpstreamUnavailable, Reason: ReasonUpstreamError, Latency: time.Since(pd.started)})
+	if pd.mode == gate.ModeWarn {
+		return resp
+	}
+	env := gate.FailureEnvelope(pd.contract.Tool(), p.requestID(pd.id), gate.UpstreamUnavailable, false)
+	return resultResponse(pd.id, failureResult(env))
 }
 
 // gated runs a tools/call result through the contract and returns what the
@@ -582,20 +720,27 @@ func (p *proxy) gated(ctx context.Context, pd *pending, resp *jsonrpc.Response) 
 }
 
 // rewriteList gives a tools/list result's contracted tools their agent
-// schema and applies Unlisted to the others. A result it cannot read is
-// forwarded unchanged.
+// schema and applies Unlisted to the others. It fails closed: an entry
+// that is not an object with a string name is dropped (logged), and a
+// result that is not an object with a tools array is answered with a
+// JSON-RPC error (-32603).
 func (p *proxy) rewriteList(resp *jsonrpc.Response) *jsonrpc.Response {
 	var page map[string]json.RawMessage
-	var tools []map[string]json.RawMessage
-	if json.Unmarshal(resp.Result, &page) != nil || json.Unmarshal(page["tools"], &tools) != nil {
-		p.opts.Logger.Warn("forwarded a tools/list result the proxy could not read")
-		return resp
+	var raw []json.RawMessage
+	if json.Unmarshal(resp.Result, &page) != nil || page == nil || json.Unmarshal(page["tools"], &raw) != nil {
+		p.opts.Logger.Warn("refused a tools/list result the proxy could not read")
+		return errorResponse(resp.ID, jsonrpc.CodeInternalError, "airlock proxy: the MCP server's tools/list result is not an object with a tools array")
 	}
-	kept := tools[:0]
+	kept := make([]map[string]json.RawMessage, 0, len(raw))
 	var unlisted []string
-	for _, t := range tools {
+	dropped := 0
+	for _, r := range raw {
+		var t map[string]json.RawMessage
 		var name string
-		_ = json.Unmarshal(t["name"], &name)
+		if json.Unmarshal(r, &t) != nil || t == nil || json.Unmarshal(t["name"], &name) != nil || name == "" {
+			dropped++ // not a tool the proxy can judge: never listed
+			continue
+		}
 		c, mode := p.route(name)
 		switch {
 		case c == nil:
@@ -611,14 +756,17 @@ func (p *proxy) rewriteList(resp *jsonrpc.Response) *jsonrpc.Response {
 		kept = append(kept, t)
 	}
 	p.warnUnlisted(unlisted)
+	if dropped > 0 {
+		p.opts.Logger.Warn("dropped tools/list entries that are not objects with a string name", "count", dropped)
+	}
 	data, err := json.Marshal(kept)
 	if err != nil {
-		return resp
+		return errorResponse(resp.ID, jsonrpc.CodeInternalError, "airlock proxy: cannot encode the tools/list result")
 	}
 	page["tools"] = data
 	result, err := json.Marshal(page)
 	if err != nil {
-		return resp
+		return errorResponse(resp.ID, jsonrpc.CodeInternalError, "airlock proxy: cannot encode the tools/list result")
 	}
 	return &jsonrpc.Response{ID: resp.ID, Result: result}
 }

@@ -372,3 +372,32 @@ func TestRecordSample(t *testing.T) {
 		t.Errorf("want only weather/ under the fixtures, got %v", entries)
 	}
 }
+
+// TestRecordMax: sampling stops after Sampling.Max fixtures.
+func TestRecordMax(t *testing.T) {
+	dir := t.TempDir()
+	r := start(t, fakeCmd(), proxy.Options{Sample: &proxy.Sampling{Rate: 1, FixturesDir: dir, Max: 2}})
+	written := func() int {
+		metas, _ := filepath.Glob(filepath.Join(dir, "weather", "v1", "recorded", "*.meta.yaml"))
+		return len(metas)
+	}
+	for want := 1; want <= 2; want++ {
+		call(t, r, "weather", map[string]any{"location": "ok"})
+		for deadline := time.Now().Add(20 * time.Second); written() < want; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("sample %d not written within 20 s", want)
+			}
+		}
+	}
+	for range 5 {
+		call(t, r, "weather", map[string]any{"location": "ok"})
+		call(t, r, "echo", nil) // a round trip: the previous sample's writer ends meanwhile
+	}
+	r.toProxy.Close()
+	if err := r.wait(t); err != nil {
+		t.Fatal(err)
+	}
+	if n := written(); n != 2 {
+		t.Errorf("%d fixtures written, want Max (2)", n)
+	}
+}

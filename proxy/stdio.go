@@ -19,8 +19,9 @@ const StopGrace = 2 * time.Second
 
 // Stdio runs cmd as an MCP server over stdio (its standard error goes to
 // cmd.Stderr as the caller set it) and serves the agent reading agentIn
-// and writing agentOut, each side's lines bounded by MaxMessage of the
-// contracts loaded now. When the agent's input ends (or ctx is done) the
+// and writing agentOut: the server's lines bounded by MaxMessage of the
+// contracts loaded when each line starts (a reload changes it), the
+// agent's by MaxAgentMessage. When the agent's input ends (or ctx is done) the
 // server is stopped (standard input closed; SIGTERM after StopGrace;
 // SIGKILL after another) and Stdio returns nil. When the server exits
 // first, every pending request is answered and the error wraps
@@ -44,12 +45,12 @@ func Stdio(ctx context.Context, cmd *exec.Cmd, agentIn io.Reader, agentOut io.Wr
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	limit := MaxMessage(opts.Contracts.Load())
 	// The server's stdout stays open until the process exits (Serve's
 	// reader keeps discarding it): a server that writes while it stops
 	// gets no EPIPE.
-	server := NewLineConn(io.NopCloser(stdout), stdin, limit)
-	agent := NewLineConn(io.NopCloser(agentIn), nopWriteCloser{agentOut}, limit)
+	server := NewLineConn(io.NopCloser(stdout), stdin, MaxMessage(opts.Contracts.Load()))
+	server.SetLimit(serverLimit(opts.Contracts))
+	agent := NewLineConn(io.NopCloser(agentIn), nopWriteCloser{agentOut}, MaxAgentMessage)
 	err = Serve(ctx, agent, server, opts)
 	if errors.Is(err, ErrUpstreamClosed) {
 		select {
@@ -65,6 +66,23 @@ func Stdio(ctx context.Context, cmd *exec.Cmd, agentIn io.Reader, agentOut io.Wr
 	}
 	stop(cmd, exited)
 	return err
+}
+
+// serverLimit returns the server's line limit for the contracts loaded at
+// each call: MaxMessage, recomputed when a reload changed the set.
+func serverLimit(cs *Contracts) func() int64 {
+	var last *ContractSet
+	var limit int64
+	return func() int64 {
+		if cs == nil {
+			return DefaultMaxMessage
+		}
+		set := cs.Load()
+		if set != last || limit == 0 {
+			last, limit = set, MaxMessage(set)
+		}
+		return limit
+	}
 }
 
 // stop ends the server: its stdin is already closed (Serve closed it);
