@@ -30,7 +30,7 @@ var allowed = map[string][]string{
 	// The gate's internals.
 	"internal/schema":     {"internal/config", "internal/fileio", "internal/strictjson", "jsonpointer", "semantic"},
 	"internal/strictyaml": {"internal/config", "internal/schema", "jsonpointer"},
-	"internal/manifest":   {"internal/schema", "internal/strictjson", "internal/strictyaml"},
+	"internal/manifest":   {"internal/config", "internal/schema", "internal/strictjson", "internal/strictyaml"},
 	"internal/introspect": {"internal/manifest", "internal/schema", "jsonpointer"},
 	"internal/validator":  {"internal/schema", "internal/strictjson", "jsonpointer"},
 	// The MCP client plumbing record and importer share (the go-sdk's
