@@ -18,8 +18,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	mrand "math/rand/v2"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -29,9 +27,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlockdev/airlock/gate"
-	"github.com/airlockdev/airlock/internal/introspect"
-	"github.com/airlockdev/airlock/record"
-	"github.com/airlockdev/airlock/redact"
 	"github.com/airlockdev/airlock/semantic"
 )
 
@@ -125,77 +120,6 @@ type Options struct {
 	// timeouts, unlisted tools); nil discards it. Never the agent's stdout.
 	Logger *slog.Logger
 }
-
-// Sampling is airlock proxy --record-sample: each result of a contracted
-// tool is written, with probability Rate, by record.WriteSample under
-// FixturesDir/<tool>/<current version>/recorded/ (redacted by Redactor;
-// the zero value is the default policy). One sample is written at a time,
-// beside the agent's answer; a result that arrives meanwhile is not
-// sampled; Serve returns after the sample being written. A failed write is
-// logged. At most Max samples are written (0: DefaultRecordMax), counted
-// over every Serve sharing this Sampling; then sampling stops, with one
-// log line.
-type Sampling struct {
-	Rate        float64
-	FixturesDir string
-	Redactor    redact.Redactor
-	Max         int
-	// Server is the server's command line, for the sidecar's source
-	// (redacted).
-	Server []string
-	busy   atomic.Bool // a sample is being written (by any Serve sharing this Sampling)
-	taken  int         // samples started, under busy
-}
-
-// DefaultRecordMax is Sampling.Max when 0 (airlock proxy --record-max):
-// the most sampled fixtures one proxy run writes.
-const DefaultRecordMax = 1000
-
-// sample writes a sampled result in the background (see Sampling).
-func (p *proxy) sample(pd *pending, reqID string, result []byte, received time.Time, took time.Duration) {
-	sp := p.opts.Sample
-	if sp == nil || sp.Rate <= 0 || (sp.Rate < 1 && mrand.Float64() >= sp.Rate) {
-		return
-	}
-	// Serve's end sets sampleStop and then waits for sampleWG: an Add
-	// after that would race with the Wait (and outlive Serve).
-	p.sampleMu.Lock()
-	defer p.sampleMu.Unlock()
-	if p.sampleStop || !sp.busy.CompareAndSwap(false, true) {
-		return
-	}
-	limit := sp.Max
-	if limit <= 0 {
-		limit = DefaultRecordMax
-	}
-	if sp.taken >= limit {
-		sp.busy.Store(false)
-		return
-	}
-	sp.taken++
-	if sp.taken == limit {
-		p.opts.Logger.Warn("sampling stops: the most sampled results a run records were taken", "max", limit)
-	}
-	p.sampleWG.Add(1)
-	go func() {
-		defer p.sampleWG.Done()
-		defer sp.busy.Store(false)
-		res, err := record.WriteSample(context.Background(), sp.FixturesDir, pd.contract, sp.Redactor, record.Sample{
-			Result: result, Request: semantic.Request{ID: reqID, Context: pd.args},
-			Server: sp.Server, MCPTool: pd.tool, Received: received, Duration: took,
-		})
-		if err != nil {
-			p.opts.Logger.Warn("a sampled result was not recorded", "tool", pd.tool, "error", err)
-			return
-		}
-		p.opts.Logger.Info("recorded a sampled result", "tool", pd.tool, "fixture", res.Body)
-	}()
-}
-
-// ErrUpstreamClosed is Serve's error when the server's side ended first
-// (the process exited or its stdout closed); every pending request was
-// answered before Serve returned.
-var ErrUpstreamClosed = errors.New("the MCP server closed its connection")
 
 // Serve forwards JSON-RPC messages between agent (the MCP client's side)
 // and server until one side ends: the agent's (io.EOF or ctx done) returns
@@ -717,158 +641,4 @@ func (p *proxy) gated(ctx context.Context, pd *pending, resp *jsonrpc.Response) 
 		return resultResponse(pd.id, failureResult(gate.FailureEnvelope(pd.contract.Tool(), reqID, gate.InvalidResponse, false)))
 	}
 	return resultResponse(pd.id, successResult(env.Data))
-}
-
-// rewriteList gives a tools/list result's contracted tools their agent
-// schema and applies Unlisted to the others. It fails closed: an entry
-// that is not an object with a string name is dropped (logged), and a
-// result that is not an object with a tools array is answered with a
-// JSON-RPC error (-32603).
-func (p *proxy) rewriteList(resp *jsonrpc.Response) *jsonrpc.Response {
-	var page map[string]json.RawMessage
-	var raw []json.RawMessage
-	if json.Unmarshal(resp.Result, &page) != nil || page == nil || json.Unmarshal(page["tools"], &raw) != nil {
-		p.opts.Logger.Warn("refused a tools/list result the proxy could not read")
-		return errorResponse(resp.ID, jsonrpc.CodeInternalError, "airlock proxy: the MCP server's tools/list result is not an object with a tools array")
-	}
-	kept := make([]map[string]json.RawMessage, 0, len(raw))
-	var unlisted []string
-	dropped := 0
-	for _, r := range raw {
-		var t map[string]json.RawMessage
-		var name string
-		if json.Unmarshal(r, &t) != nil || t == nil || json.Unmarshal(t["name"], &name) != nil || name == "" {
-			dropped++ // not a tool the proxy can judge: never listed
-			continue
-		}
-		c, mode := p.route(name)
-		switch {
-		case c == nil:
-			if p.opts.Unlisted == UnlistedHide {
-				continue
-			}
-			unlisted = append(unlisted, name)
-		case mode == gate.ModeStrict:
-			if s := p.agentSchema(c); s != nil {
-				t["outputSchema"] = s
-			}
-		}
-		kept = append(kept, t)
-	}
-	p.warnUnlisted(unlisted)
-	if dropped > 0 {
-		p.opts.Logger.Warn("dropped tools/list entries that are not objects with a string name", "count", dropped)
-	}
-	data, err := json.Marshal(kept)
-	if err != nil {
-		return errorResponse(resp.ID, jsonrpc.CodeInternalError, "airlock proxy: cannot encode the tools/list result")
-	}
-	page["tools"] = data
-	result, err := json.Marshal(page)
-	if err != nil {
-		return errorResponse(resp.ID, jsonrpc.CodeInternalError, "airlock proxy: cannot encode the tools/list result")
-	}
-	return &jsonrpc.Response{ID: resp.ID, Result: result}
-}
-
-// warnUnlisted logs once each tool without a contract that the proxy lists.
-func (p *proxy) warnUnlisted(names []string) {
-	p.mu.Lock()
-	var fresh []string
-	for _, n := range names {
-		if !p.warned[n] {
-			p.warned[n] = true
-			fresh = append(fresh, n)
-		}
-	}
-	p.mu.Unlock()
-	if len(fresh) == 0 {
-		return
-	}
-	slices.Sort(fresh)
-	switch p.opts.Unlisted {
-	case UnlistedRefuse:
-		p.opts.Logger.Warn("tools without a contract: listed, every call refused", "tools", fresh)
-	default:
-		p.opts.Logger.Warn("tools without a contract: passed through unchecked", "tools", fresh)
-	}
-}
-
-// agentSchema returns c's agent-facing schema as an outputSchema (the
-// document without "$schema": MCP's default dialect is 2020-12, and
-// clients with a draft-07 validator refuse an unknown $schema).
-func (p *proxy) agentSchema(c *gate.Contract) json.RawMessage {
-	if s, ok := p.schemas.Load(c); ok {
-		return s.(json.RawMessage)
-	}
-	doc := introspect.SchemaDocument(c, introspect.Manifest(c).AgentSchema)
-	m, ok := doc.(map[string]any)
-	if !ok {
-		return nil
-	}
-	clone := make(map[string]any, len(m))
-	for k, v := range m {
-		if k != "$schema" {
-			clone[k] = v
-		}
-	}
-	data, err := json.Marshal(clone)
-	if err != nil {
-		return nil
-	}
-	p.schemas.Store(c, json.RawMessage(data))
-	return data
-}
-
-// contextOf returns the scalar members of a call's arguments as a request
-// context: strings, numbers (json.Number, exact), booleans and null.
-// Objects and arrays are left out; arguments that are not an object give
-// nil.
-func contextOf(args json.RawMessage) map[string]any {
-	if len(args) == 0 {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	var m map[string]any
-	if dec.Decode(&m) != nil {
-		return nil
-	}
-	for k, v := range m {
-		switch v.(type) {
-		case string, json.Number, bool, nil:
-		default:
-			delete(m, k)
-		}
-	}
-	return m
-}
-
-type textBlock struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
-type callToolResult struct {
-	Content           []textBlock     `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	IsError           bool            `json:"isError,omitempty"`
-}
-
-func successResult(data json.RawMessage) json.RawMessage {
-	out, _ := json.Marshal(callToolResult{Content: []textBlock{{"text", string(data)}}, StructuredContent: data})
-	return out
-}
-
-func failureResult(envelope []byte) json.RawMessage {
-	out, _ := json.Marshal(callToolResult{Content: []textBlock{{"text", string(envelope)}}, IsError: true})
-	return out
-}
-
-func resultResponse(id jsonrpc.ID, result json.RawMessage) *jsonrpc.Response {
-	return &jsonrpc.Response{ID: id, Result: result}
-}
-
-func errorResponse(id jsonrpc.ID, code int64, message string) *jsonrpc.Response {
-	return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: message}}
 }
