@@ -21,6 +21,7 @@ import (
 
 	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/internal/testbody"
 	"github.com/airlockdev/airlock/reports"
 )
 
@@ -189,15 +190,6 @@ func cmdGzip(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), buf.Bytes(), 0o666))
 }
 
-// sarifSchemaPath is the official SARIF 2.1.0 JSON Schema: make
-// sarif-schema installs it, $AIRLOCK_SARIF_SCHEMA may name another copy.
-func sarifSchemaPath() string {
-	if p := os.Getenv("AIRLOCK_SARIF_SCHEMA"); p != "" {
-		return p
-	}
-	return filepath.Join("..", ".ci", "node", "sarif", "sarif-2.1.0.json")
-}
-
 // scriptCondition answers the scripts' own conditions: [sarif-schema] is
 // true when the SARIF 2.1.0 JSON Schema is installed; its absence is an
 // error under CI=true, so a script that skips without it cannot pass
@@ -206,7 +198,7 @@ func scriptCondition(cond string) (bool, error) {
 	if cond != "sarif-schema" {
 		return false, fmt.Errorf("unknown condition %q", cond)
 	}
-	if _, err := os.Stat(sarifSchemaPath()); err != nil {
+	if _, err := os.Stat(testbody.SARIFSchemaPath()); err != nil {
 		if os.Getenv("CI") == "true" {
 			return false, fmt.Errorf("CI=true but the SARIF 2.1.0 JSON Schema is not installed (make sarif-schema): %v", err)
 		}
@@ -222,7 +214,7 @@ func cmdValidSARIF(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	log := []byte(ts.ReadFile(args[0]))
 	ts.Check(reports.CheckGitHubSARIF(log))
-	raw, err := os.ReadFile(sarifSchemaPath())
+	raw, err := os.ReadFile(testbody.SARIFSchemaPath())
 	ts.Check(err)
 	lim := strictjson.Limits{MaxStringLength: 1 << 20}
 	sch, err := strictjson.Parse(raw, lim)

@@ -19,6 +19,7 @@ import (
 	"github.com/airlockdev/airlock/gate"
 	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/internal/testbody"
 	"github.com/airlockdev/airlock/jsonpointer"
 	"github.com/airlockdev/airlock/lint"
 	"github.com/airlockdev/airlock/reports"
@@ -77,13 +78,9 @@ func validates(sch *jsonschema.Schema, out []byte) {
 // sarifSchema is the SARIF 2.1.0 JSON Schema (make sarif-schema installs
 // it), or $AIRLOCK_SARIF_SCHEMA; nil after Skip, or Fail under CI=true.
 func sarifSchema() []byte {
-	path := os.Getenv("AIRLOCK_SARIF_SCHEMA")
-	if path == "" {
-		path = "../.ci/node/sarif/sarif-2.1.0.json"
-	}
-	b, err := os.ReadFile(path)
+	b, err := testbody.SARIFSchema()
 	if err != nil {
-		msg := "the SARIF 2.1.0 JSON Schema is not installed (make sarif-schema, or set AIRLOCK_SARIF_SCHEMA): " + err.Error()
+		msg := err.Error()
 		if os.Getenv("CI") == "true" {
 			Fail("CI=true but " + msg)
 		}

@@ -339,18 +339,27 @@ func kindRank(k string) int {
 // file, the fixture's body.
 func caseKey(c Case) orderKey {
 	k := orderKey{mutation: c.Suite == mutationSuite, tool: c.Tool, upstreamVersion: c.UpstreamVersion, kind: kindRank(c.Kind), fixture: c.Name}
-	if k.mutation {
-		switch {
-		case c.Name == UnscoredName:
-			k.section = 1
-		case strings.Contains(c.Name, staleMark):
-			k.section = 2
-			k.fixture, _, _ = strings.Cut(c.Name, staleMark)
-		default:
-			k.fixture = c.File[strings.LastIndexAny(c.File, `/\`)+1:]
-		}
+	if k.mutation && !k.contractSection(c.Name) {
+		k.fixture = c.File[strings.LastIndexAny(c.File, `/\`)+1:]
 	}
 	return k
+}
+
+// contractSection places a mutation testcase named name that is not a
+// mutant's: an unscored upstream version (section 1) or a stale baseline
+// entry (section 2, ordered by its fixture). It reports whether name was
+// one; a mutant's key takes its fixture from the caller.
+func (k *orderKey) contractSection(name string) bool {
+	switch {
+	case name == UnscoredName:
+		k.section = 1
+	case strings.Contains(name, staleMark):
+		k.section = 2
+		k.fixture, _, _ = strings.Cut(name, staleMark)
+	default:
+		return false
+	}
+	return true
 }
 
 // compareKeys orders two orderKeys; a contract-level section compares by
@@ -560,16 +569,8 @@ func junitKey(tool, suite string, c junitCase) orderKey {
 	if i := strings.LastIndexByte(mid, '.'); i >= 0 {
 		k.upstreamVersion, k.kind = mid[:i], kindRank(mid[i+1:])
 	}
-	if k.mutation {
-		switch {
-		case c.Name == UnscoredName:
-			k.section = 1
-		case strings.Contains(c.Name, staleMark):
-			k.section = 2
-			k.fixture, _, _ = strings.Cut(c.Name, staleMark)
-		default:
-			k.fixture, _, _ = strings.Cut(c.Name, "#")
-		}
+	if k.mutation && !k.contractSection(c.Name) {
+		k.fixture, _, _ = strings.Cut(c.Name, "#")
 	}
 	return k
 }

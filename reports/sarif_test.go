@@ -16,6 +16,7 @@ import (
 	"github.com/airlockdev/airlock/internal/schema"
 	"github.com/airlockdev/airlock/internal/shard"
 	"github.com/airlockdev/airlock/internal/strictjson"
+	"github.com/airlockdev/airlock/internal/testbody"
 	"github.com/airlockdev/airlock/reports"
 )
 
@@ -29,13 +30,9 @@ var (
 // sarif-schema installs it in .ci/node/sarif, or $AIRLOCK_SARIF_SCHEMA
 // names it); the spec is skipped without it, and fails under CI=true.
 func officialSARIF() *jsonschema.Schema {
-	path := os.Getenv("AIRLOCK_SARIF_SCHEMA")
-	if path == "" {
-		path = "../.ci/node/sarif/sarif-2.1.0.json"
-	}
-	b, err := os.ReadFile(path)
+	b, err := testbody.SARIFSchema()
 	if err != nil {
-		msg := "the SARIF 2.1.0 JSON Schema is not installed (make sarif-schema, or set AIRLOCK_SARIF_SCHEMA): " + err.Error()
+		msg := err.Error()
 		if os.Getenv("CI") == "true" {
 			Fail("CI=true but " + msg)
 		}

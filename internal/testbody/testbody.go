@@ -3,7 +3,11 @@
 // shape. Only tests import it.
 package testbody
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
 
 // RequestID is the request id List echoes.
 const RequestID = "req.B3nchm4rk"
@@ -98,4 +102,25 @@ agent_schema: agent.schema.json
 }
 `,
 	}
+}
+
+// SARIFSchema reads the official SARIF 2.1.0 JSON Schema the SARIF tests
+// validate against: $AIRLOCK_SARIF_SCHEMA, or what make sarif-schema
+// installs in .ci/node/sarif/sarif-2.1.0.json (the path is from a package
+// folder one below the module root). A missing file is an error saying
+// how to install it; the caller skips, or fails under CI=true.
+func SARIFSchema() ([]byte, error) {
+	b, err := os.ReadFile(SARIFSchemaPath())
+	if err != nil {
+		return nil, fmt.Errorf("the SARIF 2.1.0 JSON Schema is not installed (make sarif-schema, or set AIRLOCK_SARIF_SCHEMA): %w", err)
+	}
+	return b, nil
+}
+
+// SARIFSchemaPath is where SARIFSchema reads the schema.
+func SARIFSchemaPath() string {
+	if p := os.Getenv("AIRLOCK_SARIF_SCHEMA"); p != "" {
+		return p
+	}
+	return filepath.Join("..", ".ci", "node", "sarif", "sarif-2.1.0.json")
 }
